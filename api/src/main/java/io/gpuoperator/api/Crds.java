@@ -1,0 +1,71 @@
+package io.gpuoperator.api;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The CRDs generated from this module's classes at build time, and their installation. */
+public final class Crds {
+  /** Classpath locations written by fabric8's crd-generator. */
+  public static final List<String> RESOURCES =
+      List.of(
+          "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml",
+          "/META-INF/fabric8/nvidiadrivers.nvidia.com-v1.yml");
+
+  private Crds() {}
+
+  /** The generated CRDs as typed objects. */
+  public static List<CustomResourceDefinition> load() {
+    List<CustomResourceDefinition> out = new ArrayList<>();
+    for (String resource : RESOURCES) {
+      try (InputStream in = Crds.class.getResourceAsStream(resource)) {
+        if (in == null) {
+          throw new IllegalStateException(resource + " is missing: was the api module built?");
+        }
+        out.add(Serialization.unmarshal(in, CustomResourceDefinition.class));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Creates or updates every CRD and waits until the API server serves them. Not server-side apply:
+   * a 1.20 server refuses the CEL rules (x-kubernetes-validations) in an apply patch, while a plain
+   * create or update drops them, so the same CRD works on 1.20 and enforces them on newer servers.
+   */
+  public static void apply(KubernetesClient client) {
+    for (CustomResourceDefinition crd : load()) {
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(crd)
+          .createOr(NonDeletingOperation::update);
+    }
+    for (CustomResourceDefinition crd : load()) {
+      client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd.getMetadata().getName())
+          .waitUntilCondition(Crds::established, 60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static boolean established(CustomResourceDefinition crd) {
+    return crd != null
+        && crd.getStatus() != null
+        && crd.getStatus().getConditions() != null
+        && crd.getStatus().getConditions().stream()
+            .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+}

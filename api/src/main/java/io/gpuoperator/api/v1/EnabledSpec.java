@@ -1,0 +1,13 @@
+package io.gpuoperator.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+/** A section that is only switched on or off (psa, psp). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class EnabledSpec {
+  public Boolean enabled;
+
+  public boolean isEnabled(boolean whenUnset) {
+    return enabled == null ? whenUnset : enabled;
+  }
+}

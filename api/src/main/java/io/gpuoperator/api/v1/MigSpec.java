@@ -1,0 +1,24 @@
+package io.gpuoperator.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** How MIG devices are exposed as resources. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class MigSpec {
+  public Strategy strategy;
+
+  /** The original's MIG strategies. */
+  public enum Strategy {
+    @JsonProperty("none")
+    NONE,
+    @JsonProperty("single")
+    SINGLE,
+    @JsonProperty("mixed")
+    MIXED;
+
+    public String value() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.gpuoperator.api.v1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+
+/**
+ * The taint the operator keeps on GPU nodes so that only pods that tolerate it (GPU workloads and
+ * the operands) land there. Not in the original, where users taint nodes by hand.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class NodeTaintSpec {
+  public static final String DEFAULT_KEY = "nvidia.com/gpu";
+  public static final String DEFAULT_VALUE = "present";
+
+  @Default("true")
+  public Boolean enabled;
+
+  @Default(DEFAULT_KEY)
+  @Pattern(
+      "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+  public String key;
+
+  @Default(DEFAULT_VALUE)
+  public String value;
+
+  @Default("NoSchedule")
+  public Effect effect;
+
+  /** Taint effects. */
+  public enum Effect {
+    @JsonProperty("NoSchedule")
+    NO_SCHEDULE,
+    @JsonProperty("PreferNoSchedule")
+    PREFER_NO_SCHEDULE,
+    @JsonProperty("NoExecute")
+    NO_EXECUTE
+  }
+}

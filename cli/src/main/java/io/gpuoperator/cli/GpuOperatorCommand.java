@@ -1,0 +1,28 @@
+package io.gpuoperator.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The top-level command. Only subcommands that work are registered here, so {@code --help} never
+ * lists something that is not implemented.
+ */
+@Command(
+    name = "gpu-operator",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionCommand.Provider.class,
+    description = "Kubernetes operator and node agents for NVIDIA GPUs.",
+    subcommands = {VersionCommand.class, CommandLine.HelpCommand.class})
+public class GpuOperatorCommand implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** A configured command line, shared by main and tests. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new GpuOperatorCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+  }
+}

@@ -1,0 +1,25 @@
+package io.gpuoperator.operator.cluster;
+
+/**
+ * What the operator learned about the cluster before rendering (observe, then act).
+ *
+ * @param kubernetesVersion server git version, e.g. "v1.20.2"
+ * @param containerRuntime containerd, crio or docker, from the GPU nodes' containerRuntimeVersion
+ * @param serviceMonitorCrd whether monitoring.coreos.com ServiceMonitor exists
+ * @param gpuNodeCount nodes labelled nvidia.com/gpu.present=true
+ * @param nfdLabelsPresent whether any node has feature.node.kubernetes.io labels
+ * @param osTag OS tag of the GPU nodes for driver images, e.g. "ubuntu22.04", or null if unknown
+ */
+public record ClusterFacts(
+    String kubernetesVersion,
+    String containerRuntime,
+    boolean serviceMonitorCrd,
+    int gpuNodeCount,
+    boolean nfdLabelsPresent,
+    String osTag) {
+
+  /** Facts for rendering without a cluster (plan --nodes, golden tests). */
+  public static ClusterFacts offline(int gpuNodes, String osTag) {
+    return new ClusterFacts("v1.20.2", "containerd", false, gpuNodes, gpuNodes > 0, osTag);
+  }
+}
