@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
  * Chooses how each simulated container runs, in this order: the node's behaviour overrides; this
  * project's agents, in-process, when the image is the project's and the command line names a
  * registered agent ({@code gpu-operator validator --component driver}); then declared behaviour:
- * CUDA sample images complete, shell loops waiting for {@code /run/nvidia/validations/<file>} wait
- * for that file, init containers complete, other containers run and become ready.
+ * NVIDIA's driver container becomes ready and writes {@code .driver-ctr-ready}, CUDA sample images
+ * complete, shell loops waiting for {@code /run/nvidia/validations/<file>} wait for that file, init
+ * containers complete, other containers run and become ready.
  */
 public final class ContainerRunners {
   /** The executable name of this project's image. */
@@ -66,6 +67,11 @@ public final class ContainerRunners {
     String image = c.getImage() == null ? "" : c.getImage().toLowerCase(Locale.ROOT);
     if (image.contains("cuda-sample") || image.contains("vectoradd")) {
       return DeclaredBehaviour.completes(Duration.ofMillis(500));
+    }
+    if (!init && image.contains("nvidia/driver")) {
+      // NVIDIA's driver container: "installs" the driver, then says so like its startup probe.
+      return DeclaredBehaviour.runs(readyAfter)
+          .withWrites(List.of(KubeletConstants.DRIVER_CONTAINER_READY));
     }
     List<String> waits = markersWaitedFor(c);
     DeclaredBehaviour base =

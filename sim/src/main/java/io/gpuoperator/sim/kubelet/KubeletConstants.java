@@ -46,6 +46,9 @@ public final class KubeletConstants {
   public static final String HOST_DRIVER_ROOT = "/run/nvidia/driver";
   public static final String HOST_CDI = "/var/run/cdi";
 
+  /** The file NVIDIA's driver container writes into the validations directory once it is up. */
+  public static final String DRIVER_CONTAINER_READY = ".driver-ctr-ready";
+
   /** Container states' reasons, as the kubelet writes them. */
   public static final String REASON_CONTAINER_CREATING = "ContainerCreating";
 

@@ -88,6 +88,8 @@ class ContainerRunnersTest {
             true);
     assertThat(waits.waitFor()).containsExactly("toolkit-ready");
     assertThat(waits.exitAfter()).isNotNull();
+    assertThat(runners.declared(container("nvcr.io/nvidia/driver:595.91.07"), false).writes())
+        .containsExactly(".driver-ctr-ready");
     DeclaredBehaviour daemon = runners.declared(container("nvcr.io/nvidia/dcgm:4"), false);
     assertThat(daemon.exitAfter()).isNull();
     assertThat(daemon.ready()).isTrue();
