@@ -22,6 +22,14 @@ public record NodeDirs(Path root) {
     return dirs;
   }
 
+  /**
+   * The kubelet's root directory stand-in ({@code /var/lib/kubelet}): {@code device-plugins/} and
+   * {@code pod-resources/} are below it.
+   */
+  public Path kubeletDir() {
+    return root;
+  }
+
   public Path validations() {
     return root.resolve("validations");
   }

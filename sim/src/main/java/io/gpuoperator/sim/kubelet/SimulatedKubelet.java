@@ -51,6 +51,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final KubernetesClient agentClient;
   private final KubeletOptions options;
   private final List<PodAdmitHandler> admitHandlers;
+  private final List<KubeletLifecycle> lifecycles;
   private final ScheduledExecutorService timer;
   private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
   private final Set<String> released = ConcurrentHashMap.newKeySet();
@@ -60,6 +61,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private SharedIndexInformer<Pod> informer;
   private volatile boolean running;
   private volatile boolean closed;
+  private boolean startedBefore;
   private String lastRenew = "";
 
   private SimulatedKubelet(Builder b) {
@@ -71,6 +73,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     this.agentClient = b.agentClient;
     this.options = b.options;
     this.admitHandlers = List.copyOf(b.admitHandlers);
+    this.lifecycles = List.copyOf(b.lifecycles);
     this.timer =
         Executors.newScheduledThreadPool(2, daemonThreads("containers-" + description.name()));
   }
@@ -161,6 +164,10 @@ public final class SimulatedKubelet implements AutoCloseable {
       }
       e.getValue().start(podThreads);
     }
+    for (KubeletLifecycle l : lifecycles) {
+      l.started(startedBefore);
+    }
+    startedBefore = true;
     LOG.info("kubelet of node {} running ({} pods known)", nodeName(), workers.size());
   }
 
@@ -183,6 +190,9 @@ public final class SimulatedKubelet implements AutoCloseable {
     podThreads.shutdownNow();
     awaitQuietly(podThreads);
     awaitQuietly(heartbeat);
+    for (KubeletLifecycle l : lifecycles) {
+      l.killed();
+    }
     LOG.info("kubelet of node {} killed", nodeName());
   }
 
@@ -199,6 +209,9 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
     timer.shutdownNow();
     awaitQuietly(timer);
+    for (KubeletLifecycle l : lifecycles) {
+      l.closed();
+    }
   }
 
   private void register() {
@@ -419,6 +432,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     private KubernetesClient agentClient;
     private KubeletOptions options = KubeletOptions.defaults();
     private final List<PodAdmitHandler> admitHandlers = new ArrayList<>();
+    private final List<KubeletLifecycle> lifecycles = new ArrayList<>();
 
     private Builder(KubernetesClient client, NodeDescription description, NodeDirs dirs) {
       this.client = client;
@@ -450,6 +464,11 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     public Builder admitHandler(PodAdmitHandler handler) {
       this.admitHandlers.add(handler);
+      return this;
+    }
+
+    public Builder lifecycle(KubeletLifecycle listener) {
+      this.lifecycles.add(listener);
       return this;
     }
 

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +26,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Simulated kubelets on a real control plane with the controller-manager (DaemonSet and
@@ -39,13 +37,14 @@ class SimulatedKubeletIT {
   static final String CPU_NODE = "sim-cpu";
   static ControlPlane cp;
   static KubernetesClient admin;
-  static final List<SimulatedKubelet> kubelets = new ArrayList<>();
+  static SimulatedNodes nodes;
+  static final List<String> restarts = new ArrayList<>();
   static SimulatedKubelet gpu;
   static SimulatedKubelet cpu;
   static String ns;
 
   @BeforeAll
-  static void start(@TempDir Path tmp) throws Exception {
+  static void start() throws Exception {
     cp =
         ControlPlane.builder()
             .controllerManager(true)
@@ -73,27 +72,32 @@ class SimulatedKubeletIT {
                 null, null, "crash", DeclaredBehaviour.fails(Duration.ofMillis(300), 3)));
     NodeDescription gpuNode =
         NodeDescription.gpuNode(GPU_NODE, "H100-SXM5-80GB", 8).withOverrides(overrides);
-    gpu = kubelet(gpuNode, tmp, 0, options);
-    cpu = kubelet(NodeDescription.cpuNode(CPU_NODE).withOverrides(overrides), tmp, 1, options);
-    gpu.start();
-    cpu.start();
+    nodes =
+        SimulatedNodes.start(
+            List.of(gpuNode, NodeDescription.cpuNode(CPU_NODE).withOverrides(overrides)),
+            cp::nodeClient,
+            (d, b) ->
+                b.options(options)
+                    .lifecycle(
+                        new KubeletLifecycle() {
+                          @Override
+                          public void started(boolean restart) {
+                            restarts.add(d.name() + (restart ? " restarted" : " started"));
+                          }
+                        }));
+    gpu = nodes.kubelet(GPU_NODE);
+    cpu = nodes.kubelet(CPU_NODE);
+    assertThat(gpu.dirs().validations()).startsWith(nodes.root()).isDirectory();
+    assertThat(gpu.dirs().devicePlugins()).isNotEqualTo(cpu.dirs().devicePlugins());
     ns = ControlPlaneExtension.newNamespace(admin, "kubelet");
-  }
-
-  static SimulatedKubelet kubelet(NodeDescription d, Path tmp, int index, KubeletOptions o)
-      throws Exception {
-    SimulatedKubelet k =
-        SimulatedKubelet.builder(cp.nodeClient(d.name()), d, NodeDirs.create(tmp, d.name()))
-            .index(index)
-            .options(o)
-            .build();
-    kubelets.add(k);
-    return k;
   }
 
   @AfterAll
   static void stop() {
-    kubelets.forEach(SimulatedKubelet::close);
+    if (nodes != null) {
+      nodes.close();
+      assertThat(nodes.root()).doesNotExist();
+    }
     if (cp != null) {
       cp.close();
     }
@@ -290,6 +294,7 @@ class SimulatedKubeletIT {
     // Containers kept running while the kubelet was down: the driver's marker is still there.
     assertThat(Files.exists(gpu.dirs().validations().resolve(".driver-ctr-ready"))).isTrue();
     gpu.start();
+    assertThat(restarts).containsExactly("sim-gpu started", "sim-cpu started", "sim-gpu restarted");
     await()
         .atMost(Duration.ofSeconds(40))
         .untilAsserted(
