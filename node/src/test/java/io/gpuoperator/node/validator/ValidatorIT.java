@@ -137,11 +137,29 @@ class ValidatorIT {
     try (SimulatedKubelet kubelet =
         SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(8).build()) {
       kubelet.start();
+      publishGpus(client, node);
       // restartPolicy OnFailure: the pod keeps crashing and never completes.
       assertThatThrownBy(() -> new Validator(config, r -> null, () -> client).run())
           .isInstanceOf(ValidationException.class)
           .hasMessageContaining("did not complete within 8 s");
       assertThat(tmp.resolve("validations/cuda-ready")).doesNotExist();
+    }
+  }
+
+  @Test
+  void cudaFailsOnANodeWithoutAllocatableGpus(KubernetesClient client) throws Exception {
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda-nogpu");
+    String node = "validator-cuda-nogpu";
+    NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
+    try (SimulatedKubelet kubelet =
+        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(9).build()) {
+      kubelet.start();
+      // No device plugin published nvidia.com/gpu: the kubelet refuses the workload pod.
+      assertThatThrownBy(
+              () -> new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).run())
+          .isInstanceOf(ValidationException.class)
+          .hasMessageContaining(
+              "failed: Pod Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0");
     }
   }
 

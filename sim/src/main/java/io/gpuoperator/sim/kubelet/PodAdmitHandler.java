@@ -8,9 +8,14 @@ import io.fabric8.kubernetes.api.model.Pod;
  */
 public interface PodAdmitHandler {
 
-  /** Null to admit the pod; otherwise the reason it fails with (the pod's status message). */
-  String admit(Pod pod);
+  /** Null to admit the pod; otherwise why it fails (the pod's status reason and message). */
+  Refusal admit(Pod pod);
 
   /** The pod was deleted or finished; release what was allocated to it. */
   default void podRemoved(Pod pod) {}
+
+  /**
+   * Why a pod was refused, e.g. {@code OutOfnvidia.com/gpu} or {@code UnexpectedAdmissionError}.
+   */
+  record Refusal(String reason, String message) {}
 }

@@ -46,7 +46,7 @@ final class PodWorker {
   private volatile boolean running;
   private boolean dirty;
   private boolean admitted;
-  private String refusal;
+  private PodAdmitHandler.Refusal refusal;
   private PodStatus lastPosted;
   private String phase = "Pending";
   private Future<?> thread;
@@ -171,7 +171,7 @@ final class PodWorker {
         refusal = kubelet.admit(pod);
         admitted = true;
         if (refusal != null) {
-          LOG.info("{}: refused at admission: {}", where(), refusal);
+          LOG.info("{}: refused at admission: {} {}", where(), refusal.reason(), refusal.message());
           kubelet.podGone(pod);
         }
       }
@@ -289,8 +289,8 @@ final class PodWorker {
       status =
           new PodStatusBuilder()
               .withPhase("Failed")
-              .withReason("UnexpectedAdmissionError")
-              .withMessage(refusal)
+              .withReason(refusal.reason())
+              .withMessage("Pod " + refusal.message())
               .withStartTime(NodeModel.rfc3339(startTime))
               .build();
     } else {

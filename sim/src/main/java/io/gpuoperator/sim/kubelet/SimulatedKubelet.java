@@ -55,6 +55,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
   private final Set<String> released = ConcurrentHashMap.newKeySet();
+  private final Map<String, Pod> admitted = new ConcurrentHashMap<>();
   private final AtomicInteger podCounter = new AtomicInteger();
   private ScheduledExecutorService heartbeat;
   private ExecutorService podThreads;
@@ -308,18 +309,34 @@ public final class SimulatedKubelet implements AutoCloseable {
     lastRenew = now;
   }
 
-  String admit(Pod pod) {
+  /**
+   * Admits a pod like the kubelet: extended resources must fit the node's allocatable minus what
+   * admitted pods hold, then every handler must accept it. Serialised, so two pods never both get
+   * the last GPU.
+   */
+  synchronized PodAdmitHandler.Refusal admit(Pod pod) {
+    Node node = client.nodes().withName(nodeName()).get();
+    Map<String, io.fabric8.kubernetes.api.model.Quantity> allocatable =
+        node == null || node.getStatus() == null ? Map.of() : node.getStatus().getAllocatable();
+    PodAdmitHandler.Refusal refusal = ResourceFit.check(pod, allocatable, admitted.values());
+    if (refusal != null) {
+      return refusal;
+    }
     for (PodAdmitHandler h : admitHandlers) {
-      String refusal = h.admit(pod);
+      refusal = h.admit(pod);
       if (refusal != null) {
         return refusal;
       }
     }
+    admitted.put(pod.getMetadata().getUid(), pod);
     return null;
   }
 
   /** Releases what admission handlers gave the pod, once. */
   void podGone(Pod pod) {
+    synchronized (this) {
+      admitted.remove(pod.getMetadata().getUid());
+    }
     if (released.add(pod.getMetadata().getUid())) {
       for (PodAdmitHandler h : admitHandlers) {
         try {

@@ -267,6 +267,33 @@ class SimulatedKubeletIT {
 
   @Test
   @Order(5)
+  void podsAskingForMoreGpusThanTheNodeHasAreRefused() {
+    Pod gpuPod = pod("needs-gpu", "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0", "Never");
+    gpuPod
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .setResources(
+            new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
+                .addToLimits("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity("1"))
+                .build());
+    admin.pods().inNamespace(ns).resource(gpuPod).create();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName("needs-gpu").get();
+              assertThat(p.getStatus().getPhase()).isEqualTo("Failed");
+              assertThat(p.getStatus().getReason()).isEqualTo("OutOfnvidia.com/gpu");
+              assertThat(p.getStatus().getMessage())
+                  .isEqualTo(
+                      "Pod Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0,"
+                          + " capacity: 0");
+            });
+  }
+
+  @Test
+  @Order(6)
   void deletedPodsAreFinalised() {
     admin.pods().inNamespace(ns).withName("crash").delete();
     admin.pods().inNamespace(ns).withName("vectoradd").delete();
@@ -279,7 +306,7 @@ class SimulatedKubeletIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void killedKubeletMakesNodeNotReadyAndRestartRecoversIt() throws Exception {
     gpu.kill();
     await()
