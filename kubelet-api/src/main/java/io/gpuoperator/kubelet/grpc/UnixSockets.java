@@ -31,8 +31,7 @@ public final class UnixSockets {
    * connection. Kept in a field so the logger (and its level) is not garbage-collected.
    */
   private static final java.util.logging.Logger BOOTSTRAP_LOG =
-      java.util.logging.Logger.getLogger(
-          "io.grpc.netty.shaded.io.netty.bootstrap.AbstractBootstrap");
+      java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
 
   static {
     BOOTSTRAP_LOG.setLevel(java.util.logging.Level.SEVERE);
