@@ -1,4 +1,4 @@
-package io.gpuoperator.sim.kubelet;
+package io.gpuoperator.sim.kubelet.deviceplugin;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package io.gpuoperator.sim.kubelet;
+package io.gpuoperator.sim.kubelet.deviceplugin;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,4 +1,4 @@
-package io.gpuoperator.sim.kubelet;
+package io.gpuoperator.sim.kubelet.deviceplugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

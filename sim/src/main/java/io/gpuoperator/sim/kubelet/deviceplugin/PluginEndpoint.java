@@ -1,4 +1,4 @@
-package io.gpuoperator.sim.kubelet;
+package io.gpuoperator.sim.kubelet.deviceplugin;
 
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;

@@ -1,4 +1,4 @@
-package io.gpuoperator.sim.kubelet;
+package io.gpuoperator.sim.kubelet.deviceplugin;
 
 /**
  * The outcome of admitting a pod: its assignment, or the reason and message the pod was failed with
