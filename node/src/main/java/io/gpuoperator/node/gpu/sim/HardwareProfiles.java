@@ -3,6 +3,7 @@ package io.gpuoperator.node.gpu.sim;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
+import io.gpuoperator.node.config.YamlFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,7 +18,19 @@ public final class HardwareProfiles {
   public static final List<String> BUILT_IN =
       List.of("A100-SXM4-40GB", "A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB", "L4", "T4");
 
+  /** The built-in node profiles (hardware of typical machines). */
+  public static final List<String> BUILT_IN_NODES =
+      List.of(
+          "dgx-h100",
+          "dgx-h100-mig-mixed",
+          "dgx-h100-mig-single",
+          "dgx-a100",
+          "hgx-h200",
+          "l4-x1",
+          "t4-x4");
+
   private static final String RESOURCE_DIR = "/io/gpuoperator/node/gpu/profiles/";
+  private static final String NODE_DIR = "/io/gpuoperator/node/gpu/nodes/";
   private static final String BASE_DIR = "baseDir";
 
   private HardwareProfiles() {}
@@ -33,7 +46,8 @@ public final class HardwareProfiles {
       if (in == null) {
         throw new ProfileException("built-in profile missing from the jar: " + resource);
       }
-      return YamlFiles.read(in, "classpath:" + resource, HardwareProfile.class, Map.of());
+      return YamlFiles.read(
+          in, "classpath:" + resource, HardwareProfile.class, Map.of(), ProfileException::new);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -42,7 +56,8 @@ public final class HardwareProfiles {
   /** A hardware profile from a YAML file. */
   public static HardwareProfile load(Path file) {
     try (InputStream in = Files.newInputStream(file)) {
-      return YamlFiles.read(in, file.toString(), HardwareProfile.class, Map.of());
+      return YamlFiles.read(
+          in, file.toString(), HardwareProfile.class, Map.of(), ProfileException::new);
     } catch (IOException e) {
       throw new ProfileException(file + ": cannot read: " + e.getMessage(), e);
     }
@@ -55,10 +70,39 @@ public final class HardwareProfiles {
   public static NodeProfile loadNode(Path file) {
     Path dir = file.toAbsolutePath().getParent();
     try (InputStream in = Files.newInputStream(file)) {
-      return YamlFiles.read(in, file.toString(), NodeProfile.class, Map.of(BASE_DIR, dir));
+      return YamlFiles.read(
+          in, file.toString(), NodeProfile.class, Map.of(BASE_DIR, dir), ProfileException::new);
     } catch (IOException e) {
       throw new ProfileException(file + ": cannot read: " + e.getMessage(), e);
     }
+  }
+
+  /** A built-in node profile by name, e.g. {@code dgx-h100-mig-mixed}. */
+  public static NodeProfile builtInNode(String name) {
+    if (!BUILT_IN_NODES.contains(name)) {
+      throw new ProfileException(
+          "unknown node profile '"
+              + name
+              + "'; built-in node profiles: "
+              + String.join(", ", BUILT_IN_NODES));
+    }
+    String resource = NODE_DIR + name + ".yaml";
+    try (InputStream in = HardwareProfiles.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new ProfileException("built-in node profile missing from the jar: " + resource);
+      }
+      return YamlFiles.read(
+          in, "classpath:" + resource, NodeProfile.class, Map.of(), ProfileException::new);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A node profile given as a built-in name or a file path. */
+  public static NodeProfile node(String nameOrFile) {
+    return BUILT_IN_NODES.contains(nameOrFile)
+        ? builtInNode(nameOrFile)
+        : loadNode(Path.of(nameOrFile));
   }
 
   /** A node profile from YAML text (models must be built-in); {@code source} names it in errors. */
@@ -67,7 +111,8 @@ public final class HardwareProfiles {
         new java.io.ByteArrayInputStream(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
         source,
         NodeProfile.class,
-        Map.of());
+        Map.of(),
+        ProfileException::new);
   }
 
   /** Resolves {@code model:} to a built-in profile or a profile file while parsing. */

@@ -93,6 +93,20 @@ class SimulatedBackendTest {
   }
 
   @Test
+  void everyBuiltInNodeProfileStarts() {
+    for (String name : HardwareProfiles.BUILT_IN_NODES) {
+      SimulatedBackend b = new SimulatedBackend(HardwareProfiles.builtInNode(name), "n");
+      assertThat(b.devices()).as(name).isNotEmpty();
+    }
+    SimulatedBackend mixed =
+        new SimulatedBackend(HardwareProfiles.builtInNode("dgx-h100-mig-mixed"), "n");
+    assertThat(mixed.allMigDevices()).hasSize(32);
+    SimulatedBackend single =
+        new SimulatedBackend(HardwareProfiles.builtInNode("dgx-h100-mig-single"), "n");
+    assertThat(single.allMigDevices()).hasSize(56);
+  }
+
+  @Test
   void sevenOneSliceInstancesFitAndTheEighthDoesNot() {
     SimulatedBackend b = node(H100_EMPTY_MIG);
     int id = profileId(b, "1g.10gb");
