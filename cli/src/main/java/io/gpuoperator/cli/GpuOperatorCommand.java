@@ -1,5 +1,6 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,7 +14,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Kubernetes operator and node agents for NVIDIA GPUs.",
-    subcommands = {VersionCommand.class, ValidatorCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      VersionCommand.class,
+      DevicePluginCommand.class,
+      ValidatorCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public class GpuOperatorCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
