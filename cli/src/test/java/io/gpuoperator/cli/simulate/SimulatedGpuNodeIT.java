@@ -14,14 +14,10 @@ import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import io.gpuoperator.sim.kubelet.ContainerRunners;
-import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -42,9 +38,7 @@ class SimulatedGpuNodeIT {
   static final String NODE = "dp-h100";
   static ControlPlane cp;
   static KubernetesClient admin;
-  static SimulatedNodes nodes;
-  static SimulatedGpuBackends backends;
-  static final Map<String, DevicePluginSupport> devices = new HashMap<>();
+  static SimulatedCluster cluster;
   static String ns;
 
   @BeforeAll
@@ -57,38 +51,27 @@ class SimulatedGpuNodeIT {
             .nodes(List.of(NODE))
             .start();
     admin = cp.client();
-    List<NodeDescription> cluster = List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8));
-    backends = new SimulatedGpuBackends(cluster);
-    ContainerRunners runners =
-        ContainerRunners.builder()
-            .agent("validator", new ValidatorAgent(backends::opener), false)
-            .agent("device-plugin", new DevicePluginInProcessAgent(backends), false)
-            .build();
     KubeletOptions options =
         new KubeletOptions(
             Duration.ofSeconds(4),
             Duration.ofSeconds(30),
             Duration.ofSeconds(1),
             Duration.ofSeconds(2));
-    nodes =
-        SimulatedNodes.start(
-            cluster,
-            cp::nodeClient,
-            (d, b) -> {
-              DevicePluginSupport dp = DevicePluginSupport.forNode(d, b.dirs(), b.client());
-              devices.put(d.name(), dp);
-              return dp.attach(b.runners(runners).agentClient(admin).options(options));
-            });
+    cluster =
+        SimulatedCluster.start(
+            cp, List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)), options);
     ns = ControlPlaneExtension.newNamespace(admin, "gpu-node");
+    // Pods are refused until the controller-manager created the namespace's default account.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
   }
 
   @AfterAll
   static void stop() {
-    if (nodes != null) {
-      nodes.close();
-    }
-    if (backends != null) {
-      backends.close();
+    if (cluster != null) {
+      cluster.close();
+      assertThat(cluster.root()).doesNotExist();
     }
     if (cp != null) {
       cp.close();
@@ -134,8 +117,8 @@ class SimulatedGpuNodeIT {
               assertThat(p.getSpec().getNodeName()).isEqualTo(NODE);
               assertThat(p.getStatus().getPhase()).isEqualTo("Running");
             });
-    var socket = devices.get(NODE).devices().podResourcesSocket();
-    assertThat(socket).startsWith(nodes.root());
+    var socket = cluster.devices(NODE).devices().podResourcesSocket();
+    assertThat(socket).startsWith(cluster.root());
     var channel = UnixSockets.channel(socket);
     try {
       var list =
@@ -150,7 +133,7 @@ class SimulatedGpuNodeIT {
       assertThat(device.getResourceName()).isEqualTo("nvidia.com/gpu");
       assertThat(device.getDeviceIdsList()).hasSize(1);
       assertThat(device.getDeviceIds(0)).startsWith("GPU-");
-      assertThat(backends.backend(NODE).deviceByUuid(device.getDeviceIds(0))).isPresent();
+      assertThat(cluster.backends().backend(NODE).deviceByUuid(device.getDeviceIds(0))).isPresent();
     } finally {
       channel.shutdownNow();
     }
@@ -179,8 +162,8 @@ class SimulatedGpuNodeIT {
   @Test
   @Order(4)
   void kubeletRestartMakesThePluginRegisterAgain() {
-    SimulatedKubelet k = nodes.kubelet(NODE);
-    assertThat(devices.get(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);
+    SimulatedKubelet k = cluster.kubelet(NODE);
+    assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);
     k.kill();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -191,12 +174,13 @@ class SimulatedGpuNodeIT {
         .atMost(Duration.ofSeconds(40))
         .untilAsserted(
             () -> {
-              assertThat(devices.get(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(2);
+              assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu"))
+                  .isEqualTo(2);
               assertThat(ready(admin.nodes().withName(NODE).get())).isEqualTo("True");
               assertThat(gpus("allocatable")).isEqualTo("8");
             });
     // The running pod kept its device through the restart.
-    assertThat(devices.get(NODE).devices().assignments())
+    assertThat(cluster.devices(NODE).devices().assignments())
         .anySatisfy(a -> assertThat(a.name()).isEqualTo("trainer"));
   }
 
