@@ -4,6 +4,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.validation.PolicyValidationException;
+import io.gpuoperator.operator.validation.PolicyValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +49,10 @@ public final class Operands {
   public static List<RenderedOperand> renderAll(
       ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
     List<RenderedOperand> out = new ArrayList<>();
-    List<Violation> violations = new ArrayList<>();
+    List<Violation> violations = new ArrayList<>(PolicyValidator.validate(policy));
+    if (!violations.isEmpty()) {
+      throw new PolicyValidationException(violations);
+    }
     for (OperandModel model : ORDERED) {
       if (!model.enabled(policy, facts)) {
         out.add(new RenderedOperand(model.name(), false, List.of()));
