@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.gpuoperator.operator.labels.Labels;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Locale;
@@ -10,10 +11,10 @@ import java.util.stream.Collectors;
 
 /** Derives the node-related {@link ClusterFacts} from the cached Nodes. Pure. */
 public final class NodeFacts {
-  public static final String GPU_PRESENT = "nvidia.com/gpu.present";
-  public static final String NFD_PREFIX = "feature.node.kubernetes.io/";
-  public static final String OS_ID = "feature.node.kubernetes.io/system-os_release.ID";
-  public static final String OS_VERSION = "feature.node.kubernetes.io/system-os_release.VERSION_ID";
+  public static final String GPU_PRESENT = Labels.GPU_PRESENT;
+  public static final String NFD_PREFIX = Labels.NFD_PREFIX;
+  public static final String OS_ID = Labels.NFD_OS_ID;
+  public static final String OS_VERSION = Labels.NFD_OS_VERSION_ID;
 
   private NodeFacts() {}
 

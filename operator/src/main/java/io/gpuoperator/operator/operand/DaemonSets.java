@@ -3,6 +3,7 @@ package io.gpuoperator.operator.operand;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HostPathVolumeSource;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -44,7 +45,7 @@ public final class DaemonSets {
         if (d.rollingUpdate != null && d.rollingUpdate.maxUnavailable != null) {
           rolling =
               new RollingUpdateDaemonSetBuilder()
-                  .withMaxUnavailable(d.rollingUpdate.maxUnavailable)
+                  .withMaxUnavailable(intOrPercent(d.rollingUpdate.maxUnavailable))
                   .build();
         }
         ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(rolling, "RollingUpdate"));
@@ -198,5 +199,17 @@ public final class DaemonSets {
 
   private static String emptyToNull(String s) {
     return s == null || s.isEmpty() ? null : s;
+  }
+
+  /**
+   * The API server takes maxUnavailable as an integer or a "N%" string; the policy's YAML often
+   * quotes the number ("1"), which it would reject, so a numeric string becomes an integer (as Go's
+   * intstr.Parse does in the original).
+   */
+  static IntOrString intOrPercent(IntOrString v) {
+    if (v.getStrVal() != null && v.getStrVal().trim().matches("\\d+")) {
+      return new IntOrString(Integer.parseInt(v.getStrVal().trim()));
+    }
+    return v;
   }
 }

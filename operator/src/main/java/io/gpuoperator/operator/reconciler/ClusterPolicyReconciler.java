@@ -69,6 +69,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   /** The last rendering that applied cleanly, per policy uid: an invalid spec keeps it running. */
   private final Map<String, List<RenderedOperand>> lastValid = new ConcurrentHashMap<>();
 
+  /** The status this process last wrote, per policy uid. */
+  private final Map<String, WrittenStatus> lastWritten = new ConcurrentHashMap<>();
+
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
   private volatile OperandApplier applier;
@@ -346,21 +349,46 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     return DaemonSetReadiness.fromPods(ds, revisions, pods);
   }
 
-  /** Patches the status subresource when it says something new; returns whether it wrote. */
+  /**
+   * Patches the status subresource when it says something new; returns whether it wrote. The cached
+   * policy can lag behind our own last status write, so that write is remembered and compared too,
+   * as long as the cache has not seen a newer version of the policy.
+   */
   private boolean writeStatus(ClusterPolicy policy, ClusterPolicyStatus status) {
     if (PolicyStatusModel.sameAs(policy.getStatus(), status)) {
+      return false;
+    }
+    WrittenStatus last = lastWritten.get(policy.getMetadata().getUid());
+    if (last != null
+        && !newer(policy.getMetadata().getResourceVersion(), last.resourceVersion())
+        && PolicyStatusModel.sameAs(last.status(), status)) {
       return false;
     }
     // JSON patch "add" replaces /status whole (a merge patch would keep stale keys).
     String patch =
         "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + Serialization.asJson(status) + "}]";
-    client
-        .resources(ClusterPolicy.class)
-        .withName(policy.getMetadata().getName())
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), patch);
+    ClusterPolicy written =
+        client
+            .resources(ClusterPolicy.class)
+            .withName(policy.getMetadata().getName())
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), patch);
+    lastWritten.put(
+        policy.getMetadata().getUid(),
+        new WrittenStatus(written.getMetadata().getResourceVersion(), status));
     policy.setStatus(status);
     return true;
+  }
+
+  private record WrittenStatus(String resourceVersion, ClusterPolicyStatus status) {}
+
+  /** Whether resourceVersion a is newer than b (numeric on every API server in practice). */
+  private static boolean newer(String a, String b) {
+    try {
+      return Long.parseLong(a) > Long.parseLong(b);
+    } catch (RuntimeException e) {
+      return true;
+    }
   }
 
   /** Records a Warning Event on the policy (only sent along with a status change). */
