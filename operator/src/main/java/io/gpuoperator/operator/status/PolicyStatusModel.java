@@ -142,7 +142,8 @@ public final class PolicyStatusModel {
         namespace,
         true,
         Conditions.RECONCILED,
-        "All operands are ready on " + gpuNodes + " GPU node(s)",
+        // No node count here: it would make every node joining a status write.
+        "All operands are ready",
         false,
         operands,
         previous);
