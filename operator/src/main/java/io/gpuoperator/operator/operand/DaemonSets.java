@@ -3,6 +3,7 @@ package io.gpuoperator.operator.operand;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HostPathVolumeSource;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.Toleration;
@@ -44,7 +45,7 @@ public final class DaemonSets {
         if (d.rollingUpdate != null && d.rollingUpdate.maxUnavailable != null) {
           rolling =
               new RollingUpdateDaemonSetBuilder()
-                  .withMaxUnavailable(d.rollingUpdate.maxUnavailable)
+                  .withMaxUnavailable(normalize(d.rollingUpdate.maxUnavailable))
                   .build();
         }
         ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(rolling, "RollingUpdate"));
@@ -190,6 +191,17 @@ public final class DaemonSets {
       return created;
     }
     return m;
+  }
+
+  /**
+   * "1" as the integer 1, as the original's intstr.Parse does: the API server only accepts
+   * percentages as strings.
+   */
+  static IntOrString normalize(IntOrString v) {
+    if (v.getStrVal() != null && v.getStrVal().trim().matches("\\d+")) {
+      return new IntOrString(Integer.parseInt(v.getStrVal().trim()));
+    }
+    return v;
   }
 
   private static boolean set(String s) {
