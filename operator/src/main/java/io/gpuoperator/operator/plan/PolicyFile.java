@@ -68,7 +68,11 @@ public record PolicyFile(ClusterPolicy policy, List<Violation> errors, List<Viol
     ClusterPolicy policy;
     try {
       // Bind what the API server would store: the document with unknown fields pruned.
-      policy = SERIALIZATION.convertValue(document, ClusterPolicy.class);
+      // apiVersion and kind are fixed by the class (checked above).
+      Map<String, Object> body = new java.util.LinkedHashMap<>(document);
+      body.remove("apiVersion");
+      body.remove("kind");
+      policy = SERIALIZATION.convertValue(body, ClusterPolicy.class);
     } catch (RuntimeException e) {
       errors.add(bindingError(e));
       return new PolicyFile(null, errors, schema.droppedFields());
