@@ -45,7 +45,7 @@ public final class DaemonSets {
         if (d.rollingUpdate != null && d.rollingUpdate.maxUnavailable != null) {
           rolling =
               new RollingUpdateDaemonSetBuilder()
-                  .withMaxUnavailable(intOrPercent(d.rollingUpdate.maxUnavailable))
+                  .withMaxUnavailable(normalize(d.rollingUpdate.maxUnavailable))
                   .build();
         }
         ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(rolling, "RollingUpdate"));
@@ -193,23 +193,22 @@ public final class DaemonSets {
     return m;
   }
 
+  /**
+   * "1" as the integer 1, as the original's intstr.Parse does: the API server only accepts
+   * percentages as strings.
+   */
+  static IntOrString normalize(IntOrString v) {
+    if (v.getStrVal() != null && v.getStrVal().trim().matches("\\d+")) {
+      return new IntOrString(Integer.parseInt(v.getStrVal().trim()));
+    }
+    return v;
+  }
+
   private static boolean set(String s) {
     return s != null && !s.isBlank();
   }
 
   private static String emptyToNull(String s) {
     return s == null || s.isEmpty() ? null : s;
-  }
-
-  /**
-   * The API server takes maxUnavailable as an integer or a "N%" string; the policy's YAML often
-   * quotes the number ("1"), which it would reject, so a numeric string becomes an integer (as Go's
-   * intstr.Parse does in the original).
-   */
-  static IntOrString intOrPercent(IntOrString v) {
-    if (v.getStrVal() != null && v.getStrVal().trim().matches("\\d+")) {
-      return new IntOrString(Integer.parseInt(v.getStrVal().trim()));
-    }
-    return v;
   }
 }

@@ -6,12 +6,15 @@ import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.common.ProbeSpec;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.labels.Labels;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +26,7 @@ import java.util.Locale;
 public final class DriverModel extends ManifestOperandModel {
   static final String CONTAINER = "nvidia-driver-ctr";
   static final String MANAGER_CONTAINER = "k8s-driver-manager";
+  private static final KubernetesSerialization KUBE = new KubernetesSerialization();
 
   public DriverModel() {
     super(OperandNames.DRIVER);
@@ -74,6 +78,71 @@ public final class DriverModel extends ManifestOperandModel {
     boolean tagged =
         !fallback.contains("@") && fallback.lastIndexOf(':') > fallback.lastIndexOf('/');
     return tagged && suffix != null ? fallback + suffix : fallback;
+  }
+
+  /**
+   * With {@code usePrecompiled}, one DaemonSet per kernel of the GPU nodes, as in the original:
+   * {@code nvidia-driver-daemonset-<kernel>-<os>}, image tag {@code <version>-<kernel>-<os>},
+   * selected by the node's full kernel version. Without known kernels there is nothing to run.
+   */
+  @Override
+  public List<HasMetadata> render(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    List<HasMetadata> objects = super.render(policy, facts, config);
+    DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
+    if (d == null || !Boolean.TRUE.equals(d.usePrecompiled)) {
+      return objects;
+    }
+    RenderContext ctx = RenderContext.of(policy, facts, config);
+    List<HasMetadata> out = new ArrayList<>();
+    for (HasMetadata object : objects) {
+      if (!(object instanceof DaemonSet ds)) {
+        out.add(object);
+        continue;
+      }
+      for (String kernel : facts.kernelVersions()) {
+        DaemonSet copy = KUBE.clone(ds);
+        String os = facts.osTag() == null ? "" : "-" + facts.osTag();
+        String name = labelSafe(ds.getMetadata().getName() + "-" + sanitize(kernel + os));
+        copy.getMetadata().setName(name);
+        copy.getSpec().getSelector().getMatchLabels().put(Labels.APP, name);
+        copy.getSpec().getTemplate().getMetadata().getLabels().put(Labels.APP, name);
+        copy.getSpec()
+            .getTemplate()
+            .getSpec()
+            .getNodeSelector()
+            .put(Labels.NFD_KERNEL_FULL, kernel);
+        Container driver = DaemonSets.container(copy.getSpec().getTemplate().getSpec(), CONTAINER);
+        driver.setImage(precompiledImage(ctx, kernel));
+        env(driver, "KERNEL_VERSION", kernel);
+        ContentHash.annotate(copy);
+        out.add(copy);
+      }
+    }
+    return out;
+  }
+
+  private String precompiledImage(RenderContext ctx, String kernel) {
+    String suffix = "-" + kernel + (ctx.facts().osTag() == null ? "" : "-" + ctx.facts().osTag());
+    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, path());
+    if (parts != null) {
+      return parts.verbatim() ? parts.image() : parts.reference(suffix);
+    }
+    return ImageResolver.resolve(null, path(), ctx.config().image(name())) + suffix;
+  }
+
+  /** The name doubles as the app label: at most 63 characters, kept unique by a hash suffix. */
+  static String labelSafe(String name) {
+    if (name.length() <= 63) {
+      return name;
+    }
+    String hash = Integer.toHexString(name.hashCode());
+    return name.substring(0, 62 - hash.length()).replaceAll("-+$", "") + "-" + hash;
+  }
+
+  /** A kernel and OS as a DNS label part: lower case, [a-z0-9-]. */
+  static String sanitize(String s) {
+    String out = s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("-+", "-");
+    return out.replaceAll("^-|-$", "");
   }
 
   @Override

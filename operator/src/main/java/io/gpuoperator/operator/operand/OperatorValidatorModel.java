@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.operand;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.common.ComponentSpec;
@@ -54,6 +55,12 @@ public final class OperatorValidatorModel extends ManifestOperandModel {
     String cdi = String.valueOf(ctx.cdiEnabled());
     env(DaemonSets.container(pod, "toolkit-validation"), "CDI_ENABLED", cdi);
     env(DaemonSets.container(pod, "cuda-validation"), "CDI_ENABLED", cdi);
+    // The cuda and plugin validations start workload pods with the validator's own image.
+    for (String step : new String[] {"cuda-validation", "plugin-validation"}) {
+      Container c = DaemonSets.container(pod, step);
+      env(c, "VALIDATOR_IMAGE", c.getImage());
+      env(c, "VALIDATOR_IMAGE_PULL_POLICY", c.getImagePullPolicy());
+    }
     boolean driver = new DriverModel().enabled(ctx.policy(), ctx.facts());
     // Without a driver container the validator must find the host's driver instead of waiting.
     env(DaemonSets.container(pod, "driver-validation"), "DRIVER_CONTAINER", String.valueOf(driver));
