@@ -1,5 +1,7 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.operator.plan.PlanCommand;
+import io.gpuoperator.operator.runtime.OperatorCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +14,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Kubernetes operator and node agents for NVIDIA GPUs.",
-    subcommands = {VersionCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      VersionCommand.class,
+      OperatorCommand.class,
+      PlanCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public class GpuOperatorCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -37,4 +37,24 @@ class GpuOperatorCommandTest {
     }
     assertThat(out).contains("version");
   }
+
+  @Test
+  void planIsRegisteredAndRejectsAnInvalidPolicyWithTheFieldPath() throws Exception {
+    assertThat(run("plan", "--help")).contains("--filename", "--nodes", "--kubeconfig");
+    java.nio.file.Path bad = java.nio.file.Files.createTempFile("policy", ".yaml");
+    try {
+      java.nio.file.Files.writeString(
+          bad,
+          "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\n"
+              + "spec:\n  mig:\n    strategy: sometimes\n");
+      CommandLine cmd = GpuOperatorCommand.commandLine();
+      StringWriter err = new StringWriter();
+      cmd.setOut(new PrintWriter(new StringWriter()));
+      cmd.setErr(new PrintWriter(err));
+      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(1);
+      assertThat(err.toString()).contains("spec.mig.strategy: Unsupported value");
+    } finally {
+      java.nio.file.Files.deleteIfExists(bad);
+    }
+  }
 }
