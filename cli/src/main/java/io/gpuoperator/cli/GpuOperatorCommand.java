@@ -1,5 +1,6 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -12,7 +13,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Kubernetes operator and node agents for NVIDIA GPUs.",
-    subcommands = {VersionCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      VersionCommand.class,
+      FeatureDiscoveryCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public class GpuOperatorCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
