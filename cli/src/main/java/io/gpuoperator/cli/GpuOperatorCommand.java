@@ -1,5 +1,6 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
 import picocli.CommandLine;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Command;
       VersionCommand.class,
       OperatorCommand.class,
       PlanCommand.class,
+      FeatureDiscoveryCommand.class,
       CommandLine.HelpCommand.class
     })
 public class GpuOperatorCommand implements Runnable {

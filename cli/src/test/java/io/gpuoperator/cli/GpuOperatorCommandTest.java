@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class GpuOperatorCommandTest {
@@ -56,5 +59,21 @@ class GpuOperatorCommandTest {
     } finally {
       java.nio.file.Files.deleteIfExists(bad);
     }
+  }
+
+  @Test
+  void featureDiscoveryLabelsASimulatedNodeIntoAFile(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("gfd");
+    run(
+        "feature-discovery",
+        "--backend=simulated",
+        "--node-profile=t4-x4",
+        "--oneshot",
+        "--output=file",
+        "--output-file=" + file);
+    assertThat(Files.readString(file))
+        .contains("nvidia.com/gpu.product=Tesla-T4\n")
+        .contains("nvidia.com/gpu.count=4\n")
+        .contains("nvidia.com/gpu.machine=g4dn.12xlarge\n");
   }
 }

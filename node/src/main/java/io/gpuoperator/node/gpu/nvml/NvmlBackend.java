@@ -1,0 +1,861 @@
+package io.gpuoperator.node.gpu.nvml;
+
+import static io.gpuoperator.node.gpu.nvml.NvmlStructs.zeroed;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+import io.gpuoperator.node.gpu.ComputeInstance;
+import io.gpuoperator.node.gpu.ComputeInstanceProfile;
+import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.GpuBackendException;
+import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuError;
+import io.gpuoperator.node.gpu.GpuEvent;
+import io.gpuoperator.node.gpu.GpuEventSubscription;
+import io.gpuoperator.node.gpu.GpuEventType;
+import io.gpuoperator.node.gpu.GpuInstance;
+import io.gpuoperator.node.gpu.GpuInstanceProfile;
+import io.gpuoperator.node.gpu.GpuLink;
+import io.gpuoperator.node.gpu.MigAttributes;
+import io.gpuoperator.node.gpu.MigDevice;
+import io.gpuoperator.node.gpu.MigMode;
+import io.gpuoperator.node.gpu.MigProfile;
+import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.gpu.Telemetry;
+import io.gpuoperator.node.gpu.TopologyLevel;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+
+/**
+ * {@link GpuBackend} on the real driver through NVML ({@code libnvidia-ml.so.1}, JNA). Every
+ * non-success return code becomes the {@link GpuBackendException} subclass of that code, with
+ * NVML's own {@code nvmlErrorString} text. GPU reset is not in NVML's API; like mig-manager it runs
+ * {@code nvidia-smi -r}.
+ */
+public final class NvmlBackend implements GpuBackend {
+  /** The library's SONAME; found through the dynamic loader's search path. */
+  public static final String LIBRARY = "libnvidia-ml.so.1";
+
+  private static final int NVML_SUCCESS = 0;
+  private static final int NVML_ERROR_TIMEOUT = 10;
+  private static final int NVML_ERROR_NOT_SUPPORTED = 3;
+  private static final int NVML_ERROR_NOT_FOUND = 6;
+  private static final int NVML_ERROR_INVALID_ARGUMENT = 2;
+  private static final int NVML_NVLINK_MAX_LINKS = 18;
+  private static final int NVML_NVLINK_DEVICE_TYPE_SWITCH = 2;
+  private static final int BUFFER = 96;
+
+  private final NvmlLibrary nvml;
+  private final Path sysfsRoot;
+  private final List<GpuDevice> devices = new ArrayList<>();
+  private final List<Pointer> handles = new ArrayList<>();
+  private volatile boolean closed;
+
+  private NvmlBackend(NvmlLibrary nvml, Path sysfsRoot) {
+    this.nvml = nvml;
+    this.sysfsRoot = sysfsRoot;
+  }
+
+  /**
+   * Loads NVML (a file path, or null for {@link #LIBRARY} through the loader's search path) and
+   * initialises it. Fails with {@link GpuBackendException.LibraryNotFound} when the library cannot
+   * be loaded and {@link GpuBackendException.DriverNotLoaded} on a machine without the driver.
+   *
+   * @param sysfsRoot where {@code bus/pci/devices} is read for PCI class and NUMA node ({@code
+   *     /sys} on a host)
+   */
+  public static NvmlBackend open(Path library, Path sysfsRoot) {
+    NvmlLibrary lib = load(library);
+    NvmlBackend b = new NvmlBackend(lib, sysfsRoot);
+    int rc = lib.nvmlInit_v2();
+    if (rc != NVML_SUCCESS) {
+      String text = lib.nvmlErrorString(rc);
+      GpuError error = GpuError.ofCode(rc);
+      String hint =
+          error == GpuError.DRIVER_NOT_LOADED
+              ? " (NVIDIA driver not loaded: no NVIDIA kernel module is running on this machine)"
+              : "";
+      throw GpuBackendException.of(error, "nvmlInit_v2: " + text + hint);
+    }
+    try {
+      b.enumerate();
+    } catch (RuntimeException e) {
+      lib.nvmlShutdown();
+      throw e;
+    }
+    return b;
+  }
+
+  /** Loads the binding without initialising NVML (the component test checks every symbol). */
+  public static NvmlLibrary load(Path library) {
+    String name = library == null ? LIBRARY : library.toAbsolutePath().toString();
+    try {
+      return Native.load(name, NvmlLibrary.class);
+    } catch (UnsatisfiedLinkError e) {
+      // JNA lists every place it looked; the loader's first reason is the one that matters.
+      String[] lines = String.valueOf(e.getMessage()).split("\n");
+      String reason = lines.length > 1 && lines[0].endsWith(":") ? lines[1].strip() : lines[0];
+      throw new GpuBackendException.LibraryNotFound(
+          "cannot load "
+              + name
+              + ": "
+              + reason
+              + " (is the NVIDIA driver installed? --nvml-library or NVML_LIBRARY selects the"
+              + " file)",
+          e);
+    }
+  }
+
+  private void enumerate() {
+    IntByReference count = new IntByReference();
+    check(nvml.nvmlDeviceGetCount_v2(count), "nvmlDeviceGetCount_v2");
+    for (int i = 0; i < count.getValue(); i++) {
+      PointerByReference ref = new PointerByReference();
+      check(nvml.nvmlDeviceGetHandleByIndex_v2(i, ref), "nvmlDeviceGetHandleByIndex_v2(" + i + ")");
+      Pointer h = ref.getValue();
+      handles.add(h);
+      devices.add(describe(i, h));
+    }
+  }
+
+  private GpuDevice describe(int index, Pointer h) {
+    String name = string((buf, n) -> nvml.nvmlDeviceGetName(h, buf, n), "nvmlDeviceGetName");
+    String uuid = string((buf, n) -> nvml.nvmlDeviceGetUUID(h, buf, n), "nvmlDeviceGetUUID");
+    Memory pci = zeroed(NvmlStructs.PCI_INFO_SIZE);
+    check(nvml.nvmlDeviceGetPciInfo_v3(h, pci), "nvmlDeviceGetPciInfo_v3");
+    String busId = NvmlStructs.pciBusId(pci);
+    IntByReference minor = new IntByReference(-1);
+    int rc = nvml.nvmlDeviceGetMinorNumber(h, minor);
+    if (rc != NVML_ERROR_NOT_SUPPORTED) {
+      check(rc, "nvmlDeviceGetMinorNumber");
+    }
+    IntByReference major = new IntByReference();
+    IntByReference min = new IntByReference();
+    check(
+        nvml.nvmlDeviceGetCudaComputeCapability(h, major, min),
+        "nvmlDeviceGetCudaComputeCapability");
+    Memory mem = zeroed(NvmlStructs.MEMORY_SIZE);
+    check(nvml.nvmlDeviceGetMemoryInfo(h, mem), "nvmlDeviceGetMemoryInfo");
+    IntByReference cur = new IntByReference();
+    IntByReference pend = new IntByReference();
+    boolean migCapable = nvml.nvmlDeviceGetMigMode(h, cur, pend) == NVML_SUCCESS;
+    GpuDevice partial =
+        new GpuDevice(
+            index,
+            uuid,
+            name,
+            busId,
+            pci.getInt(NvmlStructs.PCI_DEVICE_ID_OFFSET),
+            pci.getInt(NvmlStructs.PCI_SUBSYSTEM_ID_OFFSET),
+            -1,
+            minor.getValue(),
+            mem.getLong(0),
+            major.getValue(),
+            min.getValue(),
+            -1,
+            migCapable,
+            0);
+    String dir = partial.sysfsBusId();
+    Memory attrs = zeroed(NvmlStructs.ATTRIBUTES_SIZE);
+    int sms =
+        nvml.nvmlDeviceGetAttributes_v2(h, attrs) == NVML_SUCCESS
+            ? NvmlStructs.attributes(attrs).multiprocessorCount()
+            : 0;
+    return new GpuDevice(
+        index,
+        uuid,
+        name,
+        busId,
+        partial.pciDeviceId(),
+        partial.pciSubsystemId(),
+        (int) sysfsHex(dir, "class"),
+        minor.getValue(),
+        mem.getLong(0),
+        major.getValue(),
+        min.getValue(),
+        (int) sysfsLong(dir, "numa_node"),
+        migCapable,
+        sms);
+  }
+
+  private long sysfsLong(String busDir, String file) {
+    try {
+      String s =
+          Files.readString(sysfsRoot.resolve("bus/pci/devices").resolve(busDir).resolve(file));
+      long v = Long.parseLong(s.trim());
+      return v < 0 ? -1 : v;
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private long sysfsHex(String busDir, String file) {
+    try {
+      String s =
+          Files.readString(sysfsRoot.resolve("bus/pci/devices").resolve(busDir).resolve(file));
+      return Long.decode(s.trim());
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  @FunctionalInterface
+  private interface StringCall {
+    int call(byte[] buf, int length);
+  }
+
+  private String string(StringCall c, String what) {
+    byte[] buf = new byte[BUFFER];
+    check(c.call(buf, buf.length), what);
+    return NvmlStructs.cString(buf);
+  }
+
+  /** Throws the typed exception of a return code; {@code what} says which call failed. */
+  void check(int rc, String what) {
+    if (rc != NVML_SUCCESS) {
+      throw exception(nvml, rc, what);
+    }
+  }
+
+  /** The typed exception of an NVML return code, with NVML's own text for it. */
+  public static GpuBackendException exception(NvmlLibrary nvml, int rc, String what) {
+    return GpuBackendException.of(GpuError.ofCode(rc), what + ": " + nvml.nvmlErrorString(rc));
+  }
+
+  private Pointer handle(int gpu) {
+    if (closed) {
+      throw new GpuBackendException.Uninitialized("NVML was shut down", null);
+    }
+    if (gpu < 0 || gpu >= handles.size()) {
+      throw new GpuBackendException.InvalidArgument(
+          "no GPU with index " + gpu + " (" + handles.size() + " GPUs)", null);
+    }
+    return handles.get(gpu);
+  }
+
+  @Override
+  public String kind() {
+    return "nvml";
+  }
+
+  @Override
+  public String driverVersion() {
+    byte[] buf = new byte[80];
+    check(nvml.nvmlSystemGetDriverVersion(buf, buf.length), "nvmlSystemGetDriverVersion");
+    return NvmlStructs.cString(buf);
+  }
+
+  @Override
+  public int cudaDriverVersion() {
+    IntByReference v = new IntByReference();
+    check(nvml.nvmlSystemGetCudaDriverVersion_v2(v), "nvmlSystemGetCudaDriverVersion_v2");
+    return v.getValue();
+  }
+
+  @Override
+  public List<GpuDevice> devices() {
+    return List.copyOf(devices);
+  }
+
+  @Override
+  public MigMode migMode(int gpu) {
+    IntByReference cur = new IntByReference();
+    IntByReference pend = new IntByReference();
+    check(nvml.nvmlDeviceGetMigMode(handle(gpu), cur, pend), "nvmlDeviceGetMigMode(" + gpu + ")");
+    return new MigMode(cur.getValue() == 1, pend.getValue() == 1);
+  }
+
+  @Override
+  public MigMode setMigMode(int gpu, boolean enabled) {
+    IntByReference activation = new IntByReference();
+    check(
+        nvml.nvmlDeviceSetMigMode(handle(gpu), enabled ? 1 : 0, activation),
+        "nvmlDeviceSetMigMode(" + gpu + ")");
+    if (activation.getValue() != NVML_SUCCESS) {
+      check(activation.getValue(), "MIG mode activation on GPU " + gpu);
+    }
+    return migMode(gpu);
+  }
+
+  @Override
+  public void resetGpu(int gpu) {
+    String busId = device(gpu).pciBusId();
+    ProcessBuilder pb =
+        new ProcessBuilder("nvidia-smi", "-r", "-i", busId).redirectErrorStream(true);
+    try {
+      Process p = pb.start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        GpuError e = out.contains("in use") ? GpuError.IN_USE : GpuError.UNKNOWN;
+        throw GpuBackendException.of(e, "nvidia-smi -r -i " + busId + " failed: " + out);
+      }
+    } catch (IOException e) {
+      throw new GpuBackendException.NotSupported(
+          "GPU reset needs nvidia-smi, which cannot be run: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GpuBackendException.Unknown("interrupted while resetting GPU " + gpu, e);
+    }
+  }
+
+  @Override
+  public List<MigDevice> migDevices(int gpu) {
+    Pointer h = handle(gpu);
+    GpuDevice parent = devices.get(gpu);
+    if (!parent.migCapable() || !migMode(gpu).current()) {
+      return List.of();
+    }
+    Map<Integer, Integer> indexById = new HashMap<>();
+    for (GpuInstanceProfile p : gpuInstanceProfiles(gpu)) {
+      indexById.put(p.id(), p.index());
+    }
+    IntByReference max = new IntByReference();
+    check(nvml.nvmlDeviceGetMaxMigDeviceCount(h, max), "nvmlDeviceGetMaxMigDeviceCount");
+    List<MigDevice> out = new ArrayList<>();
+    for (int i = 0; i < max.getValue(); i++) {
+      PointerByReference ref = new PointerByReference();
+      int rc = nvml.nvmlDeviceGetMigDeviceHandleByIndex(h, i, ref);
+      if (rc == NVML_ERROR_NOT_FOUND) {
+        continue;
+      }
+      check(rc, "nvmlDeviceGetMigDeviceHandleByIndex(" + gpu + ", " + i + ")");
+      Pointer mig = ref.getValue();
+      String uuid = string((buf, n) -> nvml.nvmlDeviceGetUUID(mig, buf, n), "nvmlDeviceGetUUID");
+      IntByReference gi = new IntByReference();
+      IntByReference ci = new IntByReference();
+      check(nvml.nvmlDeviceGetGpuInstanceId(mig, gi), "nvmlDeviceGetGpuInstanceId");
+      check(nvml.nvmlDeviceGetComputeInstanceId(mig, ci), "nvmlDeviceGetComputeInstanceId");
+      Memory attrs = zeroed(NvmlStructs.ATTRIBUTES_SIZE);
+      check(nvml.nvmlDeviceGetAttributes_v2(mig, attrs), "nvmlDeviceGetAttributes_v2");
+      MigAttributes a = NvmlStructs.attributes(attrs);
+      Pointer giHandle = gpuInstanceHandle(h, gi.getValue());
+      Memory giInfo = zeroed(NvmlStructs.GI_INFO_SIZE);
+      check(nvml.nvmlGpuInstanceGetInfo(giHandle, giInfo), "nvmlGpuInstanceGetInfo");
+      int giProfileId = giInfo.getInt(12);
+      Memory ciInfo = zeroed(NvmlStructs.CI_INFO_SIZE);
+      PointerByReference ciRef = new PointerByReference();
+      check(
+          nvml.nvmlGpuInstanceGetComputeInstanceById(giHandle, ci.getValue(), ciRef),
+          "nvmlGpuInstanceGetComputeInstanceById");
+      check(
+          nvml.nvmlComputeInstanceGetInfo_v2(ciRef.getValue(), ciInfo),
+          "nvmlComputeInstanceGetInfo_v2");
+      int giIndex = indexById.getOrDefault(giProfileId, -1);
+      MigProfile profile =
+          new MigProfile(
+              a.computeInstanceSliceCount(),
+              a.gpuInstanceSliceCount(),
+              MigProfile.memoryGb(a.memorySizeMb(), parent.memoryTotalBytes()),
+              a.computeInstanceSliceCount() == a.gpuInstanceSliceCount()
+                  ? NvmlStructs.profileSuffix(giIndex)
+                  : "");
+      out.add(
+          new MigDevice(
+              gpu,
+              parent.uuid(),
+              i,
+              uuid,
+              gi.getValue(),
+              ci.getValue(),
+              giProfileId,
+              ciInfo.getInt(20),
+              profile,
+              a,
+              NvmlStructs.placement(giInfo, 16)));
+    }
+    return out;
+  }
+
+  private Pointer gpuInstanceHandle(Pointer device, int giId) {
+    PointerByReference ref = new PointerByReference();
+    check(
+        nvml.nvmlDeviceGetGpuInstanceById(device, giId, ref),
+        "nvmlDeviceGetGpuInstanceById(" + giId + ")");
+    return ref.getValue();
+  }
+
+  @Override
+  public List<GpuInstanceProfile> gpuInstanceProfiles(int gpu) {
+    Pointer h = handle(gpu);
+    List<GpuInstanceProfile> out = new ArrayList<>();
+    for (int idx = 0; idx < NvmlStructs.GI_PROFILE_INDEX_COUNT; idx++) {
+      Memory info = zeroed(NvmlStructs.GI_PROFILE_INFO_SIZE);
+      int rc = nvml.nvmlDeviceGetGpuInstanceProfileInfo(h, idx, info);
+      if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT) {
+        continue;
+      }
+      check(rc, "nvmlDeviceGetGpuInstanceProfileInfo(" + gpu + ", " + idx + ")");
+      out.add(NvmlStructs.giProfile(info, idx, devices.get(gpu).memoryTotalBytes()));
+    }
+    return out;
+  }
+
+  @Override
+  public List<Placement> gpuInstancePossiblePlacements(int gpu, int profileId) {
+    Memory buf = zeroed(NvmlStructs.PLACEMENT_SIZE * 32);
+    IntByReference count = new IntByReference(32);
+    check(
+        nvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(handle(gpu), profileId, buf, count),
+        "nvmlDeviceGetGpuInstancePossiblePlacements_v2");
+    List<Placement> out = new ArrayList<>();
+    for (int i = 0; i < count.getValue(); i++) {
+      out.add(NvmlStructs.placement(buf, (long) i * NvmlStructs.PLACEMENT_SIZE));
+    }
+    return out;
+  }
+
+  @Override
+  public int gpuInstanceRemainingCapacity(int gpu, int profileId) {
+    IntByReference count = new IntByReference();
+    check(
+        nvml.nvmlDeviceGetGpuInstanceRemainingCapacity(handle(gpu), profileId, count),
+        "nvmlDeviceGetGpuInstanceRemainingCapacity");
+    return count.getValue();
+  }
+
+  @Override
+  public List<GpuInstance> gpuInstances(int gpu) {
+    Pointer h = handle(gpu);
+    List<GpuInstance> out = new ArrayList<>();
+    for (GpuInstanceProfile p : gpuInstanceProfiles(gpu)) {
+      Memory buf = zeroed(Native.POINTER_SIZE * 32);
+      IntByReference count = new IntByReference(32);
+      check(nvml.nvmlDeviceGetGpuInstances(h, p.id(), buf, count), "nvmlDeviceGetGpuInstances");
+      for (int i = 0; i < count.getValue(); i++) {
+        out.add(gpuInstanceInfo(gpu, buf.getPointer((long) i * Native.POINTER_SIZE)));
+      }
+    }
+    out.sort(Comparator.comparingInt(GpuInstance::id));
+    return out;
+  }
+
+  private GpuInstance gpuInstanceInfo(int gpu, Pointer gi) {
+    Memory info = zeroed(NvmlStructs.GI_INFO_SIZE);
+    check(nvml.nvmlGpuInstanceGetInfo(gi, info), "nvmlGpuInstanceGetInfo");
+    return new GpuInstance(gpu, info.getInt(8), info.getInt(12), NvmlStructs.placement(info, 16));
+  }
+
+  @Override
+  public GpuInstance createGpuInstance(int gpu, int profileId) {
+    PointerByReference gi = new PointerByReference();
+    check(
+        nvml.nvmlDeviceCreateGpuInstance(handle(gpu), profileId, gi),
+        "nvmlDeviceCreateGpuInstance");
+    return gpuInstanceInfo(gpu, gi.getValue());
+  }
+
+  @Override
+  public GpuInstance createGpuInstance(int gpu, int profileId, Placement placement) {
+    Memory p = zeroed(NvmlStructs.PLACEMENT_SIZE);
+    p.setInt(0, placement.start());
+    p.setInt(4, placement.size());
+    PointerByReference gi = new PointerByReference();
+    check(
+        nvml.nvmlDeviceCreateGpuInstanceWithPlacement(handle(gpu), profileId, p, gi),
+        "nvmlDeviceCreateGpuInstanceWithPlacement");
+    return gpuInstanceInfo(gpu, gi.getValue());
+  }
+
+  @Override
+  public void destroyGpuInstance(int gpu, int gpuInstanceId) {
+    check(
+        nvml.nvmlGpuInstanceDestroy(gpuInstanceHandle(handle(gpu), gpuInstanceId)),
+        "nvmlGpuInstanceDestroy(" + gpuInstanceId + ")");
+  }
+
+  @Override
+  public List<ComputeInstanceProfile> computeInstanceProfiles(int gpu, int gpuInstanceId) {
+    Pointer gi = gpuInstanceHandle(handle(gpu), gpuInstanceId);
+    List<ComputeInstanceProfile> out = new ArrayList<>();
+    for (int idx = 0; idx < NvmlStructs.CI_PROFILE_INDEX_COUNT; idx++) {
+      Memory m = zeroed(NvmlStructs.CI_PROFILE_INFO_SIZE);
+      int rc = nvml.nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, idx, 0, m);
+      if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT) {
+        continue;
+      }
+      check(rc, "nvmlGpuInstanceGetComputeInstanceProfileInfo");
+      out.add(
+          new ComputeInstanceProfile(
+              idx,
+              m.getInt(0),
+              m.getInt(4),
+              m.getInt(8),
+              m.getInt(12),
+              m.getInt(16),
+              m.getInt(20),
+              m.getInt(24),
+              m.getInt(28),
+              m.getInt(32)));
+    }
+    return out;
+  }
+
+  @Override
+  public List<ComputeInstance> computeInstances(int gpu, int gpuInstanceId) {
+    Pointer gi = gpuInstanceHandle(handle(gpu), gpuInstanceId);
+    List<ComputeInstance> out = new ArrayList<>();
+    for (ComputeInstanceProfile p : computeInstanceProfiles(gpu, gpuInstanceId)) {
+      Memory buf = zeroed(Native.POINTER_SIZE * 16);
+      IntByReference count = new IntByReference(16);
+      check(
+          nvml.nvmlGpuInstanceGetComputeInstances(gi, p.id(), buf, count),
+          "nvmlGpuInstanceGetComputeInstances");
+      for (int i = 0; i < count.getValue(); i++) {
+        out.add(
+            computeInstanceInfo(
+                gpu, gpuInstanceId, buf.getPointer((long) i * Native.POINTER_SIZE)));
+      }
+    }
+    out.sort(Comparator.comparingInt(ComputeInstance::id));
+    return out;
+  }
+
+  private ComputeInstance computeInstanceInfo(int gpu, int giId, Pointer ci) {
+    Memory info = zeroed(NvmlStructs.CI_INFO_SIZE);
+    check(nvml.nvmlComputeInstanceGetInfo_v2(ci, info), "nvmlComputeInstanceGetInfo_v2");
+    return new ComputeInstance(gpu, giId, info.getInt(16), info.getInt(20));
+  }
+
+  @Override
+  public ComputeInstance createComputeInstance(int gpu, int gpuInstanceId, int profileId) {
+    Pointer gi = gpuInstanceHandle(handle(gpu), gpuInstanceId);
+    PointerByReference ci = new PointerByReference();
+    check(
+        nvml.nvmlGpuInstanceCreateComputeInstance(gi, profileId, ci),
+        "nvmlGpuInstanceCreateComputeInstance");
+    return computeInstanceInfo(gpu, gpuInstanceId, ci.getValue());
+  }
+
+  @Override
+  public void destroyComputeInstance(int gpu, int gpuInstanceId, int computeInstanceId) {
+    Pointer gi = gpuInstanceHandle(handle(gpu), gpuInstanceId);
+    PointerByReference ci = new PointerByReference();
+    check(
+        nvml.nvmlGpuInstanceGetComputeInstanceById(gi, computeInstanceId, ci),
+        "nvmlGpuInstanceGetComputeInstanceById(" + computeInstanceId + ")");
+    check(nvml.nvmlComputeInstanceDestroy(ci.getValue()), "nvmlComputeInstanceDestroy");
+  }
+
+  /** A reading that may be unsupported: NOT_SUPPORTED becomes {@link Telemetry#UNSUPPORTED}. */
+  private long optional(IntSupplier call, IntSupplier value, String what) {
+    int rc = call.getAsInt();
+    if (rc == NVML_ERROR_NOT_SUPPORTED) {
+      return Telemetry.UNSUPPORTED;
+    }
+    check(rc, what);
+    return Integer.toUnsignedLong(value.getAsInt());
+  }
+
+  private long optionalLong(IntSupplier call, LongByReference ref, String what) {
+    int rc = call.getAsInt();
+    if (rc == NVML_ERROR_NOT_SUPPORTED) {
+      return Telemetry.UNSUPPORTED;
+    }
+    check(rc, what);
+    return ref.getValue();
+  }
+
+  @Override
+  public Telemetry telemetry(int gpu) {
+    Pointer h = handle(gpu);
+    Memory util = zeroed(NvmlStructs.UTILIZATION_SIZE);
+    long gpuUtil =
+        optional(
+            () -> nvml.nvmlDeviceGetUtilizationRates(h, util),
+            () -> util.getInt(0),
+            "nvmlDeviceGetUtilizationRates");
+    long memUtil = gpuUtil == Telemetry.UNSUPPORTED ? Telemetry.UNSUPPORTED : util.getInt(4);
+    IntByReference v = new IntByReference();
+    IntByReference period = new IntByReference();
+    long enc =
+        optional(
+            () -> nvml.nvmlDeviceGetEncoderUtilization(h, v, period),
+            v::getValue,
+            "nvmlDeviceGetEncoderUtilization");
+    long dec =
+        optional(
+            () -> nvml.nvmlDeviceGetDecoderUtilization(h, v, period),
+            v::getValue,
+            "nvmlDeviceGetDecoderUtilization");
+    Memory mem = zeroed(NvmlStructs.MEMORY_V2_SIZE);
+    mem.setInt(0, NvmlStructs.MEMORY_V2_VERSION);
+    long used;
+    long free;
+    long reserved;
+    int rc = nvml.nvmlDeviceGetMemoryInfo_v2(h, mem);
+    if (rc == NVML_SUCCESS) {
+      reserved = mem.getLong(16);
+      free = mem.getLong(24);
+      used = mem.getLong(32);
+    } else {
+      Memory m1 = zeroed(NvmlStructs.MEMORY_SIZE);
+      check(nvml.nvmlDeviceGetMemoryInfo(h, m1), "nvmlDeviceGetMemoryInfo");
+      reserved = Telemetry.UNSUPPORTED;
+      free = m1.getLong(8);
+      used = m1.getLong(16);
+    }
+    long temp =
+        optional(
+            () -> nvml.nvmlDeviceGetTemperature(h, 0, v), v::getValue, "nvmlDeviceGetTemperature");
+    long power =
+        optional(() -> nvml.nvmlDeviceGetPowerUsage(h, v), v::getValue, "nvmlDeviceGetPowerUsage");
+    LongByReference l = new LongByReference();
+    long energy =
+        optionalLong(
+            () -> nvml.nvmlDeviceGetTotalEnergyConsumption(h, l),
+            l,
+            "nvmlDeviceGetTotalEnergyConsumption");
+    long sm =
+        optional(
+            () -> nvml.nvmlDeviceGetClockInfo(h, 1, v), v::getValue, "nvmlDeviceGetClockInfo(SM)");
+    long memClock =
+        optional(
+            () -> nvml.nvmlDeviceGetClockInfo(h, 2, v), v::getValue, "nvmlDeviceGetClockInfo(MEM)");
+    long[] ecc = new long[4];
+    for (int i = 0; i < 4; i++) {
+      int errorType = i % 2;
+      int counterType = i / 2;
+      ecc[i] =
+          optionalLong(
+              () -> nvml.nvmlDeviceGetTotalEccErrors(h, errorType, counterType, l),
+              l,
+              "nvmlDeviceGetTotalEccErrors");
+    }
+    long replays =
+        optional(
+            () -> nvml.nvmlDeviceGetPcieReplayCounter(h, v),
+            v::getValue,
+            "nvmlDeviceGetPcieReplayCounter");
+    IntByReference corr = new IntByReference();
+    IntByReference unc = new IntByReference();
+    IntByReference pending = new IntByReference();
+    IntByReference failed = new IntByReference();
+    long remap =
+        optional(
+            () -> nvml.nvmlDeviceGetRemappedRows(h, corr, unc, pending, failed),
+            corr::getValue,
+            "nvmlDeviceGetRemappedRows");
+    boolean remapOk = remap != Telemetry.UNSUPPORTED;
+    return new Telemetry(
+        gpuUtil,
+        memUtil,
+        enc,
+        dec,
+        used,
+        free,
+        reserved,
+        temp,
+        power,
+        energy,
+        sm,
+        memClock,
+        ecc[0],
+        ecc[1],
+        ecc[2],
+        ecc[3],
+        replays,
+        remapOk ? corr.getValue() : Telemetry.UNSUPPORTED,
+        remapOk ? unc.getValue() : Telemetry.UNSUPPORTED,
+        remapOk ? pending.getValue() : Telemetry.UNSUPPORTED,
+        remapOk ? failed.getValue() : Telemetry.UNSUPPORTED);
+  }
+
+  @Override
+  public GpuLink link(int gpuA, int gpuB) {
+    Pointer a = handle(gpuA);
+    Pointer b = handle(gpuB);
+    if (gpuA == gpuB) {
+      return new GpuLink(gpuA, gpuB, TopologyLevel.INTERNAL, 0);
+    }
+    IntByReference level = new IntByReference();
+    check(
+        nvml.nvmlDeviceGetTopologyCommonAncestor(a, b, level),
+        "nvmlDeviceGetTopologyCommonAncestor");
+    String busB = devices.get(gpuB).pciBusId();
+    int direct = 0;
+    int switchA = 0;
+    for (int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+      Integer remote = nvlinkRemote(a, link, busB);
+      if (remote == null) {
+        break;
+      }
+      if (remote == 1) {
+        direct++;
+      } else if (remote == 2) {
+        switchA++;
+      }
+    }
+    int switchB = 0;
+    if (switchA > 0) {
+      for (int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+        Integer remote = nvlinkRemote(b, link, "");
+        if (remote == null) {
+          break;
+        }
+        if (remote == 2) {
+          switchB++;
+        }
+      }
+    }
+    // Through NVSwitch every pair is fully connected: count the links both sides have.
+    return new GpuLink(
+        gpuA, gpuB, TopologyLevel.ofNvml(level.getValue()), direct + Math.min(switchA, switchB));
+  }
+
+  /** null: no more links (or no NVLink); 0 inactive/other; 1 to the peer; 2 to an NVSwitch. */
+  private Integer nvlinkRemote(Pointer dev, int link, String peerBusId) {
+    IntByReference active = new IntByReference();
+    int rc = nvml.nvmlDeviceGetNvLinkState(dev, link, active);
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT) {
+      return null;
+    }
+    check(rc, "nvmlDeviceGetNvLinkState");
+    if (active.getValue() == 0) {
+      return 0;
+    }
+    IntByReference type = new IntByReference(-1);
+    if (nvml.nvmlDeviceGetNvLinkRemoteDeviceType(dev, link, type) == NVML_SUCCESS
+        && type.getValue() == NVML_NVLINK_DEVICE_TYPE_SWITCH) {
+      return 2;
+    }
+    Memory pci = zeroed(NvmlStructs.PCI_INFO_SIZE);
+    check(
+        nvml.nvmlDeviceGetNvLinkRemotePciInfo_v2(dev, link, pci),
+        "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    return NvmlStructs.pciBusId(pci).equalsIgnoreCase(peerBusId) ? 1 : 0;
+  }
+
+  @Override
+  public Set<GpuEventType> supportedEvents(int gpu) {
+    LongByReference mask = new LongByReference();
+    int rc = nvml.nvmlDeviceGetSupportedEventTypes(handle(gpu), mask);
+    if (rc == NVML_ERROR_NOT_SUPPORTED) {
+      return EnumSet.noneOf(GpuEventType.class);
+    }
+    check(rc, "nvmlDeviceGetSupportedEventTypes");
+    Set<GpuEventType> out = EnumSet.noneOf(GpuEventType.class);
+    for (GpuEventType t : GpuEventType.values()) {
+      if ((mask.getValue() & t.mask()) != 0) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public GpuEventSubscription subscribe(Set<GpuEventType> types) {
+    PointerByReference set = new PointerByReference();
+    check(nvml.nvmlEventSetCreate(set), "nvmlEventSetCreate");
+    long wanted = types.stream().mapToLong(GpuEventType::mask).reduce(0, (x, y) -> x | y);
+    List<Integer> registered = new ArrayList<>();
+    List<Integer> unsupported = new ArrayList<>();
+    Map<Long, Integer> byHandle = new HashMap<>();
+    for (int i = 0; i < handles.size(); i++) {
+      Pointer h = handle(i);
+      byHandle.put(Pointer.nativeValue(h), i);
+      long mask = 0;
+      for (GpuEventType t : supportedEvents(i)) {
+        mask |= t.mask();
+      }
+      mask &= wanted;
+      if (mask == 0) {
+        unsupported.add(i);
+        continue;
+      }
+      int rc = nvml.nvmlDeviceRegisterEvents(h, mask, set.getValue());
+      if (rc == NVML_ERROR_NOT_SUPPORTED) {
+        unsupported.add(i);
+        continue;
+      }
+      check(rc, "nvmlDeviceRegisterEvents(" + i + ")");
+      registered.add(i);
+    }
+    return new NvmlEventSubscription(set.getValue(), registered, unsupported, byHandle);
+  }
+
+  private final class NvmlEventSubscription implements GpuEventSubscription {
+    private final Pointer set;
+    private final List<Integer> registered;
+    private final List<Integer> unsupported;
+    private final Map<Long, Integer> byHandle;
+    private boolean freed;
+
+    NvmlEventSubscription(
+        Pointer set,
+        List<Integer> registered,
+        List<Integer> unsupported,
+        Map<Long, Integer> byHandle) {
+      this.set = set;
+      this.registered = List.copyOf(registered);
+      this.unsupported = List.copyOf(unsupported);
+      this.byHandle = byHandle;
+    }
+
+    @Override
+    public synchronized Optional<GpuEvent> poll(Duration timeout) {
+      if (freed) {
+        throw new GpuBackendException.Uninitialized("the event subscription is closed", null);
+      }
+      Memory data = zeroed(NvmlStructs.EVENT_DATA_SIZE);
+      int ms = (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis()));
+      int rc = nvml.nvmlEventSetWait_v2(set, data, ms);
+      if (rc == NVML_ERROR_TIMEOUT) {
+        return Optional.empty();
+      }
+      check(rc, "nvmlEventSetWait_v2");
+      int gpu = byHandle.getOrDefault(Pointer.nativeValue(data.getPointer(0)), -1);
+      GpuEventType type = GpuEventType.ofMask(data.getLong(8));
+      return Optional.of(
+          new GpuEvent(
+              type,
+              gpu,
+              gpu >= 0 ? devices.get(gpu).uuid() : "",
+              data.getLong(16),
+              data.getInt(24),
+              data.getInt(28)));
+    }
+
+    @Override
+    public List<Integer> registeredGpus() {
+      return registered;
+    }
+
+    @Override
+    public List<Integer> unsupportedGpus() {
+      return unsupported;
+    }
+
+    @Override
+    public synchronized void close() {
+      if (!freed) {
+        freed = true;
+        nvml.nvmlEventSetFree(set);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!closed) {
+      closed = true;
+      nvml.nvmlShutdown();
+    }
+  }
+}

@@ -1,0 +1,244 @@
+package io.gpuoperator.node.gpu.sim;
+
+import io.gpuoperator.node.gpu.MigProfile;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * One GPU model as the simulator knows it, read from a YAML hardware profile (built-in ones live in
+ * {@code io/gpuoperator/node/gpu/profiles/<model>.yaml}).
+ *
+ * @param model the profile's key, e.g. {@code H100-SXM5-80GB}
+ * @param name NVML product name, e.g. {@code NVIDIA H100 80GB HBM3}
+ * @param pciDeviceId PCI device id, hex, e.g. {@code 0x2330}
+ * @param pciSubsystemId PCI subsystem device id, hex
+ * @param pciClass PCI class code, hex, e.g. {@code 0x030200}
+ * @param memoryMiB total memory NVML reports, MiB
+ * @param computeCapability {@code <major>.<minor>}
+ * @param multiprocessors SMs
+ * @param nvLinks NVLinks per GPU (0 for PCIe-only cards)
+ * @param encoders video encoders (0: encoder utilisation is not reported)
+ * @param decoders video decoders (0: decoder utilisation is not reported)
+ * @param power idle and maximum board power
+ * @param clocks maximum SM and memory clocks
+ * @param ecc whether ECC counters are reported
+ * @param remappedRows whether row remapping is reported (Ampere and newer)
+ * @param mig the MIG geometry, absent for GPUs that are not MIG-capable
+ */
+public record HardwareProfile(
+    String model,
+    String name,
+    String pciDeviceId,
+    String pciSubsystemId,
+    String pciClass,
+    long memoryMiB,
+    String computeCapability,
+    int multiprocessors,
+    int nvLinks,
+    int encoders,
+    int decoders,
+    Power power,
+    Clocks clocks,
+    boolean ecc,
+    boolean remappedRows,
+    Mig mig) {
+
+  public HardwareProfile {
+    require(model != null && !model.isBlank(), "model: required");
+    require(name != null && !name.isBlank(), "name: required");
+    hex(pciDeviceId, "pciDeviceId");
+    hex(pciSubsystemId, "pciSubsystemId");
+    hex(pciClass, "pciClass");
+    require(memoryMiB > 0, "memoryMiB: must be > 0, got " + memoryMiB);
+    require(
+        computeCapability != null && computeCapability.matches("\\d+\\.\\d+"),
+        "computeCapability: expected <major>.<minor> like 9.0, got " + computeCapability);
+    require(multiprocessors > 0, "multiprocessors: must be > 0, got " + multiprocessors);
+    require(nvLinks >= 0, "nvLinks: must be >= 0, got " + nvLinks);
+    require(encoders >= 0, "encoders: must be >= 0, got " + encoders);
+    require(decoders >= 0, "decoders: must be >= 0, got " + decoders);
+    require(power != null, "power: required");
+    require(clocks != null, "clocks: required");
+    if (mig != null) {
+      long totalBytes = memoryMiB << 20;
+      for (GiProfile p : mig.gpuInstanceProfiles()) {
+        MigProfile parsed = MigProfile.parse(p.name());
+        int gb = MigProfile.memoryGb(p.memoryMB(), totalBytes);
+        require(
+            parsed.memoryGb() == gb && parsed.gpuSlices() <= mig.computeSlices(),
+            "mig.gpuInstanceProfiles["
+                + p.name()
+                + "]: memoryMB "
+                + p.memoryMB()
+                + " of a "
+                + memoryMiB
+                + " MiB GPU names the profile "
+                + parsed.gpuSlices()
+                + "g."
+                + gb
+                + "gb, not "
+                + p.name());
+        for (int start : p.placementStarts()) {
+          require(
+              start + p.placementSize() <= mig.memorySlices(),
+              "mig.gpuInstanceProfiles["
+                  + p.name()
+                  + "]: placement "
+                  + start
+                  + ":"
+                  + p.placementSize()
+                  + " exceeds the "
+                  + mig.memorySlices()
+                  + " memory slices");
+        }
+      }
+    }
+  }
+
+  /** The PCI device id as an int. */
+  public int pciDevice() {
+    return Integer.parseInt(pciDeviceId.substring(2), 16);
+  }
+
+  /** The PCI subsystem device id as an int. */
+  public int pciSubsystem() {
+    return Integer.parseInt(pciSubsystemId.substring(2), 16);
+  }
+
+  /** The PCI class code as an int. */
+  public int pciClassCode() {
+    return Integer.parseInt(pciClass.substring(2), 16);
+  }
+
+  /** CUDA compute capability major. */
+  public int computeMajor() {
+    return Integer.parseInt(computeCapability.substring(0, computeCapability.indexOf('.')));
+  }
+
+  /** CUDA compute capability minor. */
+  public int computeMinor() {
+    return Integer.parseInt(computeCapability.substring(computeCapability.indexOf('.') + 1));
+  }
+
+  /** True when the model supports MIG. */
+  public boolean migCapable() {
+    return mig != null;
+  }
+
+  private static void hex(String value, String field) {
+    require(
+        value != null && value.toLowerCase(Locale.ROOT).matches("0x[0-9a-f]{1,8}"),
+        field + ": expected a hex number like 0x2330, got " + value);
+  }
+
+  static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /**
+   * Board power.
+   *
+   * @param idleWatts draw when idle
+   * @param maxWatts draw at full load
+   */
+  public record Power(int idleWatts, int maxWatts) {
+    public Power {
+      require(idleWatts > 0, "idleWatts: must be > 0, got " + idleWatts);
+      require(maxWatts >= idleWatts, "maxWatts: must be >= idleWatts, got " + maxWatts);
+    }
+  }
+
+  /**
+   * Maximum clocks.
+   *
+   * @param smMhz SM clock
+   * @param memoryMhz memory clock
+   */
+  public record Clocks(int smMhz, int memoryMhz) {
+    public Clocks {
+      require(smMhz > 0, "smMhz: must be > 0, got " + smMhz);
+      require(memoryMhz > 0, "memoryMhz: must be > 0, got " + memoryMhz);
+    }
+  }
+
+  /**
+   * The MIG geometry of a model.
+   *
+   * @param computeSlices compute slices one GPU has (7)
+   * @param memorySlices memory slices one GPU has (8)
+   * @param gpuInstanceProfiles the GPU-instance profiles, in the order {@code nvidia-smi} lists
+   *     them
+   */
+  public record Mig(int computeSlices, int memorySlices, List<GiProfile> gpuInstanceProfiles) {
+    public Mig {
+      require(computeSlices > 0, "computeSlices: must be > 0, got " + computeSlices);
+      require(memorySlices > 0, "memorySlices: must be > 0, got " + memorySlices);
+      require(
+          gpuInstanceProfiles != null && !gpuInstanceProfiles.isEmpty(),
+          "gpuInstanceProfiles: at least one profile required");
+      Set<Integer> ids = new HashSet<>();
+      Set<Integer> indexes = new HashSet<>();
+      for (GiProfile p : gpuInstanceProfiles) {
+        require(ids.add(p.id()), "gpuInstanceProfiles: duplicate id " + p.id());
+        require(indexes.add(p.index()), "gpuInstanceProfiles: duplicate index " + p.index());
+      }
+      gpuInstanceProfiles = List.copyOf(gpuInstanceProfiles);
+    }
+  }
+
+  /**
+   * A GPU-instance profile, with the numbers {@code nvidia-smi mig -lgip} and {@code -lgipp} show.
+   *
+   * @param index NVML profile constant
+   * @param id NVML profile id
+   * @param name profile name, e.g. {@code 1g.10gb+me}; must match memoryMB by go-nvlib's rounding
+   * @param instances most instances on one GPU
+   * @param memoryMB memory
+   * @param multiprocessors SMs
+   * @param copyEngines copy engines
+   * @param decoders decoders
+   * @param encoders encoders
+   * @param jpeg JPEG engines
+   * @param ofa optical-flow engines
+   * @param placementStarts the memory slices an instance can start at
+   * @param placementSize memory slices an instance takes
+   */
+  public record GiProfile(
+      int index,
+      int id,
+      String name,
+      int instances,
+      long memoryMB,
+      int multiprocessors,
+      int copyEngines,
+      int decoders,
+      int encoders,
+      int jpeg,
+      int ofa,
+      List<Integer> placementStarts,
+      int placementSize) {
+    public GiProfile {
+      require(name != null, "name: required");
+      MigProfile.parse(name);
+      require(index >= 0, "index: must be >= 0, got " + index);
+      require(id >= 0, "id: must be >= 0, got " + id);
+      require(instances > 0, "instances: must be > 0, got " + instances);
+      require(memoryMB > 0, "memoryMB: must be > 0, got " + memoryMB);
+      require(multiprocessors > 0, "multiprocessors: must be > 0, got " + multiprocessors);
+      require(
+          placementStarts != null && !placementStarts.isEmpty(),
+          "placementStarts: at least one start required");
+      require(placementSize > 0, "placementSize: must be > 0, got " + placementSize);
+      placementStarts = List.copyOf(placementStarts);
+    }
+
+    /** Parsed name. */
+    public MigProfile profile() {
+      return MigProfile.parse(name);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package io.gpuoperator.node.gpu.sim;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProfileErrorsTest {
+  @TempDir Path dir;
+
+  private Path write(String name, String yaml) throws Exception {
+    Path f = dir.resolve(name);
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  @Test
+  void wrongTypeNamesFileLineAndField() throws Exception {
+    Path f =
+        write(
+            "node.yaml",
+            """
+            driverVersion: 550.54.15
+            cudaVersion: "12.4"
+            gpus:
+              - model: H100-SXM5-80GB
+                count: eight
+            """);
+    assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
+        .isInstanceOf(ProfileException.class)
+        .hasMessageStartingWith(f + ":5:")
+        .hasMessageContaining("gpus[0].count");
+  }
+
+  @Test
+  void unknownFieldAndUnknownModelAreReported() throws Exception {
+    Path f1 =
+        write("a.yaml", "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpuz: []\ngpus: []\n");
+    assertThatThrownBy(() -> HardwareProfiles.loadNode(f1))
+        .hasMessageStartingWith(f1 + ":3:")
+        .hasMessageContaining("gpuz");
+    Path f2 =
+        write(
+            "b.yaml",
+            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus:\n  - model: V100\n    count: 1\n");
+    assertThatThrownBy(() -> HardwareProfiles.loadNode(f2))
+        .hasMessageStartingWith(f2 + ":4:")
+        .hasMessageContaining("gpus[0].model")
+        .hasMessageContaining("unknown GPU model 'V100'");
+  }
+
+  @Test
+  void semanticErrorsNameTheField() throws Exception {
+    Path f =
+        write(
+            "c.yaml",
+            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: [{model: T4, count: 0}]\n");
+    assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
+        .hasMessageStartingWith(f + ":3:")
+        .hasMessageContaining("gpus[0]")
+        .hasMessageContaining("count: must be at least 1, got 0");
+    Path g = write("d.yaml", "driverVersion: 550\ncudaVersion: \"12.4\"\ngpus: []\n");
+    assertThatThrownBy(() -> HardwareProfiles.loadNode(g))
+        .hasMessageContaining("driverVersion: expected <major>.<minor>");
+  }
+
+  @Test
+  void hardwareProfileFromDiskIsCheckedAgainstGoNvlibNaming() throws Exception {
+    String good =
+        new String(
+            getClass()
+                .getResourceAsStream("/io/gpuoperator/node/gpu/profiles/A100-SXM4-40GB.yaml")
+                .readAllBytes());
+    write("custom.yaml", good.replace("model: A100-SXM4-40GB", "model: custom"));
+    Path node =
+        write(
+            "node.yaml",
+            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: [{model: custom.yaml, count: 1}]\n");
+    HardwareProfiles.loadNode(node);
+    // A memory size that rounds to another profile name is rejected.
+    Path bad =
+        write(
+            "bad.yaml",
+            good.replace(
+                "memoryMB: 19968, multiprocessors: 42", "memoryMB: 29968, multiprocessors: 42"));
+    assertThatThrownBy(() -> HardwareProfiles.load(bad))
+        .hasMessageStartingWith(bad.toString())
+        .hasMessageContaining("names the profile 3g.30gb, not 3g.20gb");
+  }
+}
