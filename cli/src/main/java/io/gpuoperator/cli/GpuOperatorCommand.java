@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
+import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -20,6 +21,7 @@ import picocli.CommandLine.Command;
       OperatorCommand.class,
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
+      DevicePluginCommand.class,
       CommandLine.HelpCommand.class
     })
 public class GpuOperatorCommand implements Runnable {

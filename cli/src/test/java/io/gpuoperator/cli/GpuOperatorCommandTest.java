@@ -76,4 +76,24 @@ class GpuOperatorCommandTest {
         .contains("nvidia.com/gpu.count=4\n")
         .contains("nvidia.com/gpu.machine=g4dn.12xlarge\n");
   }
+
+  @Test
+  void devicePluginRejectsBadInputWithTheFieldAndExitCode2() {
+    CommandLine cmd = GpuOperatorCommand.commandLine();
+    StringWriter out = new StringWriter();
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(out));
+    int rc =
+        cmd.execute(
+            "device-plugin",
+            "--backend",
+            "simulated",
+            "--node-profile",
+            "dgx-h100",
+            "--mig-strategy",
+            "sometimes");
+    assertThat(rc).isEqualTo(2);
+    assertThat(out.toString())
+        .contains("MIG_STRATEGY: unknown MIG strategy 'sometimes', expected none, single or mixed");
+  }
 }
