@@ -1,9 +1,10 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
-import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -22,6 +23,7 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      ValidatorCommand.class,
       CommandLine.HelpCommand.class
     })
 public class GpuOperatorCommand implements Runnable {
