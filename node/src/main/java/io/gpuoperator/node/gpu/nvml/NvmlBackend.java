@@ -109,8 +109,17 @@ public final class NvmlBackend implements GpuBackend {
     try {
       return Native.load(name, NvmlLibrary.class);
     } catch (UnsatisfiedLinkError e) {
+      // JNA lists every place it looked; the loader's first reason is the one that matters.
+      String[] lines = String.valueOf(e.getMessage()).split("\n");
+      String reason = lines.length > 1 && lines[0].endsWith(":") ? lines[1].strip() : lines[0];
       throw new GpuBackendException.LibraryNotFound(
-          "cannot load " + name + ": " + e.getMessage(), e);
+          "cannot load "
+              + name
+              + ": "
+              + reason
+              + " (is the NVIDIA driver installed? --nvml-library or NVML_LIBRARY selects the"
+              + " file)",
+          e);
     }
   }
 
