@@ -21,7 +21,7 @@ class ContainerRunnersTest {
   }
 
   @Test
-  void projectImageWithAgentSubcommandRunsInProcess() {
+  void agentSubcommandRunsInProcess() {
     ContainerRunner r =
         runners.select(
             NodeDescription.cpuNode("n"),
@@ -46,10 +46,28 @@ class ContainerRunnersTest {
   }
 
   @Test
-  void otherImagesOrUnknownAgentsGetDeclaredBehaviour() {
+  void agentsRunOnWhateverImageThePolicyNames() {
+    // The upstream sample policy puts our validator command line on NVIDIA's validator image.
     assertThat(
             runners.select(
-                NodeDescription.cpuNode("n"), POD, container("busybox", "validator"), true))
+                NodeDescription.cpuNode("n"),
+                POD,
+                container(
+                    "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0", "validator"),
+                true))
+        .isInstanceOf(InProcessContainerRunner.class);
+  }
+
+  @Test
+  void shellCommandsAndUnknownAgentsGetDeclaredBehaviour() {
+    Container shell =
+        new ContainerBuilder()
+            .withName("c")
+            .withImage("ghcr.io/x/gpu-operator:1")
+            .withCommand("sh", "-c")
+            .withArgs("validator")
+            .build();
+    assertThat(runners.select(NodeDescription.cpuNode("n"), POD, shell, true))
         .isInstanceOf(DeclaredContainerRunner.class);
     assertThat(
             runners.select(
@@ -96,12 +114,19 @@ class ContainerRunnersTest {
   }
 
   @Test
-  void projectImageIsRecognisedByItsName() {
-    assertThat(ContainerRunners.isProjectImage("ghcr.io/gpu-operator-java/gpu-operator:0.1.0"))
-        .isTrue();
-    assertThat(ContainerRunners.isProjectImage("localhost:5000/gpu-operator")).isTrue();
-    assertThat(ContainerRunners.isProjectImage("nvcr.io/nvidia/gpu-operator-validator:1"))
-        .isFalse();
-    assertThat(ContainerRunners.isProjectImage(null)).isFalse();
+  void agentNameComesFromTheCommandLine() {
+    assertThat(ContainerRunners.agentName(container("any", "validator", "--component", "driver")))
+        .isEqualTo("validator");
+    Container binary =
+        new ContainerBuilder()
+            .withName("c")
+            .withCommand("/usr/bin/gpu-operator")
+            .withArgs("toolkit")
+            .build();
+    assertThat(ContainerRunners.agentName(binary)).isEqualTo("toolkit");
+    Container driver =
+        new ContainerBuilder().withName("c").withCommand("nvidia-driver").withArgs("init").build();
+    assertThat(ContainerRunners.agentName(driver)).isNull();
+    assertThat(ContainerRunners.agentName(container("any"))).isNull();
   }
 }
