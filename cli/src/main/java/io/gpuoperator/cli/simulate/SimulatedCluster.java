@@ -43,6 +43,7 @@ public final class SimulatedCluster implements AutoCloseable {
           ContainerRunners.builder()
               .agent("validator", new ValidatorAgent(c.backends::opener), false)
               .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
+              .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
               .build();
       c.nodes =
           SimulatedNodes.start(

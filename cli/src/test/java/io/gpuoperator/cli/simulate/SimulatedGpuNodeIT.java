@@ -107,6 +107,38 @@ class SimulatedGpuNodeIT {
 
   @Test
   @Order(2)
+  void inProcessFeatureDiscoveryLabelsTheNode() {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("gpu-feature-discovery")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("gpu-feature-discovery")
+                .withImage("nvcr.io/nvidia/k8s-device-plugin:v0.17.1")
+                .withArgs("feature-discovery")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(admin.nodes().withName(NODE).get().getMetadata().getLabels())
+                    .containsEntry("nvidia.com/gpu.count", "8")
+                    .containsEntry("nvidia.com/gpu.present", "true")
+                    .hasEntrySatisfying(
+                        "nvidia.com/gpu.product", v -> assertThat(v).contains("H100")));
+  }
+
+  @Test
+  @Order(3)
   void scheduledGpuPodGetsADeviceRecordedInPodResources() throws Exception {
     admin.pods().inNamespace(ns).resource(gpuPod("trainer", 1)).create();
     await()
@@ -140,7 +172,7 @@ class SimulatedGpuNodeIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void podAskingForMoreGpusThanAnyNodeHasStaysPending() {
     admin.pods().inNamespace(ns).resource(gpuPod("too-big", 9)).create();
     await()
@@ -160,7 +192,7 @@ class SimulatedGpuNodeIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void kubeletRestartMakesThePluginRegisterAgain() {
     SimulatedKubelet k = cluster.kubelet(NODE);
     assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);
