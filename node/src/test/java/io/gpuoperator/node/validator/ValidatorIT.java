@@ -154,12 +154,14 @@ class ValidatorIT {
     try (SimulatedKubelet kubelet =
         SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(9).build()) {
       kubelet.start();
-      // No device plugin published nvidia.com/gpu: the kubelet refuses the workload pod.
-      assertThatThrownBy(
-              () -> new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).run())
+      // No device plugin published nvidia.com/gpu: no workload pod is even tried.
+      ValidatorConfig config =
+          config(node, Component.CUDA, ns)
+              .withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(500));
+      assertThatThrownBy(() -> new Validator(config, r -> null, () -> client).run())
           .isInstanceOf(ValidationException.class)
-          .hasMessageContaining(
-              "failed: Pod Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0");
+          .hasMessageContaining("node validator-cuda-nogpu advertises no nvidia.com/gpu");
+      assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
     }
   }
 
