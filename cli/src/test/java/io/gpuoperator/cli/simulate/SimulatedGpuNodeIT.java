@@ -139,6 +139,138 @@ class SimulatedGpuNodeIT {
 
   @Test
   @Order(3)
+  void nodeComesUpInOrderThroughTheValidatorChain() {
+    // The shapes the operator renders: driver, toolkit (waits for the driver), and the
+    // operator-validator's init chain driver, toolkit, cuda, plugin, all with WITH_WAIT.
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-operator-validator")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(
+                    validation("driver"),
+                    validation("toolkit"),
+                    validation("cuda"),
+                    validation("plugin"))
+                .addNewContainer()
+                .withName("nvidia-operator-validator")
+                .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+                .withCommand("sh", "-c")
+                .withArgs("echo all validations are successful; while true; do sleep 86400; done")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-container-toolkit")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(validation("driver"))
+                .addNewContainer()
+                .withName("nvidia-container-toolkit-ctr")
+                .withImage("nvcr.io/nvidia/k8s/container-toolkit:v1.17.5-ubuntu20.04")
+                .withArgs("toolkit")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    var validations = cluster.kubelet(NODE).dirs().validations();
+    try {
+      Thread.sleep(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    assertThat(validations.resolve("driver-ready")).doesNotExist();
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-driver")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("nvidia-driver-ctr")
+                .withImage("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04")
+                .withCommand("nvidia-driver")
+                .withArgs("init")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName("nvidia-operator-validator").get();
+              assertThat(p.getStatus().getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("Ready");
+                        assertThat(c.getStatus()).isEqualTo("True");
+                      });
+            });
+    for (String marker : List.of("driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready")) {
+      assertThat(validations.resolve(marker)).exists();
+    }
+    Pod validator = admin.pods().inNamespace(ns).withName("nvidia-operator-validator").get();
+    // Each init step finished after the one before it.
+    var inits = validator.getStatus().getInitContainerStatuses();
+    for (int i = 1; i < inits.size(); i++) {
+      assertThat(inits.get(i).getState().getTerminated().getFinishedAt())
+          .isGreaterThanOrEqualTo(inits.get(i - 1).getState().getTerminated().getFinishedAt());
+      assertThat(inits.get(i).getRestartCount()).isZero();
+    }
+    // The cuda workload pod ran and is gone.
+    assertThat(
+            admin
+                .pods()
+                .inNamespace(ns)
+                .withLabel("app", "nvidia-cuda-validator")
+                .list()
+                .getItems())
+        .isEmpty();
+  }
+
+  static io.fabric8.kubernetes.api.model.Container validation(String component) {
+    return new io.fabric8.kubernetes.api.model.ContainerBuilder()
+        .withName(component + "-validation")
+        .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+        .withArgs("validator", "--component", component)
+        .addNewEnv()
+        .withName("WITH_WAIT")
+        .withValue("true")
+        .endEnv()
+        .addNewEnv()
+        .withName("OPERATOR_NAMESPACE")
+        .withValue(ns)
+        .endEnv()
+        .addNewEnv()
+        .withName("NODE_NAME")
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath("spec.nodeName")
+        .endFieldRef()
+        .endValueFrom()
+        .endEnv()
+        .build();
+  }
+
+  @Test
+  @Order(4)
   void scheduledGpuPodGetsADeviceRecordedInPodResources() throws Exception {
     admin.pods().inNamespace(ns).resource(gpuPod("trainer", 1)).create();
     await()
@@ -172,7 +304,7 @@ class SimulatedGpuNodeIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void podAskingForMoreGpusThanAnyNodeHasStaysPending() {
     admin.pods().inNamespace(ns).resource(gpuPod("too-big", 9)).create();
     await()
@@ -192,7 +324,7 @@ class SimulatedGpuNodeIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void kubeletRestartMakesThePluginRegisterAgain() {
     SimulatedKubelet k = cluster.kubelet(NODE);
     assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);

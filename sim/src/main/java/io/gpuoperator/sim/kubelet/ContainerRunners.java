@@ -26,6 +26,9 @@ public final class ContainerRunners {
   /** The executable name of this project's image. */
   public static final String PROJECT_BINARY = "gpu-operator";
 
+  /** The toolkit agent's subcommand. */
+  public static final String TOOLKIT_AGENT = "toolkit";
+
   private static final Pattern WAIT_FOR_MARKER =
       Pattern.compile(
           "-f\\s+[\"']?" + Pattern.quote(KubeletConstants.HOST_VALIDATIONS) + "/([\\w.-]+)");
@@ -58,11 +61,11 @@ public final class ContainerRunners {
     if (agent != null && agents.containsKey(agent)) {
       return agents.get(agent);
     }
-    return new DeclaredContainerRunner(declared(c, init));
+    return new DeclaredContainerRunner(declared(node, c, init));
   }
 
   /** The declared behaviour for a container no override or agent claims. */
-  DeclaredBehaviour declared(Container c, boolean init) {
+  DeclaredBehaviour declared(NodeDescription node, Container c, boolean init) {
     String image = c.getImage() == null ? "" : c.getImage().toLowerCase(Locale.ROOT);
     if (image.contains("cuda-sample") || image.contains("vectoradd")) {
       return DeclaredBehaviour.completes(Duration.ofMillis(500));
@@ -71,6 +74,10 @@ public final class ContainerRunners {
       // NVIDIA's driver container: "installs" the driver, then says so like its startup probe.
       return DeclaredBehaviour.runs(readyAfter)
           .withWrites(List.of(KubeletConstants.DRIVER_CONTAINER_READY));
+    }
+    if (!init && TOOLKIT_AGENT.equals(agentName(c))) {
+      // Our toolkit agent, not run in-process (yet): leave what it would write on the node.
+      return DeclaredBehaviour.runs(readyAfter).withFiles(ToolkitFiles.forNode(node));
     }
     List<String> waits = markersWaitedFor(c);
     DeclaredBehaviour base =

@@ -93,11 +93,15 @@ class ContainerRunnersTest {
   void declaredDefaults() {
     assertThat(
             runners
-                .declared(container("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12"), false)
+                .declared(
+                    NodeDescription.cpuNode("n"),
+                    container("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12"),
+                    false)
                 .exitAfter())
         .isNotNull();
     DeclaredBehaviour waits =
         runners.declared(
+            NodeDescription.cpuNode("n"),
             container(
                 "busybox",
                 "sh",
@@ -106,11 +110,32 @@ class ContainerRunnersTest {
             true);
     assertThat(waits.waitFor()).containsExactly("toolkit-ready");
     assertThat(waits.exitAfter()).isNotNull();
-    assertThat(runners.declared(container("nvcr.io/nvidia/driver:595.91.07"), false).writes())
+    assertThat(
+            runners
+                .declared(
+                    NodeDescription.cpuNode("n"),
+                    container("nvcr.io/nvidia/driver:595.91.07"),
+                    false)
+                .writes())
         .containsExactly(".driver-ctr-ready");
-    DeclaredBehaviour daemon = runners.declared(container("nvcr.io/nvidia/dcgm:4"), false);
+    DeclaredBehaviour daemon =
+        runners.declared(NodeDescription.cpuNode("n"), container("nvcr.io/nvidia/dcgm:4"), false);
     assertThat(daemon.exitAfter()).isNull();
     assertThat(daemon.ready()).isTrue();
+  }
+
+  @Test
+  void toolkitWithoutAnAgentLeavesRuntimeConfigAndCdiSpec() {
+    DeclaredBehaviour b =
+        runners.declared(
+            NodeDescription.gpuNode("g", "L4", 2),
+            container("nvcr.io/nvidia/k8s/container-toolkit:v1", "toolkit"),
+            false);
+    assertThat(b.files())
+        .containsKeys("/etc/containerd/config.toml", "/var/run/cdi/management.nvidia.com-gpu.yaml");
+    assertThat(b.files().get("/var/run/cdi/management.nvidia.com-gpu.yaml"))
+        .contains("kind: management.nvidia.com/gpu", "name: \"1\"", "/dev/nvidia1")
+        .doesNotContain("/dev/nvidia2");
   }
 
   @Test
