@@ -82,7 +82,11 @@ public final class NvmlBackend implements GpuBackend {
    *     /sys} on a host)
    */
   public static NvmlBackend open(Path library, Path sysfsRoot) {
-    NvmlLibrary lib = load(library);
+    return open(load(library), sysfsRoot);
+  }
+
+  /** Initialises NVML through an already loaded binding. */
+  static NvmlBackend open(NvmlLibrary lib, Path sysfsRoot) {
     NvmlBackend b = new NvmlBackend(lib, sysfsRoot);
     int rc = lib.nvmlInit_v2();
     if (rc != NVML_SUCCESS) {
