@@ -42,6 +42,26 @@ class GpuOperatorCommandTest {
   }
 
   @Test
+  void planIsRegisteredAndRejectsAnInvalidPolicyWithTheFieldPath() throws Exception {
+    assertThat(run("plan", "--help")).contains("--filename", "--nodes", "--kubeconfig");
+    java.nio.file.Path bad = java.nio.file.Files.createTempFile("policy", ".yaml");
+    try {
+      java.nio.file.Files.writeString(
+          bad,
+          "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\n"
+              + "spec:\n  mig:\n    strategy: sometimes\n");
+      CommandLine cmd = GpuOperatorCommand.commandLine();
+      StringWriter err = new StringWriter();
+      cmd.setOut(new PrintWriter(new StringWriter()));
+      cmd.setErr(new PrintWriter(err));
+      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(1);
+      assertThat(err.toString()).contains("spec.mig.strategy: Unsupported value");
+    } finally {
+      java.nio.file.Files.deleteIfExists(bad);
+    }
+  }
+
+  @Test
   void featureDiscoveryLabelsASimulatedNodeIntoAFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("gfd");
     run(
@@ -55,5 +75,25 @@ class GpuOperatorCommandTest {
         .contains("nvidia.com/gpu.product=Tesla-T4\n")
         .contains("nvidia.com/gpu.count=4\n")
         .contains("nvidia.com/gpu.machine=g4dn.12xlarge\n");
+  }
+
+  @Test
+  void devicePluginRejectsBadInputWithTheFieldAndExitCode2() {
+    CommandLine cmd = GpuOperatorCommand.commandLine();
+    StringWriter out = new StringWriter();
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(out));
+    int rc =
+        cmd.execute(
+            "device-plugin",
+            "--backend",
+            "simulated",
+            "--node-profile",
+            "dgx-h100",
+            "--mig-strategy",
+            "sometimes");
+    assertThat(rc).isEqualTo(2);
+    assertThat(out.toString())
+        .contains("MIG_STRATEGY: unknown MIG strategy 'sometimes', expected none, single or mixed");
   }
 }

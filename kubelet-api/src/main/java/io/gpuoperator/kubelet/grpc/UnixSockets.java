@@ -1,0 +1,111 @@
+package io.gpuoperator.kubelet.grpc;
+
+import io.grpc.BindableService;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.EventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.grpc.netty.shaded.io.netty.channel.epoll.Epoll;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollIoHandler;
+import io.grpc.netty.shaded.io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.grpc.netty.shaded.io.netty.channel.unix.DomainSocketAddress;
+import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * gRPC servers and channels on Unix domain sockets (epoll, from grpc-netty-shaded), the transport
+ * the kubelet uses for its device-plugin and pod-resources APIs.
+ *
+ * <p>All servers and channels of the JVM share two small daemon event-loop groups: a simulator runs
+ * one kubelet side and several plugin servers per simulated node, and one group per server would
+ * cost threads per node.
+ */
+public final class UnixSockets {
+  /**
+   * gRPC sets SO_KEEPALIVE on every channel; domain sockets do not know it and netty warns once per
+   * connection. Kept in a field so the logger (and its level) is not garbage-collected.
+   */
+  private static final java.util.logging.Logger BOOTSTRAP_LOG =
+      java.util.logging.Logger.getLogger("io.grpc.netty.shaded.io.netty.bootstrap");
+
+  static {
+    BOOTSTRAP_LOG.setLevel(java.util.logging.Level.SEVERE);
+  }
+
+  private static volatile EventLoopGroup boss;
+  private static volatile EventLoopGroup workers;
+
+  private UnixSockets() {}
+
+  /**
+   * Starts a server on the socket path, replacing a stale socket file left by an earlier process
+   * (as the kubelet and the device plugin both do).
+   */
+  public static Server serve(Path socket, BindableService... services) throws IOException {
+    checkEpoll();
+    Files.createDirectories(socket.toAbsolutePath().getParent());
+    Files.deleteIfExists(socket);
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+            .channelType(EpollServerDomainSocketChannel.class)
+            .bossEventLoopGroup(boss())
+            .workerEventLoopGroup(workers());
+    for (BindableService service : services) {
+      builder.addService(service);
+    }
+    try {
+      return builder.build().start();
+    } catch (IOException e) {
+      throw new IOException("cannot serve gRPC on " + socket + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** A plaintext channel to a server listening on the socket path. */
+  public static ManagedChannel channel(Path socket) {
+    checkEpoll();
+    return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+        .channelType(EpollDomainSocketChannel.class)
+        .eventLoopGroup(workers())
+        .usePlaintext()
+        .build();
+  }
+
+  private static void checkEpoll() {
+    if (!Epoll.isAvailable()) {
+      throw new IllegalStateException(
+          "Unix-socket gRPC needs netty's native epoll transport: " + Epoll.unavailabilityCause());
+    }
+  }
+
+  private static EventLoopGroup boss() {
+    if (boss == null) {
+      synchronized (UnixSockets.class) {
+        if (boss == null) {
+          boss = group("uds-boss", 1);
+        }
+      }
+    }
+    return boss;
+  }
+
+  private static EventLoopGroup workers() {
+    if (workers == null) {
+      synchronized (UnixSockets.class) {
+        if (workers == null) {
+          workers = group("uds-worker", 2);
+        }
+      }
+    }
+    return workers;
+  }
+
+  private static EventLoopGroup group(String name, int threads) {
+    return new MultiThreadIoEventLoopGroup(
+        threads, new DefaultThreadFactory(name, true), EpollIoHandler.newFactory());
+  }
+}

@@ -1,0 +1,45 @@
+package io.gpuoperator.node.deviceplugin;
+
+/**
+ * How Allocate tells the container runtime which devices to inject ({@code deviceListStrategy}).
+ */
+public enum DeviceListStrategy {
+  /** {@code NVIDIA_VISIBLE_DEVICES=<ids>}. */
+  ENVVAR("envvar"),
+  /** One mount of /dev/null per device under /var/run/nvidia-container-devices. */
+  VOLUME_MOUNTS("volume-mounts"),
+  /** A {@code cdi.k8s.io/...} annotation listing CDI device names. */
+  CDI_ANNOTATIONS("cdi-annotations"),
+  /** The CRI's CDI device field. */
+  CDI_CRI("cdi-cri");
+
+  private final String value;
+
+  DeviceListStrategy(String value) {
+    this.value = value;
+  }
+
+  /** The config-file spelling. */
+  public String value() {
+    return value;
+  }
+
+  /** True for the CDI strategies, which need no env, mounts or device specs. */
+  public boolean cdi() {
+    return this == CDI_ANNOTATIONS || this == CDI_CRI;
+  }
+
+  /** Parses one strategy name; the error names the field and the allowed values. */
+  public static DeviceListStrategy parse(String field, String value) {
+    for (DeviceListStrategy s : values()) {
+      if (s.value.equals(value == null ? "" : value.trim())) {
+        return s;
+      }
+    }
+    throw new IllegalArgumentException(
+        field
+            + ": unknown device list strategy '"
+            + value
+            + "', expected envvar, volume-mounts, cdi-annotations or cdi-cri");
+  }
+}

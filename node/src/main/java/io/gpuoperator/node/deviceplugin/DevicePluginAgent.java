@@ -1,0 +1,336 @@
+package io.gpuoperator.node.deviceplugin;
+
+import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
+import io.gpuoperator.node.gpu.GpuBackend;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The device plugin of one node: one {@link ResourceServer} per advertised resource, the health
+ * monitor feeding them, and a supervisor that re-registers every resource when the kubelet's socket
+ * is re-created (a kubelet restart), restarts a resource whose server died or whose socket vanished
+ * (that resource only), and retries registration while the kubelet is absent.
+ */
+public final class DevicePluginAgent implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DevicePluginAgent.class);
+
+  /** As the original: more crashes than this within an hour and the resource is given up. */
+  private static final int MAX_CRASHES_PER_HOUR = 5;
+
+  private final GpuBackend backend;
+  private final Path kubeletSocket;
+  private final Path migMinorsFile;
+  private final Duration superviseInterval;
+  private final HealthMonitor health;
+  private final Map<String, ResourceServer> servers = new LinkedHashMap<>();
+  private final Map<String, Deque<Long>> crashes = new HashMap<>();
+  private final ScheduledExecutorService supervisor;
+  private DevicePluginSettings settings;
+  private GpuInventory inventory;
+  private LinkScores links;
+  private Object kubeletKey;
+  private WatchService watcher;
+  private Thread watchThread;
+  private volatile boolean closed;
+  private volatile boolean kubeletCreated;
+
+  /**
+   * @param kubeletSocket the kubelet's registration socket; plugin sockets go next to it
+   * @param migMinorsFile {@code /proc/driver/nvidia-caps/mig-minors} (may be absent)
+   * @param xidPolicy which XIDs count
+   * @param recovery quiet period after which an unhealthy device is healthy again (0: never)
+   * @param superviseInterval how often sockets and registration are checked
+   */
+  public DevicePluginAgent(
+      GpuBackend backend,
+      DevicePluginSettings settings,
+      Path kubeletSocket,
+      Path migMinorsFile,
+      XidPolicy xidPolicy,
+      Duration recovery,
+      Duration superviseInterval) {
+    this.backend = backend;
+    this.settings = settings;
+    this.kubeletSocket = kubeletSocket.toAbsolutePath();
+    this.migMinorsFile = migMinorsFile;
+    this.superviseInterval = superviseInterval;
+    this.inventory = GpuInventory.read(backend, migMinorsFile);
+    this.health =
+        new HealthMonitor(
+            backend,
+            xidPolicy,
+            recovery,
+            inventory,
+            superviseInterval.compareTo(Duration.ofSeconds(1)) < 0
+                ? superviseInterval
+                : Duration.ofSeconds(1),
+            this::onHealth);
+    this.supervisor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "device-plugin-supervisor");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Starts every resource's server and registers it (when the kubelet is there; otherwise the
+   * supervisor registers it once the kubelet appears).
+   *
+   * @throws IllegalArgumentException when the GPUs do not fit the settings (MIG single strategy)
+   */
+  public synchronized DevicePluginAgent start() throws IOException {
+    Files.createDirectories(kubeletSocket.getParent());
+    links = LinkScores.read(backend);
+    List<ResourceSet> resources = DeviceResourcesModel.build(inventory, settings);
+    if (resources.isEmpty()) {
+      LOG.warn("no devices to advertise; waiting (as the original: 'Waiting indefinitely')");
+    }
+    kubeletKey = SocketFiles.identity(kubeletSocket);
+    for (ResourceSet r : resources) {
+      startServer(new ResourceServer(r, settings, kubeletSocket, links, health.unhealthy()));
+    }
+    health.start();
+    startWatch();
+    long period = superviseInterval.toMillis();
+    supervisor.scheduleWithFixedDelay(this::supervise, period, period, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  /**
+   * Applies new settings (a new config file or a new {@code nvidia.com/device-plugin.config}
+   * label): re-reads the GPUs and restarts only the resources that changed; unchanged ones keep
+   * serving, and the kubelet keeps what it already allocated.
+   */
+  public synchronized void reload(DevicePluginSettings next) throws IOException {
+    GpuInventory inv = GpuInventory.read(backend, migMinorsFile);
+    List<ResourceSet> resources = DeviceResourcesModel.build(inv, next);
+    settings = next;
+    inventory = inv;
+    health.inventory(inv);
+    Map<String, ResourceSet> wanted = new LinkedHashMap<>();
+    resources.forEach(r -> wanted.put(r.name(), r));
+    for (String name : List.copyOf(servers.keySet())) {
+      ResourceServer s = servers.get(name);
+      ResourceSet w = wanted.get(name);
+      if (w == null || !w.equals(s.resource()) || !next.equals(s.settings())) {
+        LOG.info("reload: stopping resource {}", name);
+        s.stop();
+        servers.remove(name);
+      }
+    }
+    for (ResourceSet r : resources) {
+      if (!servers.containsKey(r.name())) {
+        LOG.info("reload: starting resource {}", r.name());
+        startServer(new ResourceServer(r, next, kubeletSocket, links, health.unhealthy()));
+      }
+    }
+  }
+
+  /** Stops and starts every resource (new sockets, new registrations), as on SIGHUP. */
+  public synchronized void restartAll() {
+    for (String name : List.copyOf(servers.keySet())) {
+      restart(name);
+    }
+  }
+
+  /** The running servers by resource name. */
+  public synchronized Map<String, ResourceServer> servers() {
+    return Map.copyOf(servers);
+  }
+
+  /** The settings in effect. */
+  public synchronized DevicePluginSettings settings() {
+    return settings;
+  }
+
+  /** The UUIDs unhealthy now. */
+  public Set<String> unhealthy() {
+    return health.unhealthy();
+  }
+
+  /** Why a device is unhealthy, or null. */
+  public String unhealthyReason(String uuid) {
+    return health.reason(uuid);
+  }
+
+  private void startServer(ResourceServer s) throws IOException {
+    s.start();
+    servers.put(s.resource().name(), s);
+    tryRegister(s);
+  }
+
+  private void tryRegister(ResourceServer s) {
+    if (!Files.exists(kubeletSocket)) {
+      return;
+    }
+    try {
+      s.register();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "resource {}: registration with {} failed (retrying): {}",
+          s.resource().name(),
+          kubeletSocket,
+          e.getMessage());
+    }
+  }
+
+  private synchronized void restart(String name) {
+    ResourceServer old = servers.get(name);
+    if (old == null) {
+      return;
+    }
+    old.stop();
+    ResourceServer fresh =
+        new ResourceServer(
+            old.resource(), old.settings(), kubeletSocket, links, health.unhealthy());
+    try {
+      startServer(fresh);
+    } catch (IOException e) {
+      servers.remove(name);
+      LOG.error("resource {}: cannot restart its server: {}", name, e.getMessage());
+    }
+  }
+
+  private void onHealth(Set<String> unhealthy) {
+    List<ResourceServer> current;
+    synchronized (this) {
+      current = List.copyOf(servers.values());
+    }
+    current.forEach(s -> s.updateHealth(unhealthy));
+  }
+
+  /** One supervision pass; runs on the supervisor thread. */
+  synchronized void supervise() {
+    if (closed) {
+      return;
+    }
+    try {
+      Object key = SocketFiles.identity(kubeletSocket);
+      boolean created = kubeletCreated;
+      kubeletCreated = false;
+      if (key != null && (created || !Objects.equals(key, kubeletKey))) {
+        boolean restarted = kubeletKey != null || created;
+        kubeletKey = key;
+        if (restarted) {
+          crashes.clear();
+          LOG.info(
+              "{} was re-created (kubelet restart): re-registering every resource", kubeletSocket);
+          restartAll();
+          return;
+        }
+      } else if (key == null) {
+        kubeletKey = null;
+      }
+      for (String name : List.copyOf(servers.keySet())) {
+        ResourceServer s = servers.get(name);
+        if (!s.alive()) {
+          if (crashedTooOften(name)) {
+            LOG.error(
+                "resource {}: server died more than {} times within an hour; giving it up",
+                name,
+                MAX_CRASHES_PER_HOUR);
+            s.stop();
+            servers.remove(name);
+            continue;
+          }
+          LOG.warn("resource {}: server or socket {} gone; restarting it", name, s.socket());
+          restart(name);
+        } else if (!s.registered()) {
+          tryRegister(s);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.error("supervision pass failed: {}", e.toString());
+    }
+  }
+
+  private boolean crashedTooOften(String name) {
+    long now = System.currentTimeMillis();
+    Deque<Long> times = crashes.computeIfAbsent(name, n -> new ArrayDeque<>());
+    times.addLast(now);
+    while (!times.isEmpty() && now - times.peekFirst() > TimeUnit.HOURS.toMillis(1)) {
+      times.removeFirst();
+    }
+    return times.size() > MAX_CRASHES_PER_HOUR;
+  }
+
+  /** Wakes the supervisor as soon as kubelet.sock is created, instead of at its next pass. */
+  private void startWatch() {
+    try {
+      watcher = FileSystems.getDefault().newWatchService();
+      kubeletSocket.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+    } catch (IOException e) {
+      LOG.warn(
+          "cannot watch {} ({}); relying on polling", kubeletSocket.getParent(), e.getMessage());
+      return;
+    }
+    String name = kubeletSocket.getFileName().toString();
+    watchThread =
+        new Thread(
+            () -> {
+              try {
+                while (!closed) {
+                  WatchKey k = watcher.take();
+                  for (WatchEvent<?> ev : k.pollEvents()) {
+                    if (ev.context() instanceof Path p && p.toString().equals(name)) {
+                      kubeletCreated = true;
+                      supervisor.execute(this::supervise);
+                    }
+                  }
+                  k.reset();
+                }
+              } catch (InterruptedException | ClosedWatchServiceException e) {
+                // closing
+              }
+            },
+            "device-plugin-watch");
+    watchThread.setDaemon(true);
+    watchThread.start();
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    supervisor.shutdownNow();
+    health.close();
+    if (watcher != null) {
+      try {
+        watcher.close();
+      } catch (IOException e) {
+        // closing anyway
+      }
+    }
+    synchronized (this) {
+      servers.values().forEach(ResourceServer::stop);
+      servers.clear();
+    }
+  }
+
+  /** The default kubelet socket of a real node. */
+  public static Path defaultKubeletSocket() {
+    return Path.of(DevicePluginConstants.KUBELET_SOCKET);
+  }
+}

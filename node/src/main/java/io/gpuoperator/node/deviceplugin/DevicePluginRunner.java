@@ -1,0 +1,206 @@
+package io.gpuoperator.node.deviceplugin;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuoperator.node.config.DevicePluginConfig;
+import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.gpu.GpuBackend;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the device plugin with its configuration kept current: resolves the settings (flags and env
+ * over the config file), starts the {@link DevicePluginAgent}, and reloads it when the config file
+ * changes or, with a config directory, when the node's {@code nvidia.com/device-plugin.config}
+ * label names another config. A config that fails to load is reported and the running one kept.
+ */
+public final class DevicePluginRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(DevicePluginRunner.class);
+
+  private final GpuBackend backend;
+  private final Map<String, String> env;
+  private final ConfigSource source;
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final Path kubeletSocket;
+  private final Path migMinorsFile;
+  private final Duration recovery;
+  private final Duration supervise;
+  private final ScheduledExecutorService fileWatch;
+  private DevicePluginAgent agent;
+  private SharedIndexInformer<Node> nodeInformer;
+  private volatile String label;
+  private Path activeFile;
+  private FileTime activeModified;
+
+  /**
+   * @param env environment with flags laid over it, keyed by the env names
+   * @param client API client for the node label, or null (then no label switching)
+   */
+  public DevicePluginRunner(
+      GpuBackend backend,
+      Map<String, String> env,
+      ConfigSource source,
+      KubernetesClient client,
+      String nodeName,
+      Path kubeletSocket,
+      Path migMinorsFile,
+      Duration recovery,
+      Duration supervise) {
+    this.backend = backend;
+    this.env = Map.copyOf(env);
+    this.source = source;
+    this.client = client;
+    this.nodeName = nodeName;
+    this.kubeletSocket = kubeletSocket;
+    this.migMinorsFile = migMinorsFile;
+    this.recovery = recovery;
+    this.supervise = supervise;
+    this.fileWatch =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "device-plugin-config");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Resolves the settings the config source gives now (the first load: errors propagate). */
+  public DevicePluginSettings currentSettings() {
+    if (source.labelled() && client != null && nodeName != null) {
+      Node node = client.nodes().withName(nodeName).get();
+      label =
+          node == null || node.getMetadata().getLabels() == null
+              ? null
+              : node.getMetadata().getLabels().get(PluginNames.CONFIG_LABEL);
+    }
+    Path file = source.select(label);
+    activeFile = file;
+    activeModified = modified(file);
+    DevicePluginConfig config = file == null ? null : DevicePluginConfigs.load(file);
+    if (file != null) {
+      LOG.info("config file {} (label {}={})", file, PluginNames.CONFIG_LABEL, label);
+    }
+    return SettingsResolver.resolve(config, env);
+  }
+
+  /** Starts the agent and the config watches. */
+  public synchronized DevicePluginRunner start() throws IOException {
+    agent =
+        new DevicePluginAgent(
+                backend,
+                currentSettings(),
+                kubeletSocket,
+                migMinorsFile,
+                XidPolicy.fromEnv(env),
+                recovery,
+                supervise)
+            .start();
+    long period = Math.max(200, supervise.toMillis() * 2);
+    fileWatch.scheduleWithFixedDelay(this::checkFile, period, period, TimeUnit.MILLISECONDS);
+    if (source.labelled() && client != null && nodeName != null) {
+      nodeInformer =
+          client
+              .nodes()
+              .withName(nodeName)
+              .inform(
+                  new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(Node node) {
+                      onNode(node);
+                    }
+
+                    @Override
+                    public void onUpdate(Node old, Node node) {
+                      onNode(node);
+                    }
+
+                    @Override
+                    public void onDelete(Node node, boolean unknown) {}
+                  },
+                  0);
+    }
+    return this;
+  }
+
+  /** The running agent. */
+  public synchronized DevicePluginAgent agent() {
+    return agent;
+  }
+
+  /** Restarts every resource, as the original does on SIGHUP. */
+  public synchronized void restartAll() {
+    agent.restartAll();
+  }
+
+  private void onNode(Node node) {
+    String value =
+        node.getMetadata().getLabels() == null
+            ? null
+            : node.getMetadata().getLabels().get(PluginNames.CONFIG_LABEL);
+    if (!Objects.equals(value, label)) {
+      LOG.info(
+          "node/{}: label {} changed from {} to {}",
+          nodeName,
+          PluginNames.CONFIG_LABEL,
+          label,
+          value);
+      label = value;
+      fileWatch.execute(this::reload);
+    }
+  }
+
+  private void checkFile() {
+    Path file;
+    FileTime known;
+    synchronized (this) {
+      file = activeFile;
+      known = activeModified;
+    }
+    if (file != null && !Objects.equals(modified(file), known)) {
+      LOG.info("config file {} changed", file);
+      reload();
+    }
+  }
+
+  /** Loads the selected config again and applies it; on error keeps the running one. */
+  synchronized void reload() {
+    try {
+      agent.reload(currentSettings());
+    } catch (RuntimeException | IOException e) {
+      LOG.error(
+          "node/{}: config not applied, keeping the running one: {}", nodeName, e.getMessage());
+    }
+  }
+
+  private static FileTime modified(Path p) {
+    try {
+      return p == null ? null : Files.getLastModifiedTime(p);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    if (nodeInformer != null) {
+      nodeInformer.close();
+    }
+    fileWatch.shutdownNow();
+    if (agent != null) {
+      agent.close();
+    }
+  }
+}

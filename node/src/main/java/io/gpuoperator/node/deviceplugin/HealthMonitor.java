@@ -1,0 +1,180 @@
+package io.gpuoperator.node.deviceplugin;
+
+import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.GpuBackendException;
+import io.gpuoperator.node.gpu.GpuEvent;
+import io.gpuoperator.node.gpu.GpuEventSubscription;
+import io.gpuoperator.node.gpu.GpuEventType;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the backend's XID and ECC events on its own thread and reports the set of unhealthy
+ * device UUIDs whenever it changes. A failed event stream marks every device unhealthy and is
+ * subscribed again until it works.
+ */
+public final class HealthMonitor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(HealthMonitor.class);
+  private static final Set<GpuEventType> EVENTS =
+      EnumSet.of(
+          GpuEventType.XID_CRITICAL_ERROR,
+          GpuEventType.DOUBLE_BIT_ECC_ERROR,
+          GpuEventType.SINGLE_BIT_ECC_ERROR);
+
+  private final GpuBackend backend;
+  private final XidPolicy policy;
+  private final HealthTracker tracker;
+  private final Consumer<Set<String>> listener;
+  private final Duration pollInterval;
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile Set<String> unhealthy = Set.of();
+
+  /**
+   * @param pollInterval longest wait for an event before recovery is checked (and the retry
+   *     interval after a backend failure)
+   */
+  public HealthMonitor(
+      GpuBackend backend,
+      XidPolicy policy,
+      Duration recovery,
+      GpuInventory inventory,
+      Duration pollInterval,
+      Consumer<Set<String>> listener) {
+    this.backend = backend;
+    this.policy = policy;
+    this.tracker = new HealthTracker(policy, recovery, inventory);
+    this.listener = listener;
+    this.pollInterval = pollInterval;
+    this.thread = new Thread(this::run, "device-plugin-health");
+    this.thread.setDaemon(true);
+  }
+
+  /** Starts watching; with health checks disabled by env it does nothing. */
+  public HealthMonitor start() {
+    if (policy.checksDisabled()) {
+      LOG.info("health checks disabled by {}", PluginNames.ENV_DISABLE_HEALTHCHECKS);
+      return this;
+    }
+    thread.start();
+    return this;
+  }
+
+  /** The UUIDs unhealthy now. */
+  public Set<String> unhealthy() {
+    return unhealthy;
+  }
+
+  /** Updates the devices events are mapped to. */
+  public synchronized void inventory(GpuInventory inventory) {
+    tracker.inventory(inventory);
+  }
+
+  private void run() {
+    GpuEventSubscription subscription = null;
+    while (running) {
+      try {
+        if (subscription == null) {
+          subscription = backend.subscribe(EVENTS);
+          if (!subscription.unsupportedGpus().isEmpty()) {
+            LOG.warn(
+                "GPUs {} report no XID or ECC events: no health checks for them",
+                subscription.unsupportedGpus());
+          }
+        }
+        Optional<GpuEvent> event = subscription.poll(pollInterval);
+        long now = System.currentTimeMillis();
+        boolean changed;
+        synchronized (this) {
+          changed = event.isPresent() && apply(event.get(), now);
+          changed |= tracker.tick(now);
+        }
+        if (changed) {
+          publish();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (GpuBackendException e) {
+        if (!running) {
+          break;
+        }
+        LOG.error("GPU event stream failed, marking all devices unhealthy: {}", e.getMessage());
+        boolean changed;
+        synchronized (this) {
+          changed = tracker.onBackendFailure(e.getMessage(), System.currentTimeMillis());
+        }
+        if (changed) {
+          publish();
+        }
+        if (subscription != null) {
+          try {
+            subscription.close();
+          } catch (RuntimeException ignored) {
+            // Already broken; a new one is made below.
+          }
+          subscription = null;
+        }
+        try {
+          Thread.sleep(pollInterval.toMillis());
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    if (subscription != null) {
+      subscription.close();
+    }
+  }
+
+  private boolean apply(GpuEvent event, long now) {
+    boolean changed = tracker.onEvent(event, now);
+    if (event.type() == GpuEventType.XID_CRITICAL_ERROR) {
+      LOG.info(
+          "GPU {} XID {} ({}): {}",
+          event.gpuIndex(),
+          event.data(),
+          event.wholeGpu()
+              ? "whole GPU"
+              : "GI " + event.gpuInstanceId() + " CI " + event.computeInstanceId(),
+          policy.critical(event.data()) ? "critical" : "ignored");
+    }
+    return changed;
+  }
+
+  private void publish() {
+    Set<String> now;
+    synchronized (this) {
+      now = tracker.unhealthy();
+      for (String uuid : now) {
+        if (!unhealthy.contains(uuid)) {
+          LOG.warn("device {} unhealthy: {}", uuid, tracker.reason(uuid));
+        }
+      }
+      for (String uuid : unhealthy) {
+        if (!now.contains(uuid)) {
+          LOG.info("device {} healthy again after a quiet period", uuid);
+        }
+      }
+      unhealthy = Set.copyOf(now);
+    }
+    listener.accept(now);
+  }
+
+  /** Why a device is unhealthy, or null. */
+  public synchronized String reason(String uuid) {
+    return tracker.reason(uuid);
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    thread.interrupt();
+  }
+}

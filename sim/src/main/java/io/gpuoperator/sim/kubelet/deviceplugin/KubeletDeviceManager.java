@@ -1,0 +1,590 @@
+package io.gpuoperator.sim.kubelet.deviceplugin;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
+import io.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
+import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
+import io.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
+import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.grpc.Server;
+import io.grpc.StatusRuntimeException;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The kubelet's side of the device-plugin API for one node, reusable by the simulator (one per
+ * simulated node): the {@code Registration} server on {@code <kubeletDir>/device-plugins/
+ * kubelet.sock}; for each registered resource a {@code ListAndWatch} stream whose healthy devices
+ * become the Node's allocatable (all devices its capacity, as the kubelet does); device allocation
+ * for pods bound to the node ({@code GetPreferredAllocation} when offered, then {@code Allocate});
+ * and the pod-resources v1 server on {@code <kubeletDir>/pod-resources/kubelet.sock}.
+ *
+ * <p>Pods reach it either through {@link #watchPods()} (an informer on the node's pods) or from a
+ * caller that drives the pod lifecycle itself through {@link #admit(Pod)} and {@link
+ * #release(String)}. Without a client it publishes nothing and fails no pod: it then only answers
+ * over its sockets and through its methods.
+ */
+public final class KubeletDeviceManager implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KubeletDeviceManager.class);
+  private static final long STATUS_RETRY_MILLIS = 1000;
+
+  private final String nodeName;
+  private final Path pluginDir;
+  private final Path podResourcesSocket;
+  private final KubernetesClient client;
+  private final Object lock = new Object();
+  private final Map<String, PluginEndpoint> endpoints = new LinkedHashMap<>();
+  private final Map<String, AtomicInteger> registrations = new ConcurrentHashMap<>();
+  private final Map<String, PodAssignment> assignments = new LinkedHashMap<>();
+  private final Set<String> failedPods = ConcurrentHashMap.newKeySet();
+  private final Map<String, String> published = new HashMap<>();
+  private final ScheduledExecutorService statusWriter;
+  private final ExecutorService connector;
+  private Server registrationServer;
+  private Server podResourcesServer;
+  private SharedIndexInformer<Pod> podInformer;
+  private ExecutorService admitter;
+
+  /**
+   * @param nodeName the Node whose status gets the resources
+   * @param kubeletDir the kubelet's root (like {@code /var/lib/kubelet}): sockets go into its
+   *     {@code device-plugins/} and {@code pod-resources/} subdirectories
+   * @param client the API client for Node status and failed pods; null for none
+   */
+  public KubeletDeviceManager(String nodeName, Path kubeletDir, KubernetesClient client) {
+    this.nodeName = nodeName;
+    this.pluginDir = kubeletDir.resolve(DevicePluginConstants.DEVICE_PLUGINS_DIR);
+    this.podResourcesSocket =
+        kubeletDir
+            .resolve(DevicePluginConstants.POD_RESOURCES_DIR)
+            .resolve(DevicePluginConstants.KUBELET_SOCKET_NAME);
+    this.client = client;
+    this.statusWriter =
+        Executors.newSingleThreadScheduledExecutor(daemon("kubelet-dm-status-" + nodeName));
+    this.connector = Executors.newSingleThreadExecutor(daemon("kubelet-dm-connect-" + nodeName));
+  }
+
+  /** Starts the registration and pod-resources servers. */
+  public KubeletDeviceManager start() throws IOException {
+    Files.createDirectories(pluginDir);
+    podResourcesServer = UnixSockets.serve(podResourcesSocket, new PodResourcesService(this));
+    startRegistration();
+    return this;
+  }
+
+  private void startRegistration() throws IOException {
+    registrationServer =
+        UnixSockets.serve(kubeletSocket(), new RegistrationService(this::onRegisterRequest));
+    LOG.info("node/{}: device-plugin registration serving on {}", nodeName, kubeletSocket());
+  }
+
+  /**
+   * Behaves like a restarted kubelet: stops the registration server, forgets every plugin
+   * connection, empties the plugin directory (the kubelet deletes the sockets it finds there) and
+   * creates {@code kubelet.sock} again. Assignments survive, as they do in the kubelet's
+   * checkpoint. Plugins must notice and register again.
+   */
+  public void restart() throws IOException {
+    if (registrationServer != null) {
+      registrationServer.shutdownNow();
+    }
+    synchronized (lock) {
+      endpoints.values().forEach(PluginEndpoint::stop);
+      endpoints.clear();
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(pluginDir)) {
+      for (Path f : files) {
+        if (!Files.isDirectory(f)) {
+          Files.deleteIfExists(f);
+        }
+      }
+    }
+    publishStatus();
+    startRegistration();
+  }
+
+  /** Starts an informer on the pods bound to this node, admitting and releasing them. */
+  public KubeletDeviceManager watchPods() {
+    if (client == null) {
+      throw new IllegalStateException("node/" + nodeName + ": watching pods needs a client");
+    }
+    admitter = Executors.newSingleThreadExecutor(daemon("kubelet-dm-admit-" + nodeName));
+    podInformer =
+        client
+            .pods()
+            .inAnyNamespace()
+            .withField("spec.nodeName", nodeName)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    admitter.execute(() -> onPod(pod));
+                  }
+
+                  @Override
+                  public void onUpdate(Pod old, Pod pod) {
+                    admitter.execute(() -> onPod(pod));
+                  }
+
+                  @Override
+                  public void onDelete(Pod pod, boolean unknownFinalState) {
+                    admitter.execute(() -> release(pod.getMetadata().getUid()));
+                  }
+                },
+                0);
+    return this;
+  }
+
+  private void onPod(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase)
+        || "Failed".equals(phase)
+        || pod.getMetadata().getDeletionTimestamp() != null) {
+      release(uid);
+      return;
+    }
+    if (!failedPods.contains(uid)) {
+      try {
+        admit(pod);
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "pod/{}/{}: admission failed: {}",
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName(),
+            e.toString());
+      }
+    }
+  }
+
+  /**
+   * Allocates the devices a pod requests from registered resources, container by container, as the
+   * kubelet does before starting it. Idempotent: a pod already admitted gets its assignment back.
+   * On refusal the assignment is rolled back and, with a client, the pod is failed with the reason
+   * {@code UnexpectedAdmissionError} and the plugin's error in its message.
+   */
+  public Admission admit(Pod pod) {
+    String uid = pod.getMetadata().getUid();
+    synchronized (lock) {
+      PodAssignment existing = assignments.get(uid);
+      if (existing != null) {
+        return Admission.admitted(existing);
+      }
+    }
+    List<ContainerAssignment> done = new ArrayList<>();
+    String failure = null;
+    for (Container c : pod.getSpec().getContainers()) {
+      for (Map.Entry<String, Integer> request : deviceRequests(c).entrySet()) {
+        try {
+          done.add(allocate(uid, c.getName(), request.getKey(), request.getValue(), done));
+        } catch (AdmissionException e) {
+          failure = e.getMessage();
+          break;
+        }
+      }
+      if (failure != null) {
+        break;
+      }
+    }
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
+    if (failure != null) {
+      failedPods.add(uid);
+      LOG.warn("pod/{}/{}: {}", ns, name, failure);
+      failPod(ns, name, failure);
+      return Admission.failed(failure);
+    }
+    PodAssignment assignment = new PodAssignment(uid, ns, name, done);
+    synchronized (lock) {
+      if (!done.isEmpty()) {
+        assignments.put(uid, assignment);
+      }
+    }
+    if (!done.isEmpty()) {
+      LOG.info("pod/{}/{}: assigned {}", ns, name, summary(done));
+    }
+    return Admission.admitted(assignment);
+  }
+
+  private ContainerAssignment allocate(
+      String uid, String container, String resource, int count, List<ContainerAssignment> pending)
+      throws AdmissionException {
+    PluginEndpoint endpoint;
+    List<String> available;
+    synchronized (lock) {
+      endpoint = endpoints.get(resource);
+      if (endpoint == null) {
+        throw new AdmissionException(
+            "Allocate failed due to cannot allocate unregistered device " + resource);
+      }
+      Set<String> used = allocatedIds(resource);
+      pending.stream()
+          .filter(a -> a.resource().equals(resource))
+          .forEach(a -> used.addAll(a.deviceIds()));
+      available = new ArrayList<>(endpoint.healthyIds());
+      available.removeAll(used);
+    }
+    if (available.size() < count) {
+      throw new AdmissionException(
+          "Allocate failed due to requested number of devices unavailable for "
+              + resource
+              + ". Requested: "
+              + count
+              + ", Available: "
+              + available.size()
+              + ", which is unexpected");
+    }
+    List<String> chosen;
+    try {
+      chosen = choose(endpoint, available, count);
+      ContainerAllocateResponse response = endpoint.allocate(chosen);
+      if (endpoint.options().getPreStartRequired()) {
+        endpoint.preStart(chosen);
+      }
+      return new ContainerAssignment(container, resource, chosen, response);
+    } catch (StatusRuntimeException e) {
+      throw new AdmissionException(
+          "Allocate failed due to " + goStatusText(e) + ", which is unexpected");
+    }
+  }
+
+  private static List<String> choose(PluginEndpoint endpoint, List<String> available, int count) {
+    if (available.size() == count) {
+      return available;
+    }
+    if (endpoint.options().getGetPreferredAllocationAvailable()) {
+      List<String> preferred =
+          new ArrayList<>(new LinkedHashSet<>(endpoint.preferredAllocation(available, count)));
+      preferred.retainAll(available);
+      if (preferred.size() == count) {
+        return preferred;
+      }
+      LOG.warn(
+          "plugin for {} preferred {} for a request of {}; taking the first available",
+          endpoint.resource(),
+          preferred,
+          count);
+    }
+    return available.subList(0, count);
+  }
+
+  /** The message text of a gRPC error as the kubelet (Go) prints it. */
+  static String goStatusText(StatusRuntimeException e) {
+    StringBuilder code = new StringBuilder();
+    for (String part : e.getStatus().getCode().name().split("_")) {
+      code.append(part.charAt(0)).append(part.substring(1).toLowerCase(Locale.ROOT));
+    }
+    String desc = e.getStatus().getDescription();
+    return "rpc error: code = " + code + " desc = " + (desc == null ? "" : desc);
+  }
+
+  /** Frees the devices assigned to a pod (deleted or terminated). */
+  public void release(String podUid) {
+    PodAssignment removed;
+    synchronized (lock) {
+      removed = assignments.remove(podUid);
+    }
+    failedPods.remove(podUid);
+    if (removed != null) {
+      LOG.info(
+          "pod/{}/{}: released {}",
+          removed.namespace(),
+          removed.name(),
+          summary(removed.containers()));
+    }
+  }
+
+  /** The resources of a container handled by a registered plugin, with the device count. */
+  private Map<String, Integer> deviceRequests(Container c) {
+    Map<String, Integer> out = new TreeMap<>();
+    if (c.getResources() == null) {
+      return out;
+    }
+    Map<String, Quantity> wanted = new HashMap<>();
+    if (c.getResources().getRequests() != null) {
+      wanted.putAll(c.getResources().getRequests());
+    }
+    if (c.getResources().getLimits() != null) {
+      // Extended resources are set by limits; requests, when given, must be equal.
+      wanted.putAll(c.getResources().getLimits());
+    }
+    synchronized (lock) {
+      wanted.forEach(
+          (resource, quantity) -> {
+            if (endpoints.containsKey(resource) || registrations.containsKey(resource)) {
+              int n = quantity.getNumericalAmount().intValue();
+              if (n > 0) {
+                out.put(resource, n);
+              }
+            }
+          });
+    }
+    return out;
+  }
+
+  private Set<String> allocatedIds(String resource) {
+    Set<String> used = new HashSet<>();
+    for (PodAssignment a : assignments.values()) {
+      used.addAll(a.deviceIds(resource));
+    }
+    return used;
+  }
+
+  private void failPod(String namespace, String name, String message) {
+    if (client == null) {
+      return;
+    }
+    String body =
+        Serialization.asJson(
+            Map.of(
+                "status",
+                Map.of(
+                    "phase",
+                    "Failed",
+                    "reason",
+                    Admission.UNEXPECTED_ADMISSION_ERROR,
+                    "message",
+                    message)));
+    try {
+      client
+          .pods()
+          .inNamespace(namespace)
+          .withName(name)
+          .subresource("status")
+          .patch(PatchContext.of(PatchType.JSON_MERGE), body);
+    } catch (KubernetesClientException e) {
+      LOG.warn("pod/{}/{}: cannot fail the pod: {}", namespace, name, e.getMessage());
+    }
+  }
+
+  private void onRegisterRequest(RegisterRequest request) {
+    connector.execute(() -> connect(request));
+  }
+
+  private void connect(RegisterRequest request) {
+    String resource = request.getResourceName();
+    PluginEndpoint endpoint =
+        new PluginEndpoint(
+            resource, pluginDir.resolve(request.getEndpoint()), request.getOptions());
+    PluginEndpoint old;
+    synchronized (lock) {
+      old = endpoints.put(resource, endpoint);
+    }
+    if (old != null) {
+      old.stop();
+    }
+    registrations.computeIfAbsent(resource, r -> new AtomicInteger()).incrementAndGet();
+    LOG.info(
+        "node/{}: plugin registered {} at {} (preferred allocation: {})",
+        nodeName,
+        resource,
+        endpoint.socket(),
+        request.getOptions().getGetPreferredAllocationAvailable());
+    endpoint.start(e -> publishStatus(), this::onDisconnect);
+  }
+
+  private void onDisconnect(PluginEndpoint endpoint) {
+    LOG.warn(
+        "node/{}: ListAndWatch of {} ended; its devices are no longer allocatable",
+        nodeName,
+        endpoint.resource());
+    publishStatus();
+  }
+
+  /** Patches capacity and allocatable of every known resource on the Node, when they changed. */
+  private void publishStatus() {
+    statusWriter.execute(this::writeStatus);
+  }
+
+  private void writeStatus() {
+    if (client == null) {
+      return;
+    }
+    Map<String, int[]> counts = new TreeMap<>();
+    synchronized (lock) {
+      for (String resource : registrations.keySet()) {
+        PluginEndpoint e = endpoints.get(resource);
+        int total = e == null ? 0 : e.devices().size();
+        int healthy = e == null ? 0 : e.healthyIds().size();
+        counts.put(resource, new int[] {total, healthy});
+      }
+    }
+    Map<String, String> capacity = new TreeMap<>();
+    Map<String, String> allocatable = new TreeMap<>();
+    counts.forEach(
+        (r, c) -> {
+          capacity.put(r, Integer.toString(c[0]));
+          allocatable.put(r, Integer.toString(c[1]));
+        });
+    Map<String, String> flat = new HashMap<>();
+    capacity.forEach((r, v) -> flat.put("c/" + r, v));
+    allocatable.forEach((r, v) -> flat.put("a/" + r, v));
+    if (flat.equals(published)) {
+      return;
+    }
+    String body =
+        Serialization.asJson(
+            Map.of("status", Map.of("capacity", capacity, "allocatable", allocatable)));
+    try {
+      client
+          .nodes()
+          .withName(nodeName)
+          .subresource("status")
+          .patch(PatchContext.of(PatchType.JSON_MERGE), body);
+      published.clear();
+      published.putAll(flat);
+      LOG.info("node/{}: capacity {} allocatable {}", nodeName, capacity, allocatable);
+    } catch (KubernetesClientException e) {
+      LOG.warn("node/{}: cannot patch status ({}); retrying", nodeName, e.getMessage());
+      statusWriter.schedule(this::writeStatus, STATUS_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The registration socket. */
+  public Path kubeletSocket() {
+    return pluginDir.resolve(DevicePluginConstants.KUBELET_SOCKET_NAME);
+  }
+
+  /** The device-plugin directory. */
+  public Path pluginDir() {
+    return pluginDir;
+  }
+
+  /** The pod-resources socket. */
+  public Path podResourcesSocket() {
+    return podResourcesSocket;
+  }
+
+  /** The node this kubelet side serves. */
+  public String nodeName() {
+    return nodeName;
+  }
+
+  /** How many times a resource was registered (a re-registration counts again). */
+  public int registrations(String resource) {
+    AtomicInteger n = registrations.get(resource);
+    return n == null ? 0 : n.get();
+  }
+
+  /** The resources with a connected plugin. */
+  public Set<String> resources() {
+    synchronized (lock) {
+      Set<String> out = new LinkedHashSet<>();
+      endpoints.forEach(
+          (r, e) -> {
+            if (e.connected()) {
+              out.add(r);
+            }
+          });
+      return out;
+    }
+  }
+
+  /** The devices of a resource from its plugin's last ListAndWatch message, by ID. */
+  public Map<String, Device> devices(String resource) {
+    synchronized (lock) {
+      PluginEndpoint e = endpoints.get(resource);
+      return e == null ? Map.of() : e.devices();
+    }
+  }
+
+  /** Healthy devices of every connected resource (the pod-resources "allocatable" answer). */
+  public Map<String, List<Device>> allocatableDevices() {
+    Map<String, List<Device>> out = new TreeMap<>();
+    synchronized (lock) {
+      endpoints.forEach(
+          (resource, e) -> {
+            List<Device> healthy = new ArrayList<>();
+            for (String id : e.healthyIds()) {
+              healthy.add(e.devices().get(id));
+            }
+            out.put(resource, healthy);
+          });
+    }
+    return out;
+  }
+
+  /** The current assignments, in admission order. */
+  public List<PodAssignment> assignments() {
+    synchronized (lock) {
+      return List.copyOf(assignments.values());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (podInformer != null) {
+      podInformer.close();
+    }
+    if (admitter != null) {
+      admitter.shutdownNow();
+    }
+    synchronized (lock) {
+      endpoints.values().forEach(PluginEndpoint::stop);
+      endpoints.clear();
+    }
+    if (registrationServer != null) {
+      registrationServer.shutdownNow();
+    }
+    if (podResourcesServer != null) {
+      podResourcesServer.shutdownNow();
+    }
+    connector.shutdownNow();
+    statusWriter.shutdownNow();
+  }
+
+  private static String summary(List<ContainerAssignment> containers) {
+    StringBuilder s = new StringBuilder();
+    for (ContainerAssignment c : containers) {
+      if (s.length() > 0) {
+        s.append("; ");
+      }
+      s.append(c.container()).append(' ').append(c.resource()).append('=').append(c.deviceIds());
+    }
+    return s.toString();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** A refusal during admission, with the kubelet's message. */
+  private static final class AdmissionException extends Exception {
+    AdmissionException(String message) {
+      super(message);
+    }
+  }
+}
