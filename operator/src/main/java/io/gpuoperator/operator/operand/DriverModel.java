@@ -113,7 +113,6 @@ public final class DriverModel extends ManifestOperandModel {
             .put(Labels.NFD_KERNEL_FULL, kernel);
         Container driver = DaemonSets.container(copy.getSpec().getTemplate().getSpec(), CONTAINER);
         driver.setImage(precompiledImage(ctx, kernel));
-        env(driver, "KERNEL_VERSION", kernel);
         ContentHash.annotate(copy);
         out.add(copy);
       }
@@ -164,8 +163,7 @@ public final class DriverModel extends ManifestOperandModel {
       }
     }
     if (Boolean.TRUE.equals(d.usePrecompiled)) {
-      // Precompiled images carry modules built for one kernel; the image has no compilers.
-      env(driver, "USE_PRECOMPILED", "true");
+      // Marks the per-kernel DaemonSets, as the original does.
       ds.getMetadata().getLabels().put("nvidia.com/precompiled", "true");
     }
     if (d.secretEnv != null && !d.secretEnv.isBlank()) {
@@ -185,9 +183,6 @@ public final class DriverModel extends ManifestOperandModel {
     if (m != null && m.env != null) {
       m.env.forEach(e -> env(manager, e.name, e.value));
     }
-    boolean autoUpgrade =
-        d.upgradePolicy == null || !Boolean.FALSE.equals(d.upgradePolicy.autoUpgrade);
-    env(manager, "DRIVER_UPGRADE_MANAGED", String.valueOf(autoUpgrade));
   }
 
   private static void probe(Probe probe, ProbeSpec spec) {
