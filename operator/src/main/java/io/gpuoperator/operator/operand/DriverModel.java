@@ -171,6 +171,11 @@ public final class DriverModel extends ManifestOperandModel {
       from.add(new EnvFromSourceBuilder().withNewSecretRef(d.secretEnv.trim(), false).build());
       driver.setEnvFrom(from);
     }
+    if (!Boolean.TRUE.equals(d.usePrecompiled)) {
+      // Precompiled images need no package repositories (the original skips these too).
+      DriverConfigMounts.repoAndCerts(pod, driver, d, ctx.facts().osTag());
+    }
+    DriverConfigMounts.driverConfigs(pod, driver, d);
     probe(driver.getStartupProbe(), d.startupProbe);
     probe(driver.getLivenessProbe(), d.livenessProbe);
     probe(driver.getReadinessProbe(), d.readinessProbe);
