@@ -112,6 +112,19 @@ public final class PolicyValidator {
               "a precompiled driver needs a driver branch as version (e.g. 570), not a digest:"
                   + " the image tag is derived from it per kernel"));
     }
+    if (Boolean.TRUE.equals(d.usePrecompiled)) {
+      Map<String, ComponentSpec> extras = new LinkedHashMap<>();
+      extras.put("spec.gds.enabled", spec.gds);
+      extras.put("spec.gdrcopy.enabled", spec.gdrcopy);
+      for (var e : extras.entrySet()) {
+        if (e.getValue() != null && Boolean.TRUE.equals(e.getValue().enabled)) {
+          out.add(
+              new Violation(
+                  e.getKey(),
+                  "is not supported with a precompiled driver (spec.driver.usePrecompiled=true)"));
+        }
+      }
+    }
     if (crd && Boolean.TRUE.equals(d.usePrecompiled)) {
       out.add(
           new Violation(
