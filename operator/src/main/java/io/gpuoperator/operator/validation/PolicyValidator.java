@@ -440,9 +440,20 @@ public final class PolicyValidator {
     }
   }
 
-  /** The layout names of the default mig-parted ConfigMap. */
-  @SuppressWarnings("unchecked")
+  private static volatile Set<String> defaultMigConfigs;
+
+  /** The layout names of the default mig-parted ConfigMap (read once). */
   static Set<String> defaultMigConfigs() {
+    Set<String> names = defaultMigConfigs;
+    if (names == null) {
+      names = readDefaultMigConfigs();
+      defaultMigConfigs = names;
+    }
+    return names;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> readDefaultMigConfigs() {
     ConfigMap cm =
         Manifests.load(OperandNames.MIG_MANAGER).stream()
             .filter(ConfigMap.class::isInstance)
@@ -452,7 +463,7 @@ public final class PolicyValidator {
             .orElseThrow();
     Map<String, Object> config =
         Serialization.unmarshal(cm.getData().get("config.yaml"), Map.class);
-    return ((Map<String, Object>) config.get("mig-configs")).keySet();
+    return Set.copyOf(((Map<String, Object>) config.get("mig-configs")).keySet());
   }
 
   private static void dcgmExporter(ClusterPolicySpec spec, List<Violation> out) {
