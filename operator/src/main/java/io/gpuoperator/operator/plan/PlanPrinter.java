@@ -94,6 +94,29 @@ public final class PlanPrinter {
     return out.toString();
   }
 
+  /** The rendered YAML of every object the plan creates or updates, as one multi-document. */
+  public static String manifests(Plan plan) {
+    var wanted =
+        plan.objects().stream()
+            .filter(
+                e ->
+                    e.action() == ObjectDiff.Action.CREATE
+                        || e.action() == ObjectDiff.Action.UPDATE)
+            .map(e -> e.kind() + "/" + e.namespace() + "/" + e.name())
+            .collect(Collectors.toSet());
+    StringBuilder out = new StringBuilder();
+    for (RenderedOperand op : plan.operands()) {
+      for (var o : op.objects()) {
+        if (wanted.contains(
+            o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName())) {
+          String yaml = io.fabric8.kubernetes.client.utils.Serialization.asYaml(o);
+          out.append(yaml.startsWith("---") ? yaml : "---\n" + yaml);
+        }
+      }
+    }
+    return out.toString();
+  }
+
   private static void line(StringBuilder out, ObjectDiff.Entry e) {
     out.append("    ")
         .append(e.ref())

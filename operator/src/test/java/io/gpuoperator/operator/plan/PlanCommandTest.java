@@ -155,9 +155,13 @@ class PlanCommandTest {
   }
 
   @Test
-  void namespaceOptionMovesEveryNamespacedObject() throws IOException {
-    Run r = run("-f", sample().toString(), "-n", "nvidia-gpu-operator");
+  void manifestsOptionPrintsTheObjectsInTheChosenNamespace() throws IOException {
+    Run r = run("-f", sample().toString(), "-n", "nvidia-gpu-operator", "--manifests");
     assertThat(r.rc()).isZero();
-    assertThat(r.out()).contains("DaemonSet/nvidia-driver-daemonset: create");
+    assertThat(r.out())
+        .contains("DaemonSet/nvidia-driver-daemonset: create")
+        .contains("kind: \"DaemonSet\"")
+        .contains("name: \"nvidia-device-plugin-daemonset\"\n  namespace: \"nvidia-gpu-operator\"")
+        .doesNotContain("namespace: \"gpu-operator\"");
   }
 }
