@@ -188,7 +188,7 @@ class ModelsTest {
       assertThat(Manifests.files(m.name()))
           .as(m.name())
           .isNotEmpty()
-          .allMatch(f -> f.matches("\\d{4}_[a-z0-9_]+\\.yaml"));
+          .allMatch(f -> f.matches("\\d{4}_[a-z0-9_-]+\\.yaml"));
       var daemonSets =
           Manifests.load(m.name()).stream().filter(DaemonSet.class::isInstance).toList();
       assertThat(daemonSets.size()).as(m.name()).isLessThanOrEqualTo(1);
