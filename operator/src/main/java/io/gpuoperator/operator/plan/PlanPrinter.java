@@ -71,6 +71,12 @@ public final class PlanPrinter {
         if (!n.change().isEmpty()) {
           out.append("    change: ").append(n.change().describe()).append('\n');
         }
+        if (!n.runs().isEmpty()) {
+          out.append("    runs: ").append(String.join(", ", n.runs())).append('\n');
+        }
+        if (!n.blocked().isEmpty()) {
+          out.append("    blocked: ").append(String.join(", ", n.blocked())).append('\n');
+        }
       }
     }
     long changedNodes = plan.nodes().stream().filter(n -> !n.change().isEmpty()).count();
