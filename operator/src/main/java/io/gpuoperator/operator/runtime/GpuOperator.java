@@ -40,6 +40,7 @@ public final class GpuOperator implements AutoCloseable {
   private final Operator operator;
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
   private HttpEndpoints metricsServer;
   private HttpEndpoints healthServer;
 
@@ -77,15 +78,11 @@ public final class GpuOperator implements AutoCloseable {
                                   options.identity());
                               leader.set(true);
                             },
-                            () -> {
-                              LOG.warn(
-                                  "Lease {}: {} lost the lease",
-                                  ReconcilerKeys.LEASE_NAME,
-                                  options.identity());
-                              leader.set(false);
-                            },
+                            () -> lostLease(),
                             id -> {}),
-                        options.exitOnLostLease()));
+                        // JOSDK's own exit would call System.exit inside our shutdown hook and
+                        // hang; lostLease() exits only when the lease is lost while running.
+                        false));
               }
             });
     operator.register(
@@ -140,6 +137,22 @@ public final class GpuOperator implements AutoCloseable {
     return ok ? 200 : 503;
   }
 
+  /**
+   * Called when leadership ends: on close (nothing to do) or because the lease was lost while
+   * running, when the process exits (if so configured) so that two replicas never reconcile at
+   * once.
+   */
+  private void lostLease() {
+    leader.set(false);
+    if (closing.get()) {
+      return;
+    }
+    LOG.warn("Lease {}: {} lost the lease", ReconcilerKeys.LEASE_NAME, options.identity());
+    if (options.exitOnLostLease()) {
+      new Thread(() -> System.exit(1), "gpu-operator-exit").start();
+    }
+  }
+
   public boolean isLeader() {
     return leader.get();
   }
@@ -163,6 +176,7 @@ public final class GpuOperator implements AutoCloseable {
   /** Stops reconciling; the lease is not released, as when the process dies. */
   @Override
   public void close() {
+    closing.set(true);
     started.set(false);
     try {
       operator.stop();
