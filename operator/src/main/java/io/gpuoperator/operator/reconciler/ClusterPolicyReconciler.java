@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,6 +24,7 @@ import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
+import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
@@ -59,6 +61,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   static final String DAEMONSETS = "daemonsets";
   static final String NODES = "nodes";
   static final String PEERS = "policies";
+  static final String CRDS = "monitoring-crd";
 
   private final KubernetesClient client;
   private final OperatorConfig config;
@@ -74,6 +77,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+  private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
   private volatile OperandApplier applier;
 
   public ClusterPolicyReconciler(
@@ -125,8 +129,20 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                                 b.getMetadata().getDeletionTimestamp()))
                 .build(),
             context);
+    // Installing the Prometheus operator later must add the ServiceMonitors: watch that one CRD.
+    monitoringCrd =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(
+                    CustomResourceDefinition.class, ClusterPolicy.class)
+                .withName(CRDS)
+                .withFieldSelector(
+                    new FieldSelector(
+                        new FieldSelector.Field("metadata.name", Kinds.SERVICE_MONITOR_CRD)))
+                .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
+                .build(),
+            context);
     applier = new OperandApplier(client, config.namespace(), daemonSets);
-    return List.of(daemonSets, nodes, peers);
+    return List.of(daemonSets, nodes, peers, monitoringCrd);
   }
 
   private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
@@ -266,14 +282,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   private ClusterFacts facts() {
     List<Node> all = nodes.list().toList();
-    boolean serviceMonitors =
-        client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(Kinds.SERVICE_MONITOR_CRD)
-                .get()
-            != null;
+    boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
     return NodeFacts.of(all, kubernetesVersion, serviceMonitors);
   }
 

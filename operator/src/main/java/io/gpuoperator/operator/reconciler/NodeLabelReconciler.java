@@ -75,8 +75,12 @@ public class NodeLabelReconciler implements Reconciler<Node> {
     }
     Long ours = written.get(name);
     Long seen = version(node);
-    if (ours != null && seen != null && seen < ours) {
-      return UpdateControl.noUpdate();
+    if (ours != null && seen != null) {
+      if (seen < ours) {
+        return UpdateControl.noUpdate();
+      }
+      // The cache has caught up with our write: the guard is no longer needed for this node.
+      written.remove(name, ours);
     }
     Optional<String> patch = planner.mergePatch(node, active.get());
     if (patch.isEmpty()) {

@@ -395,6 +395,59 @@ class ClusterPolicyReconcilerIT {
             });
   }
 
+  @Test
+  @Order(7)
+  void serviceMonitorsAppearOnceTheirCrdIsInstalled() {
+    var crd =
+        new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
+            .withNewMetadata()
+            .withName(Kinds.SERVICE_MONITOR_CRD)
+            .endMetadata()
+            .withNewSpec()
+            .withGroup("monitoring.coreos.com")
+            .withScope("Namespaced")
+            .withNewNames()
+            .withKind("ServiceMonitor")
+            .withPlural("servicemonitors")
+            .withSingular("servicemonitor")
+            .withListKind("ServiceMonitorList")
+            .endNames()
+            .addNewVersion()
+            .withName("v1")
+            .withServed(true)
+            .withStorage(true)
+            .withNewSchema()
+            .withNewOpenAPIV3Schema()
+            .withType("object")
+            .withXKubernetesPreserveUnknownFields(true)
+            .endOpenAPIV3Schema()
+            .endSchema()
+            .endVersion()
+            .endSpec()
+            .build();
+    admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          admin
+                              .genericKubernetesResources(Kinds.API_VERSION, Kinds.SERVICE_MONITOR)
+                              .inNamespace(ns)
+                              .withName("gpu-operator")
+                              .get())
+                      .isNotNull());
+    } finally {
+      admin
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(Kinds.SERVICE_MONITOR_CRD)
+          .delete();
+    }
+  }
+
   static String get(String url) throws Exception {
     return HttpClient.newHttpClient()
         .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
