@@ -78,6 +78,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
+  private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
   private volatile OperandApplier applier;
 
   public ClusterPolicyReconciler(
@@ -115,7 +116,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                 .build(),
             context);
     // Another policy appearing, changing or going away can change which one is active.
-    InformerEventSource<ClusterPolicy, ClusterPolicy> peers =
+    peers =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(ClusterPolicy.class, ClusterPolicy.class)
                 .withName(PEERS)
@@ -180,7 +181,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       ClusterPolicy policy, Context<ClusterPolicy> context) {
     String name = policy.getMetadata().getName();
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
-    List<ClusterPolicy> all = context.getPrimaryCache().list().toList();
+    // The peers informer, not the primary cache: its events are what re-run this decision, so
+    // reading its own cache cannot miss the change that triggered them (a deleted active policy).
+    List<ClusterPolicy> all = peers.list().toList();
     ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
     if (!active.getMetadata().getName().equals(name)) {
       LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());

@@ -188,6 +188,18 @@ class ClusterPolicyReconcilerIT {
               assertThat(notReady(p)).containsExactlyInAnyOrderElementsOf(SAMPLE_DS_OPERANDS);
             });
 
+    // The driver is OnDelete: a status saying 2/2 is not enough without ready pods of the newest
+    // ControllerRevision.
+    ItCluster.markStatus(admin, daemonSet("nvidia-driver-daemonset"), GPU_NODES.size());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(policy().getStatus().operands)
+                    .filteredOn(o -> o.name.equals("driver"))
+                    .singleElement()
+                    .satisfies(o -> assertThat(o.reason).contains("ControllerRevision")));
+
     // Every DaemonSet but the device plugin's ready: the status names only that one.
     for (String name : SAMPLE_DAEMONSETS) {
       if (!name.equals("nvidia-device-plugin-daemonset")) {
