@@ -43,9 +43,14 @@ public class NodeLabelReconciler implements Reconciler<Node> {
 
   private volatile InformerEventSource<ClusterPolicy, Node> policies;
 
-  public NodeLabelReconciler(KubernetesClient client, NodeLabelPlanner planner) {
+  /** Only a valid spec drives labels and taints (an invalid edit keeps the last valid one). */
+  private final LastValidPolicy valid;
+
+  public NodeLabelReconciler(
+      KubernetesClient client, NodeLabelPlanner planner, LastValidPolicy valid) {
     this.client = client;
     this.planner = planner;
+    this.valid = valid;
   }
 
   @Override
@@ -69,7 +74,7 @@ public class NodeLabelReconciler implements Reconciler<Node> {
   @Override
   public UpdateControl<Node> reconcile(Node node, Context<Node> context) {
     String name = node.getMetadata().getName();
-    Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList());
+    Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList()).flatMap(valid::of);
     if (active.isEmpty()) {
       return UpdateControl.noUpdate();
     }

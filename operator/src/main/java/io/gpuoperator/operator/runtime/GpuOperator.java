@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
+import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
@@ -89,7 +90,7 @@ public final class GpuOperator implements AutoCloseable {
         new ClusterPolicyReconciler(client, config, renderer, metrics),
         c -> c.withName("clusterpolicy"));
     operator.register(
-        new NodeLabelReconciler(client, planner),
+        new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c -> c.withGenerationAware(false).withName("nodelabels"));
     if (!config.leaderElection()) {
       leader.set(true);
