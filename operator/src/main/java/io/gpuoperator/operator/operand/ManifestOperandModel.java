@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -248,10 +247,5 @@ public abstract class ManifestOperandModel implements OperandModel {
       }
     }
     return out;
-  }
-
-  /** Whether a toleration list tolerates the taint (used by tests and plan). */
-  static boolean tolerates(List<Toleration> tolerations, io.fabric8.kubernetes.api.model.Taint t) {
-    return DaemonSets.tolerates(tolerations, t);
   }
 }
