@@ -15,6 +15,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeFacts;
+import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.operand.RenderedOperand;
@@ -111,6 +112,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                 .withName(NODES)
+                .withItemStore(NodeSlimming.store())
                 .withSecondaryToPrimaryMapper(n -> allPolicies(policies))
                 .withOnUpdateFilter(ClusterPolicyReconciler::factsChanged)
                 .build(),

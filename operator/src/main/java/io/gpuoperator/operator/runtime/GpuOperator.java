@@ -91,7 +91,10 @@ public final class GpuOperator implements AutoCloseable {
         c -> c.withName("clusterpolicy"));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
-        c -> c.withGenerationAware(false).withName("nodelabels"));
+        c ->
+            c.withGenerationAware(false)
+                .withName("nodelabels")
+                .withItemStore(io.gpuoperator.operator.cluster.NodeSlimming.store()));
     if (!config.leaderElection()) {
       leader.set(true);
     }
