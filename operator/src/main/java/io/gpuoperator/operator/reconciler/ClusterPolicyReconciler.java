@@ -164,18 +164,13 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     if (l == null) {
       return Map.of();
     }
-    return l.entrySet().stream()
-        .filter(
-            e ->
-                e.getKey().equals(NodeFacts.GPU_PRESENT)
-                    || e.getKey().equals(NodeFacts.OS_ID)
-                    || e.getKey().equals(NodeFacts.OS_VERSION))
-        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))
-        .entrySet()
-        .stream()
-        .collect(
-            Collectors.toMap(
-                Map.Entry::getKey, Map.Entry::getValue, (x, y) -> x, java.util.TreeMap::new));
+    Map<String, String> out = new java.util.HashMap<>();
+    for (String key : List.of(NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION)) {
+      if (l.containsKey(key)) {
+        out.put(key, l.get(key));
+      }
+    }
+    return out;
   }
 
   @Override
