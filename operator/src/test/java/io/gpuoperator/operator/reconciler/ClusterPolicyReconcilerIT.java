@@ -250,6 +250,24 @@ class ClusterPolicyReconcilerIT {
 
   @Test
   @Order(3)
+  void aRestartedOperatorReconcilesEverythingAndWritesNothing() throws Exception {
+    long mark = audit.mark();
+    operator.close();
+    // Same identity: it holds the Lease already, so it leads again at once.
+    operator =
+        OperatorInstance.start(
+            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    await().atMost(Duration.ofSeconds(30)).until(operator.operator::isLeader);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> operator.operator.metrics().reconciliations() > 0);
+    Thread.sleep(5_000);
+    assertThat(audit.writesSince(mark, operator.userAgent)).isEmpty();
+    assertThat(policy().getStatus().state).isEqualTo(State.READY);
+  }
+
+  @Test
+  @Order(4)
   void disablingAnOperandRemovesItsObjectsAndReenablingRecreatesThem() {
     patchPolicy("{\"spec\":{\"gfd\":{\"enabled\":false}}}");
     await()
@@ -286,7 +304,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aUsersDeployPinSurvivesReconciliation() throws Exception {
     admin
         .nodes()
@@ -318,7 +336,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void anInvalidPolicyIsReportedAndLeavesTheDaemonSetsAlone() throws Exception {
     Map<String, String> before =
         daemonSets().stream()
@@ -372,7 +390,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aSecondPolicyIsIgnoredUntilTheActiveOneIsDeleted() {
     admin.resource(ItCluster.samplePolicy("zz-second-policy")).create();
     await()
@@ -408,7 +426,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void serviceMonitorsAppearOnceTheirCrdIsInstalled() {
     var crd =
         new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
