@@ -166,7 +166,11 @@ public abstract class ManifestOperandModel implements OperandModel {
     List<LocalObjectReference> refs = new ArrayList<>();
     secrets.forEach(s -> refs.add(new LocalObjectReference(s)));
     pod.setImagePullSecrets(refs.isEmpty() ? null : refs);
-    if (usesRuntimeClass() && !"docker".equals(ctx.facts().containerRuntime())) {
+    // With the CDI NRI plugin there are no RuntimeClasses (pre-requisites is off): the plugin
+    // injects devices for the default runtime.
+    if (usesRuntimeClass()
+        && !"docker".equals(ctx.facts().containerRuntime())
+        && new PreRequisitesModel().enabled(ctx.policy(), ctx.facts())) {
       pod.setRuntimeClassName(ctx.runtimeClass());
     }
   }
