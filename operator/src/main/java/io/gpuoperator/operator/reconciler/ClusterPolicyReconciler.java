@@ -17,6 +17,7 @@ import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
@@ -152,7 +153,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
-  /** Only label changes that alter the facts (GPU presence, NFD, OS) re-render the policy. */
+  /** Only label changes that alter the facts (GPU presence, NFD GPU, OS) re-render the policy. */
   static boolean factsChanged(Node before, Node after) {
     Map<String, String> a = relevant(before);
     Map<String, String> b = relevant(after);
@@ -165,7 +166,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       return Map.of();
     }
     Map<String, String> out = new java.util.HashMap<>();
-    for (String key : List.of(NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION)) {
+    List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
+    keys.addAll(List.of(NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION));
+    for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
       }
