@@ -10,6 +10,8 @@
 set -euo pipefail
 
 K8S_VERSION=v1.20.2
+# Bump when the build recipe changes, so caches built by an older recipe are rebuilt.
+RECIPE=2
 CACHE=${GPU_OPERATOR_K8S_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-operator/k8s/$K8S_VERSION}
 BIN=$CACHE/bin
 BINARIES=(kube-apiserver kube-controller-manager kube-scheduler)
@@ -19,7 +21,7 @@ step() { printf '[k8s-binaries] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 complete() {
   [ -x "$BIN/etcd" ] || return 1
   for b in "${BINARIES[@]}"; do [ -x "$BIN/$b" ] || return 1; done
-  [ -f "$BIN/.complete" ] || return 1
+  [ "$(cat "$BIN/.complete" 2>/dev/null)" = "recipe $RECIPE" ] || return 1
 }
 
 if complete; then
@@ -82,6 +84,15 @@ if [ -z "$TREE" ]; then
 else
   step "3/5 source tree already unpacked"
 fi
+# Go >= 1.18 made reflect.DeepEqual(reflect.Zero(T), reflect.ValueOf(v)) true for zero values, so the
+# vendored OpenAPI validators treat "" (and 0, false) in custom resources as null and reject them
+# ("must be of type string"). Built with Go 1.15, as upstream shipped it, only nil counted as null;
+# restore exactly that (the same fix kube-openapi made later).
+for f in "$TREE/vendor/k8s.io/kube-openapi/pkg/validation/validate/type.go" \
+         "$TREE/vendor/github.com/go-openapi/validate/type.go"; do
+  sed -i 's/if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {/if data == nil {/' "$f"
+  grep -q 'if data == nil {$' "$f" || { echo "k8s-binaries: could not patch $f" >&2; exit 1; }
+done
 cd "$TREE"
 
 step "4/5 building ${BINARIES[*]} (about 5 minutes on 2 cores)"
@@ -101,6 +112,6 @@ done
 if [ "${GPU_OPERATOR_K8S_KEEP_SRC:-}" != 1 ]; then
   rm -rf "$W/$TREE/_output/local" "$W/$TREE/.go"
 fi
-touch "$BIN/.complete"
+echo "recipe $RECIPE" > "$BIN/.complete"
 step "done"
 echo "$BIN"

@@ -15,4 +15,17 @@ if [ -x "$ROOT/scripts/test-deps.sh" ]; then
   "$ROOT/scripts/test-deps.sh"
 fi
 
-exec mvn -B -Dgpu-operator.k8s.bin="$BIN" verify "$@"
+rc=0
+mvn -B -Dgpu-operator.k8s.bin="$BIN" verify "$@" || rc=$?
+
+# Every control plane a test started runs from a gpu-operator-cp-* temp dir; none may outlive the run.
+sleep 1
+left=$(pgrep -af 'gpu-operator-cp-' | grep -E 'etcd|kube-' || true)
+if [ -n "$left" ]; then
+  echo "[test] FAIL: control-plane processes left after the tests (stop them by PID):" >&2
+  echo "$left" >&2
+  [ "$rc" -ne 0 ] || rc=1
+else
+  echo "[test] no etcd or kube-* process of the tests is left" >&2
+fi
+exit $rc

@@ -1,6 +1,10 @@
 package io.gpuoperator.cli;
 
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
+import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.validator.ValidatorCommand;
+import io.gpuoperator.operator.plan.PlanCommand;
+import io.gpuoperator.operator.runtime.OperatorCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,7 +17,15 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Kubernetes operator and node agents for NVIDIA GPUs.",
-    subcommands = {VersionCommand.class, DevicePluginCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      VersionCommand.class,
+      OperatorCommand.class,
+      PlanCommand.class,
+      FeatureDiscoveryCommand.class,
+      DevicePluginCommand.class,
+      ValidatorCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public class GpuOperatorCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 class GpuOperatorCommandTest {
@@ -36,6 +39,42 @@ class GpuOperatorCommandTest {
       assertThat(out).contains(sub);
     }
     assertThat(out).contains("version");
+  }
+
+  @Test
+  void planIsRegisteredAndRejectsAnInvalidPolicyWithTheFieldPath() throws Exception {
+    assertThat(run("plan", "--help")).contains("--filename", "--nodes", "--kubeconfig");
+    java.nio.file.Path bad = java.nio.file.Files.createTempFile("policy", ".yaml");
+    try {
+      java.nio.file.Files.writeString(
+          bad,
+          "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\n"
+              + "spec:\n  mig:\n    strategy: sometimes\n");
+      CommandLine cmd = GpuOperatorCommand.commandLine();
+      StringWriter err = new StringWriter();
+      cmd.setOut(new PrintWriter(new StringWriter()));
+      cmd.setErr(new PrintWriter(err));
+      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(1);
+      assertThat(err.toString()).contains("spec.mig.strategy: Unsupported value");
+    } finally {
+      java.nio.file.Files.deleteIfExists(bad);
+    }
+  }
+
+  @Test
+  void featureDiscoveryLabelsASimulatedNodeIntoAFile(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("gfd");
+    run(
+        "feature-discovery",
+        "--backend=simulated",
+        "--node-profile=t4-x4",
+        "--oneshot",
+        "--output=file",
+        "--output-file=" + file);
+    assertThat(Files.readString(file))
+        .contains("nvidia.com/gpu.product=Tesla-T4\n")
+        .contains("nvidia.com/gpu.count=4\n")
+        .contains("nvidia.com/gpu.machine=g4dn.12xlarge\n");
   }
 
   @Test

@@ -1,5 +1,7 @@
 package io.gpuoperator.operator.cluster;
 
+import java.util.List;
+
 /**
  * What the operator learned about the cluster before rendering (observe, then act).
  *
@@ -9,6 +11,8 @@ package io.gpuoperator.operator.cluster;
  * @param gpuNodeCount nodes labelled nvidia.com/gpu.present=true
  * @param nfdLabelsPresent whether any node has feature.node.kubernetes.io labels
  * @param osTag OS tag of the GPU nodes for driver images, e.g. "ubuntu22.04", or null if unknown
+ * @param kernelVersions distinct {@code feature.node.kubernetes.io/kernel-version.full} values of
+ *     the GPU nodes, sorted; a precompiled driver gets one DaemonSet per kernel
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -16,10 +20,45 @@ public record ClusterFacts(
     boolean serviceMonitorCrd,
     int gpuNodeCount,
     boolean nfdLabelsPresent,
-    String osTag) {
+    String osTag,
+    List<String> kernelVersions) {
+
+  public ClusterFacts {
+    kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
+  }
+
+  /** Facts without kernel versions (a precompiled driver then renders no DaemonSet). */
+  public ClusterFacts(
+      String kubernetesVersion,
+      String containerRuntime,
+      boolean serviceMonitorCrd,
+      int gpuNodeCount,
+      boolean nfdLabelsPresent,
+      String osTag) {
+    this(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        List.of());
+  }
 
   /** Facts for rendering without a cluster (plan --nodes, golden tests). */
   public static ClusterFacts offline(int gpuNodes, String osTag) {
     return new ClusterFacts("v1.20.2", "containerd", false, gpuNodes, gpuNodes > 0, osTag);
+  }
+
+  /** The same facts with the GPU nodes' kernel versions. */
+  public ClusterFacts withKernelVersions(List<String> kernels) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernels == null ? List.of() : kernels.stream().distinct().sorted().toList());
   }
 }

@@ -1,0 +1,72 @@
+package io.gpuoperator.cli.simulate;
+
+import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.sim.HardwareProfiles;
+import io.gpuoperator.node.gpu.sim.NodeProfile;
+import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.validator.GpuBackendOpener;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One {@link SimulatedBackend} per simulated node, built from the node's hardware profile and
+ * shared by every agent of that node (so MIG changes made by one are seen by the others).
+ */
+public final class SimulatedGpuBackends implements AutoCloseable {
+  /** Driver and CUDA versions the simulated nodes report. */
+  public static final String DRIVER_VERSION = "550.54.15";
+
+  public static final String CUDA_VERSION = "12.4";
+
+  private final Map<String, NodeDescription> nodes = new ConcurrentHashMap<>();
+  private final Map<String, SimulatedBackend> backends = new ConcurrentHashMap<>();
+
+  public SimulatedGpuBackends(List<NodeDescription> descriptions) {
+    for (NodeDescription d : descriptions) {
+      nodes.put(d.name(), d);
+    }
+  }
+
+  /** The node profile of a simulated node: its GPUs, no MIG at start. */
+  public static NodeProfile profile(NodeDescription d) {
+    List<NodeProfile.GpuGroup> gpus =
+        d.hasGpus()
+            ? List.of(
+                new NodeProfile.GpuGroup(HardwareProfiles.builtIn(d.profile()), d.gpus(), null))
+            : List.of();
+    return new NodeProfile("simulated", DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);
+  }
+
+  /** The node's backend, created on first use. */
+  public GpuBackend backend(String node) {
+    NodeDescription d = nodes.get(node);
+    if (d == null) {
+      throw new IllegalArgumentException("no simulated node " + node);
+    }
+    return backends.computeIfAbsent(node, n -> new SimulatedBackend(profile(d), n));
+  }
+
+  /** An opener for the validator that hands out the node's shared backend and never closes it. */
+  public GpuBackendOpener opener(String node) {
+    return new GpuBackendOpener() {
+      @Override
+      public GpuBackend open(Path driverRoot) {
+        return backend(node);
+      }
+
+      @Override
+      public void release(GpuBackend backend) {
+        // shared by the node's agents; closed with the simulation
+      }
+    };
+  }
+
+  @Override
+  public void close() {
+    backends.values().forEach(SimulatedBackend::close);
+    backends.clear();
+  }
+}

@@ -1,0 +1,50 @@
+package io.gpuoperator.cli.simulate;
+
+import static io.gpuoperator.node.validator.ValidatorEnv.*;
+
+import io.gpuoperator.node.validator.GpuBackendOpener;
+import io.gpuoperator.node.validator.ValidatorCommand;
+import io.gpuoperator.sim.kubelet.AgentContext;
+import io.gpuoperator.sim.kubelet.InProcessAgent;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import picocli.CommandLine;
+
+/**
+ * Runs {@code gpu-operator validator ...} in-process for a simulated node's pod: the container's
+ * environment with the node's own directories in place of the host paths, the node's simulated GPU
+ * backend, and the simulation's client.
+ */
+public final class ValidatorAgent implements InProcessAgent {
+  private final Function<String, GpuBackendOpener> backends;
+
+  /** {@code backends} gives the GPU backend opener of a node, by node name. */
+  public ValidatorAgent(Function<String, GpuBackendOpener> backends) {
+    this.backends = backends;
+  }
+
+  @Override
+  public int run(AgentContext ctx) {
+    Map<String, String> env = new HashMap<>(ctx.env());
+    env.put(NODE_NAME, ctx.nodeName());
+    for (var path :
+        List.of(
+            Map.entry(VALIDATIONS_DIR, DEFAULT_VALIDATIONS_DIR),
+            Map.entry(NVIDIA_DRIVER_ROOT, DEFAULT_DRIVER_ROOT),
+            Map.entry(RUNTIME_CONFIG, DEFAULT_RUNTIME_CONFIG),
+            Map.entry(CDI_SPEC_DIR, DEFAULT_CDI_DIR))) {
+      String value = env.getOrDefault(path.getKey(), path.getValue());
+      env.put(path.getKey(), ctx.hostPath(value).toString());
+    }
+    if (env.get(RUNTIME_DROP_IN_CONFIG) != null) {
+      env.put(RUNTIME_DROP_IN_CONFIG, ctx.hostPath(env.get(RUNTIME_DROP_IN_CONFIG)).toString());
+    }
+    // Simulated layers come up in seconds; poll markers every second, not every five.
+    env.putIfAbsent(SLEEP_INTERVAL, "1");
+    GpuBackendOpener opener = backends.apply(ctx.nodeName());
+    CommandLine cl = new CommandLine(new ValidatorCommand(env, ctx::client, config -> opener));
+    return cl.execute(ctx.args().toArray(String[]::new));
+  }
+}

@@ -1,0 +1,59 @@
+package io.gpuoperator.node.discovery;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Labels the Node directly (for clusters without NFD): one merge patch per pass, only when
+ * something differs, removing only labels this agent wrote before.
+ */
+public final class NodeLabelSink implements LabelSink {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeLabelSink.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final KubernetesClient client;
+  private final String nodeName;
+
+  public NodeLabelSink(KubernetesClient client, String nodeName) {
+    this.client = client;
+    this.nodeName = nodeName;
+  }
+
+  @Override
+  public void publish(SortedMap<String, String> labels) throws IOException {
+    Node node = client.nodes().withName(nodeName).get();
+    if (node == null) {
+      throw new IOException("Node/" + nodeName + " does not exist");
+    }
+    Map<String, String> annotations = node.getMetadata().getAnnotations();
+    String managed =
+        annotations == null ? null : annotations.get(GfdLabels.MANAGED_LABELS_ANNOTATION);
+    Optional<Map<String, Object>> patch =
+        NodeLabelPatch.compute(labels, node.getMetadata().getLabels(), managed);
+    if (patch.isEmpty()) {
+      return;
+    }
+    String body;
+    try {
+      body = JSON.writeValueAsString(patch.get());
+    } catch (JsonProcessingException e) {
+      throw new IOException(e);
+    }
+    client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), body);
+    LOG.info("kind=Node name={}: labels patched: {}", nodeName, patch.get());
+  }
+
+  @Override
+  public String describe() {
+    return "labels of Node/" + nodeName;
+  }
+}

@@ -1,0 +1,112 @@
+package io.gpuoperator.node.validator;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The cuda step: runs a workload pod that requests one GPU on this node (the vectorAdd sample) and
+ * waits for it to complete. The pod is deleted afterwards, whatever the outcome.
+ */
+final class CudaValidation {
+  static final String APP_LABEL = "nvidia-cuda-validator";
+
+  private final ValidatorConfig config;
+  private final KubernetesClient client;
+
+  CudaValidation(ValidatorConfig config, KubernetesClient client) {
+    this.config = config;
+    this.client = client;
+  }
+
+  String validate() throws ValidationException, InterruptedException {
+    if (config.nodeName() == null || config.nodeName().isBlank()) {
+      throw new ValidationException("cuda: NODE_NAME (--node-name) is required");
+    }
+    Pod pod = workload(config);
+    String name = pod.getMetadata().getName();
+    String ns = config.namespace();
+    client.pods().inNamespace(ns).resource(pod).create();
+    try {
+      Instant deadline = Instant.now().plus(config.timeout());
+      long pollMs = Math.min(config.poll().toMillis(), 1000);
+      while (true) {
+        Pod now = client.pods().inNamespace(ns).withName(name).get();
+        if (now == null) {
+          throw new ValidationException("cuda: workload pod " + ns + "/" + name + " disappeared");
+        }
+        String phase = now.getStatus() == null ? null : now.getStatus().getPhase();
+        if ("Succeeded".equals(phase)) {
+          return "";
+        }
+        if ("Failed".equals(phase)) {
+          throw new ValidationException(
+              "cuda: workload pod " + ns + "/" + name + " failed: " + why(now));
+        }
+        if (!Instant.now().isBefore(deadline)) {
+          throw new ValidationException(
+              "cuda: workload pod "
+                  + ns
+                  + "/"
+                  + name
+                  + " did not complete within "
+                  + config.timeout().toSeconds()
+                  + " s (phase "
+                  + phase
+                  + ")");
+        }
+        Thread.sleep(pollMs);
+      }
+    } finally {
+      client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+    }
+  }
+
+  static Pod workload(ValidatorConfig config) {
+    String suffix = UUID.randomUUID().toString().substring(0, 5);
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(APP_LABEL + "-" + suffix)
+        .withNamespace(config.namespace())
+        .withLabels(Map.of("app", APP_LABEL))
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(config.nodeName())
+        .withRestartPolicy("OnFailure")
+        .addNewToleration()
+        .withOperator("Exists")
+        .endToleration()
+        .addNewContainer()
+        .withName("cuda-validation")
+        .withImage(config.cudaImage())
+        .withCommand("vectorAdd")
+        .withNewResources()
+        .withLimits(Map.of(ValidatorEnv.GPU_RESOURCE, new Quantity("1")))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static String why(Pod p) {
+    if (p.getStatus().getMessage() != null) {
+      return p.getStatus().getMessage();
+    }
+    if (p.getStatus().getContainerStatuses() != null) {
+      for (ContainerStatus s : p.getStatus().getContainerStatuses()) {
+        if (s.getState() != null && s.getState().getTerminated() != null) {
+          var t = s.getState().getTerminated();
+          return "exit code "
+              + t.getExitCode()
+              + (t.getMessage() == null ? "" : ": " + t.getMessage());
+        }
+      }
+    }
+    return "no reason given";
+  }
+}

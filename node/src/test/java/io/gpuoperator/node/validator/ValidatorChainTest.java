@@ -1,0 +1,254 @@
+package io.gpuoperator.node.validator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The validator chain on temp directories: markers, waits, driver and toolkit checks. */
+class ValidatorChainTest {
+  static final String PROFILE =
+      """
+      driverVersion: 550.54.15
+      cudaVersion: "12.4"
+      gpus:
+        - model: H100-SXM5-80GB
+          count: 8
+      """;
+  static final String CONTAINERD =
+      """
+      version = 2
+      [plugins."io.containerd.grpc.v1.cri".containerd]
+        default_runtime_name = "nvidia"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+        runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
+        runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia.options]
+        BinaryName = "/usr/local/nvidia/toolkit/nvidia-container-runtime"
+      """;
+  static final String CDI_SPEC =
+      """
+      cdiVersion: 0.5.0
+      kind: management.nvidia.com/gpu
+      devices:
+        - name: all
+          containerEdits:
+            deviceNodes:
+              - path: /dev/nvidia0
+      containerEdits: {}
+      """;
+
+  @TempDir Path tmp;
+  Path validations;
+  Path driverRoot;
+  Map<String, String> env = new HashMap<>();
+  StringWriter out = new StringWriter();
+  StringWriter err = new StringWriter();
+
+  @BeforeEach
+  void dirs() throws Exception {
+    validations = Files.createDirectories(tmp.resolve("validations"));
+    driverRoot = Files.createDirectories(tmp.resolve("driver"));
+    Files.createDirectories(tmp.resolve("cdi"));
+    env.put("VALIDATIONS_DIR", validations.toString());
+    env.put("NVIDIA_DRIVER_ROOT", driverRoot.toString());
+    env.put("GPU_BACKEND", "simulated");
+    env.put("NODE_NAME", "node-a");
+    env.put("RUNTIME_CONFIG", tmp.resolve("config.toml").toString());
+    env.put("CDI_SPEC_DIR", tmp.resolve("cdi").toString());
+    env.put("SLEEP_INTERVAL", "0");
+  }
+
+  int run(String... args) {
+    CommandLine cl =
+        new CommandLine(new ValidatorCommand(env, () -> null, DefaultBackendOpener::new));
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    return cl.execute(args);
+  }
+
+  @Test
+  void driverWritesKeyValueMarkerFromTheSimulatedDriverRoot() throws Exception {
+    Files.writeString(driverRoot.resolve("node-profile.yaml"), PROFILE);
+    assertThat(run("--component", "driver")).isZero();
+    String marker = Files.readString(validations.resolve("driver-ready"));
+    assertThat(marker)
+        .contains("IS_HOST_DRIVER=false\n")
+        .contains("NVIDIA_DRIVER_ROOT=" + driverRoot + "\n")
+        .contains("DRIVER_ROOT_CTR_PATH=" + driverRoot + "\n")
+        .contains("DRIVER_VERSION=550.54.15\n")
+        .contains("GPU_COUNT=8\n");
+    assertThat(out.toString()).contains("driver validation passed");
+  }
+
+  @Test
+  void failedDriverCheckRemovesAStaleMarkerAndSaysWhy() throws Exception {
+    Files.writeString(validations.resolve("driver-ready"), "stale");
+    assertThat(run("--component", "driver")).isEqualTo(1);
+    assertThat(validations.resolve("driver-ready")).doesNotExist();
+    assertThat(err.toString())
+        .contains("driver validation failed")
+        .contains("no node profile at " + driverRoot.resolve("node-profile.yaml"));
+  }
+
+  @Test
+  void driverWithoutGpusFails() throws Exception {
+    Files.writeString(
+        driverRoot.resolve("node-profile.yaml"),
+        "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: []\n");
+    assertThat(run("--component", "driver")).isEqualTo(1);
+    assertThat(err.toString()).contains("no GPU found");
+  }
+
+  @Test
+  void backendThatDoesNotInitialiseFailsTheDriverStep() {
+    ValidatorConfig config = ValidatorConfig.fromEnv(env).withComponent(Component.DRIVER);
+    Validator v =
+        new Validator(
+            config,
+            root -> {
+              throw new IllegalStateException("NVIDIA driver not loaded");
+            },
+            () -> null);
+    assertThatThrownBy(v::run)
+        .isInstanceOf(ValidationException.class)
+        .hasMessageContaining("the GPU backend did not initialise: NVIDIA driver not loaded");
+  }
+
+  @Test
+  void driverWaitsForTheDriverContainer() throws Exception {
+    Files.writeString(driverRoot.resolve("node-profile.yaml"), PROFILE);
+    env.put("SLEEP_INTERVAL", "1");
+    CompletableFuture<Integer> result =
+        CompletableFuture.supplyAsync(() -> run("--component", "driver", "--wait"));
+    Thread.sleep(1500);
+    assertThat(result).isNotDone();
+    assertThat(validations.resolve("driver-ready")).doesNotExist();
+    Files.writeString(validations.resolve(".driver-ctr-ready"), "");
+    assertThat(result.get(10, TimeUnit.SECONDS)).isZero();
+    assertThat(validations.resolve("driver-ready")).exists();
+  }
+
+  @Test
+  void hostDriverDoesNotWaitForADriverContainer() throws Exception {
+    ValidatorConfig config = ValidatorConfig.fromEnv(Map.of("NVIDIA_DRIVER_ROOT", "/"));
+    assertThat(
+            new Validator(config.withComponent(Component.DRIVER), r -> null, () -> null)
+                .previousMarker(Component.DRIVER))
+        .isNull();
+    assertThat(
+            new Validator(config.withComponent(Component.CUDA), r -> null, () -> null)
+                .previousMarker(Component.CUDA))
+        .isEqualTo("plugin-ready");
+  }
+
+  @Test
+  void toolkitChecksRuntimeConfigAndCdiSpec() throws Exception {
+    Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
+    Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
+    assertThat(run("--component", "toolkit")).isZero();
+    assertThat(validations.resolve("toolkit-ready")).exists();
+  }
+
+  @Test
+  void toolkitWaitsForDriverReady() throws Exception {
+    Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
+    Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
+    env.put("SLEEP_INTERVAL", "1");
+    CompletableFuture<Integer> result =
+        CompletableFuture.supplyAsync(() -> run("--component", "toolkit", "--wait"));
+    Thread.sleep(1500);
+    assertThat(result).isNotDone();
+    Files.writeString(validations.resolve("driver-ready"), "IS_HOST_DRIVER=false\n");
+    assertThat(result.get(10, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
+  void toolkitFailsWithoutTheNvidiaRuntime() throws Exception {
+    Files.writeString(
+        tmp.resolve("config.toml"), CONTAINERD.replace("runtimes.nvidia", "runtimes.other"));
+    Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
+    assertThat(run("--component", "toolkit")).isEqualTo(1);
+    assertThat(err.toString()).contains("no runtime named 'nvidia'");
+    assertThat(validations.resolve("toolkit-ready")).doesNotExist();
+  }
+
+  @Test
+  void toolkitReportsAMissingConfigAndABrokenCdiSpec() throws Exception {
+    assertThat(run("--component", "toolkit")).isEqualTo(1);
+    assertThat(err.toString()).contains("config.toml does not exist");
+    Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
+    assertThat(run("--component", "toolkit")).isEqualTo(1);
+    assertThat(err.toString()).contains("no NVIDIA CDI spec");
+    Files.writeString(
+        tmp.resolve("cdi/nvidia.yaml"), "cdiVersion: 0.5.0\nkind: nvidia.com/gpu\ndevices: []\n");
+    assertThat(run("--component", "toolkit")).isEqualTo(1);
+    assertThat(err.toString()).contains("nvidia.yaml: field devices: expected a non-empty list");
+    Files.writeString(tmp.resolve("cdi/nvidia.yaml"), "cdiVersion: [\n");
+    assertThat(run("--component", "toolkit")).isEqualTo(1);
+    assertThat(err.toString()).contains("is not valid YAML/JSON");
+  }
+
+  @Test
+  void crioAndDockerConfigsAreUnderstood() throws Exception {
+    Files.writeString(
+        tmp.resolve("cdi/x.json"),
+        "{\"cdiVersion\":\"0.6.0\",\"kind\":\"nvidia.com/gpu\",\"devices\":[{\"name\":\"0\",\"containerEdits\":{}}]}");
+    Files.writeString(
+        tmp.resolve("crio.conf"),
+        "[crio.runtime.runtimes.nvidia]\nruntime_path = \"/usr/bin/nvidia-container-runtime\"\n");
+    assertThat(
+            run(
+                "--component",
+                "toolkit",
+                "--runtime",
+                "crio",
+                "--runtime-config",
+                tmp.resolve("crio.conf").toString()))
+        .isZero();
+    Files.writeString(
+        tmp.resolve("daemon.json"),
+        "{\"runtimes\":{\"nvidia\":{\"path\":\"nvidia-container-runtime\",\"args\":[]}}}");
+    assertThat(
+            run(
+                "--component",
+                "toolkit",
+                "--runtime",
+                "docker",
+                "--runtime-config",
+                tmp.resolve("daemon.json").toString()))
+        .isZero();
+  }
+
+  @Test
+  void badUsageIsExitCodeTwoWithTheReason() {
+    assertThat(run("--component", "gpu")).isEqualTo(2);
+    assertThat(err.toString())
+        .contains("unknown component 'gpu' (expected driver, toolkit, plugin or cuda)");
+    assertThat(run()).isEqualTo(2);
+    assertThat(err.toString()).contains("missing --component");
+    env.put("WITH_WAIT", "maybe");
+    assertThat(run("--component", "driver")).isEqualTo(2);
+    assertThat(err.toString()).contains("WITH_WAIT: expected true or false, got 'maybe'");
+  }
+
+  @Test
+  void componentsAreChainedInOrder() {
+    assertThat(Component.DRIVER.previous()).isNull();
+    assertThat(Component.TOOLKIT.previous()).isEqualTo(Component.DRIVER);
+    assertThat(Component.PLUGIN.previous()).isEqualTo(Component.TOOLKIT);
+    assertThat(Component.CUDA.previous()).isEqualTo(Component.PLUGIN);
+  }
+}

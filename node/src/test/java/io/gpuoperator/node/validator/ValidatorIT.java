@@ -1,0 +1,177 @@
+package io.gpuoperator.node.validator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import io.gpuoperator.sim.kubelet.BehaviourOverride;
+import io.gpuoperator.sim.kubelet.DeclaredBehaviour;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import io.gpuoperator.sim.kubelet.NodeDirs;
+import io.gpuoperator.sim.kubelet.SimulatedKubelet;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The plugin and cuda steps against a real API server, the cuda pod run by a simulated kubelet. */
+@ExtendWith(ControlPlaneExtension.class)
+class ValidatorIT {
+  @TempDir Path tmp;
+
+  ValidatorConfig config(String node, Component c, String ns) {
+    return ValidatorConfig.fromEnv(
+            Map.of(
+                "NODE_NAME",
+                node,
+                "VALIDATIONS_DIR",
+                tmp.resolve("validations").toString(),
+                "OPERATOR_NAMESPACE",
+                ns,
+                "SLEEP_INTERVAL",
+                "1",
+                "VALIDATION_TIMEOUT",
+                "30"))
+        .withComponent(c);
+  }
+
+  @Test
+  void pluginPassesOnceTheNodeAdvertisesGpus(KubernetesClient client) throws Exception {
+    String name = "validator-plugin-node";
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
+    ValidatorConfig config = config(name, Component.PLUGIN, "default");
+    Thread publisher =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(2000);
+              } catch (InterruptedException e) {
+                return;
+              }
+              client
+                  .nodes()
+                  .withName(name)
+                  .subresource("status")
+                  .patch(
+                      PatchContext.of(PatchType.STRATEGIC_MERGE),
+                      "{\"status\":{\"capacity\":{\"nvidia.com/mig-1g.10gb\":\"7\"},"
+                          + "\"allocatable\":{\"nvidia.com/mig-1g.10gb\":\"7\"}}}");
+            });
+    publisher.start();
+    new Validator(config, r -> null, () -> client).run();
+    assertThat(Files.readString(tmp.resolve("validations/plugin-ready")))
+        .isEqualTo("nvidia.com/mig-1g.10gb=7\n");
+  }
+
+  @Test
+  void pluginFailsWhenNoGpuResourceAppears(KubernetesClient client) {
+    String name = "validator-plugin-cpu";
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .create();
+    ValidatorConfig config =
+        config(name, Component.PLUGIN, "default")
+            .withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(500));
+    assertThatThrownBy(() -> new Validator(config, r -> null, () -> client).run())
+        .isInstanceOf(ValidationException.class)
+        .hasMessageContaining(
+            "advertises no nvidia.com/gpu or nvidia.com/mig-* capacity after 2 s");
+    assertThat(tmp.resolve("validations/plugin-ready")).doesNotExist();
+  }
+
+  @Test
+  void cudaRunsAWorkloadPodOnTheNodeAndCleansUp(KubernetesClient client) throws Exception {
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda");
+    String node = "validator-cuda-node";
+    NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
+    try (SimulatedKubelet kubelet =
+        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(7).build()) {
+      kubelet.start();
+      publishGpus(client, node);
+      new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).run();
+      assertThat(tmp.resolve("validations/cuda-ready")).exists();
+      assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
+    }
+  }
+
+  @Test
+  void cudaFailsWhenTheWorkloadFails(KubernetesClient client) throws Exception {
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda-fail");
+    String node = "validator-cuda-broken";
+    NodeDescription d =
+        NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8)
+            .withOverrides(
+                List.of(
+                    new BehaviourOverride(
+                        "cuda-sample",
+                        null,
+                        null,
+                        DeclaredBehaviour.fails(Duration.ofMillis(200), 2))));
+    ValidatorConfig config =
+        ValidatorConfig.fromEnv(
+                Map.of(
+                    "NODE_NAME",
+                    node,
+                    "VALIDATIONS_DIR",
+                    tmp.resolve("validations").toString(),
+                    "OPERATOR_NAMESPACE",
+                    ns,
+                    "VALIDATION_TIMEOUT",
+                    "8",
+                    "SLEEP_INTERVAL",
+                    "1"))
+            .withComponent(Component.CUDA);
+    try (SimulatedKubelet kubelet =
+        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(8).build()) {
+      kubelet.start();
+      publishGpus(client, node);
+      // restartPolicy OnFailure: the pod keeps crashing and never completes.
+      assertThatThrownBy(() -> new Validator(config, r -> null, () -> client).run())
+          .isInstanceOf(ValidationException.class)
+          .hasMessageContaining("did not complete within 8 s");
+      assertThat(tmp.resolve("validations/cuda-ready")).doesNotExist();
+    }
+  }
+
+  @Test
+  void cudaFailsOnANodeWithoutAllocatableGpus(KubernetesClient client) throws Exception {
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda-nogpu");
+    String node = "validator-cuda-nogpu";
+    NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
+    try (SimulatedKubelet kubelet =
+        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(9).build()) {
+      kubelet.start();
+      // No device plugin published nvidia.com/gpu: the kubelet refuses the workload pod.
+      assertThatThrownBy(
+              () -> new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).run())
+          .isInstanceOf(ValidationException.class)
+          .hasMessageContaining(
+              "failed: Pod Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0");
+    }
+  }
+
+  static void publishGpus(KubernetesClient client, String node) {
+    Node n = client.nodes().withName(node).get();
+    assertThat(n).isNotNull();
+    client
+        .nodes()
+        .withName(node)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"},\"allocatable\":{\"nvidia.com/gpu\":\"8\"}}}");
+  }
+}

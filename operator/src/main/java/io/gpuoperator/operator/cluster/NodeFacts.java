@@ -1,0 +1,87 @@
+package io.gpuoperator.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.gpuoperator.operator.labels.Labels;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** Derives the node-related {@link ClusterFacts} from the cached Nodes. Pure. */
+public final class NodeFacts {
+  public static final String GPU_PRESENT = Labels.GPU_PRESENT;
+  public static final String NFD_PREFIX = Labels.NFD_PREFIX;
+  public static final String OS_ID = Labels.NFD_OS_ID;
+  public static final String OS_VERSION = Labels.NFD_OS_VERSION_ID;
+
+  private NodeFacts() {}
+
+  /** Facts about the cluster's nodes, with the server version and ServiceMonitor CRD presence. */
+  public static ClusterFacts of(
+      Collection<Node> nodes, String kubernetesVersion, boolean serviceMonitorCrd) {
+    var gpuNodes = nodes.stream().filter(NodeFacts::isGpuNode).toList();
+    boolean nfd =
+        nodes.stream()
+            .anyMatch(n -> labels(n).keySet().stream().anyMatch(k -> k.startsWith(NFD_PREFIX)));
+    return new ClusterFacts(
+        kubernetesVersion,
+        mostCommon(gpuNodes, NodeFacts::runtime, "containerd"),
+        serviceMonitorCrd,
+        gpuNodes.size(),
+        nfd,
+        mostCommon(gpuNodes, NodeFacts::osTag, null));
+  }
+
+  /** A node the node-label reconciler marked as having NVIDIA GPUs. */
+  public static boolean isGpuNode(Node n) {
+    return "true".equals(labels(n).get(GPU_PRESENT));
+  }
+
+  private static String runtime(Node n) {
+    if (n.getStatus() == null || n.getStatus().getNodeInfo() == null) {
+      return null;
+    }
+    String v = n.getStatus().getNodeInfo().getContainerRuntimeVersion();
+    if (v == null || !v.contains("://")) {
+      return null;
+    }
+    String name = v.substring(0, v.indexOf("://")).toLowerCase(Locale.ROOT);
+    return name.equals("cri-o") ? "crio" : name;
+  }
+
+  /** e.g. ubuntu22.04, rhel9 (major version only for RHEL-like systems, as driver tags use). */
+  private static String osTag(Node n) {
+    String id = labels(n).get(OS_ID);
+    String version = labels(n).get(OS_VERSION);
+    if (id == null || version == null) {
+      return null;
+    }
+    id = id.toLowerCase(Locale.ROOT);
+    if (id.equals("rhel") || id.equals("rocky") || id.equals("centos")) {
+      return id + version.split("\\.")[0];
+    }
+    return id + version;
+  }
+
+  private static String mostCommon(
+      Collection<Node> nodes, Function<Node, String> f, String fallback) {
+    return nodes.stream()
+        .map(f)
+        .filter(v -> v != null)
+        .collect(Collectors.groupingBy(v -> v, Collectors.counting()))
+        .entrySet()
+        .stream()
+        .max(
+            Map.Entry.<String, Long>comparingByValue()
+                .thenComparing(Map.Entry.comparingByKey(Comparator.reverseOrder())))
+        .map(Map.Entry::getKey)
+        .orElse(fallback);
+  }
+
+  private static Map<String, String> labels(Node n) {
+    Map<String, String> l = n.getMetadata().getLabels();
+    return l == null ? Map.of() : l;
+  }
+}

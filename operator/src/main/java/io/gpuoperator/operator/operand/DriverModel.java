@@ -1,0 +1,213 @@
+package io.gpuoperator.operator.operand;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvFromSourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.api.common.ProbeSpec;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.DriverSpec;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.labels.Labels;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The NVIDIA driver DaemonSet {@code nvidia-driver-daemonset} (NVIDIA's driver image, OnDelete
+ * updates driven by the upgrade controller) with the k8s-driver-manager init container.
+ */
+public final class DriverModel extends ManifestOperandModel {
+  static final String CONTAINER = "nvidia-driver-ctr";
+  static final String MANAGER_CONTAINER = "k8s-driver-manager";
+  private static final KubernetesSerialization KUBE = new KubernetesSerialization();
+
+  public DriverModel() {
+    super(OperandNames.DRIVER);
+  }
+
+  @Override
+  public boolean enabled(ClusterPolicy policy, ClusterFacts facts) {
+    DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
+    return d == null || (d.isEnabled(true) && !Boolean.TRUE.equals(d.useNvidiaDriverCRD));
+  }
+
+  @Override
+  protected ComponentSpec component(ClusterPolicySpec spec) {
+    return spec.driver;
+  }
+
+  @Override
+  protected String path() {
+    return "spec.driver";
+  }
+
+  @Override
+  protected String mainContainer() {
+    return CONTAINER;
+  }
+
+  @Override
+  protected boolean appendArgs() {
+    return false;
+  }
+
+  @Override
+  protected boolean fixedUpdateStrategy() {
+    return true;
+  }
+
+  /**
+   * {@code repo/image:<version>-<osTag>} when the OS of the GPU nodes is known; a digest or a
+   * verbatim image is used as given.
+   */
+  @Override
+  protected String image(RenderContext ctx) {
+    String suffix = ctx.facts().osTag() == null ? null : "-" + ctx.facts().osTag();
+    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, path());
+    if (parts != null) {
+      return parts.verbatim() ? parts.image() : parts.reference(suffix);
+    }
+    String fallback = ImageResolver.resolve(null, path(), ctx.config().image(name()));
+    boolean tagged =
+        !fallback.contains("@") && fallback.lastIndexOf(':') > fallback.lastIndexOf('/');
+    return tagged && suffix != null ? fallback + suffix : fallback;
+  }
+
+  /**
+   * With {@code usePrecompiled}, one DaemonSet per kernel of the GPU nodes, as in the original:
+   * {@code nvidia-driver-daemonset-<kernel>-<os>}, image tag {@code <version>-<kernel>-<os>},
+   * selected by the node's full kernel version. Without known kernels there is nothing to run.
+   */
+  @Override
+  public List<HasMetadata> render(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    List<HasMetadata> objects = super.render(policy, facts, config);
+    DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
+    if (d == null || !Boolean.TRUE.equals(d.usePrecompiled)) {
+      return objects;
+    }
+    RenderContext ctx = RenderContext.of(policy, facts, config);
+    List<HasMetadata> out = new ArrayList<>();
+    for (HasMetadata object : objects) {
+      if (!(object instanceof DaemonSet ds)) {
+        out.add(object);
+        continue;
+      }
+      for (String kernel : facts.kernelVersions()) {
+        DaemonSet copy = KUBE.clone(ds);
+        String os = facts.osTag() == null ? "" : "-" + facts.osTag();
+        String name = labelSafe(ds.getMetadata().getName() + "-" + sanitize(kernel + os));
+        copy.getMetadata().setName(name);
+        copy.getSpec().getSelector().getMatchLabels().put(Labels.APP, name);
+        copy.getSpec().getTemplate().getMetadata().getLabels().put(Labels.APP, name);
+        copy.getSpec()
+            .getTemplate()
+            .getSpec()
+            .getNodeSelector()
+            .put(Labels.NFD_KERNEL_FULL, kernel);
+        Container driver = DaemonSets.container(copy.getSpec().getTemplate().getSpec(), CONTAINER);
+        driver.setImage(precompiledImage(ctx, kernel));
+        env(driver, "KERNEL_VERSION", kernel);
+        ContentHash.annotate(copy);
+        out.add(copy);
+      }
+    }
+    return out;
+  }
+
+  private String precompiledImage(RenderContext ctx, String kernel) {
+    String suffix = "-" + kernel + (ctx.facts().osTag() == null ? "" : "-" + ctx.facts().osTag());
+    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, path());
+    if (parts != null) {
+      return parts.verbatim() ? parts.image() : parts.reference(suffix);
+    }
+    return ImageResolver.resolve(null, path(), ctx.config().image(name())) + suffix;
+  }
+
+  /** The name doubles as the app label: at most 63 characters, kept unique by a hash suffix. */
+  static String labelSafe(String name) {
+    if (name.length() <= 63) {
+      return name;
+    }
+    String hash = Integer.toHexString(name.hashCode());
+    return name.substring(0, 62 - hash.length()).replaceAll("-+$", "") + "-" + hash;
+  }
+
+  /** A kernel and OS as a DNS label part: lower case, [a-z0-9-]. */
+  static String sanitize(String s) {
+    String out = s.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-").replaceAll("-+", "-");
+    return out.replaceAll("^-|-$", "");
+  }
+
+  @Override
+  protected void customize(HasMetadata object, RenderContext ctx) {
+    if (!(object instanceof DaemonSet ds)) {
+      return;
+    }
+    DriverSpec d = ctx.spec().driver == null ? new DriverSpec() : ctx.spec().driver;
+    var pod = ds.getSpec().getTemplate().getSpec();
+    Container driver = DaemonSets.container(pod, CONTAINER);
+    String moduleType =
+        d.kernelModuleType == null ? "auto" : d.kernelModuleType.name().toLowerCase(Locale.ROOT);
+    env(driver, "KERNEL_MODULE_TYPE", moduleType);
+    boolean rdma = d.rdma != null && Boolean.TRUE.equals(d.rdma.enabled);
+    if (rdma) {
+      env(driver, "GPU_DIRECT_RDMA_ENABLED", "true");
+      if (Boolean.TRUE.equals(d.rdma.useHostMofed)) {
+        env(driver, "USE_HOST_MOFED", "true");
+      }
+    }
+    if (Boolean.TRUE.equals(d.usePrecompiled)) {
+      // Precompiled images carry modules built for one kernel; the image has no compilers.
+      env(driver, "USE_PRECOMPILED", "true");
+      ds.getMetadata().getLabels().put("nvidia.com/precompiled", "true");
+    }
+    if (d.secretEnv != null && !d.secretEnv.isBlank()) {
+      List<EnvFromSource> from = new ArrayList<>();
+      from.add(new EnvFromSourceBuilder().withNewSecretRef(d.secretEnv.trim(), false).build());
+      driver.setEnvFrom(from);
+    }
+    probe(driver.getStartupProbe(), d.startupProbe);
+    probe(driver.getLivenessProbe(), d.livenessProbe);
+    probe(driver.getReadinessProbe(), d.readinessProbe);
+
+    Container manager = DaemonSets.container(pod, MANAGER_CONTAINER);
+    ComponentSpec m = d.manager;
+    manager.setImage(
+        ImageResolver.resolve(m, "spec.driver.manager", ctx.config().image("driver-manager")));
+    manager.setImagePullPolicy(ImageResolver.pullPolicy(m == null ? null : m.imagePullPolicy));
+    if (m != null && m.env != null) {
+      m.env.forEach(e -> env(manager, e.name, e.value));
+    }
+    boolean autoUpgrade =
+        d.upgradePolicy == null || !Boolean.FALSE.equals(d.upgradePolicy.autoUpgrade);
+    env(manager, "DRIVER_UPGRADE_MANAGED", String.valueOf(autoUpgrade));
+  }
+
+  private static void probe(Probe probe, ProbeSpec spec) {
+    if (probe == null || spec == null) {
+      return;
+    }
+    if (spec.initialDelaySeconds != null) {
+      probe.setInitialDelaySeconds(spec.initialDelaySeconds);
+    }
+    if (spec.timeoutSeconds != null) {
+      probe.setTimeoutSeconds(spec.timeoutSeconds);
+    }
+    if (spec.periodSeconds != null) {
+      probe.setPeriodSeconds(spec.periodSeconds);
+    }
+    if (spec.successThreshold != null) {
+      probe.setSuccessThreshold(spec.successThreshold);
+    }
+    if (spec.failureThreshold != null) {
+      probe.setFailureThreshold(spec.failureThreshold);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package io.gpuoperator.operator.operand;
+
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+
+/** The inputs of one rendering pass, with the policy's spec never null. */
+public record RenderContext(
+    ClusterPolicy policy, ClusterPolicySpec spec, ClusterFacts facts, OperatorConfig config) {
+
+  static RenderContext of(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    ClusterPolicySpec spec =
+        policy == null || policy.getSpec() == null ? new ClusterPolicySpec() : policy.getSpec();
+    return new RenderContext(policy, spec, facts, config);
+  }
+
+  /** The namespace operands run in. */
+  public String namespace() {
+    return config.namespace();
+  }
+
+  /** Whether CDI is on (the original's default: on unless set to false). */
+  public boolean cdiEnabled() {
+    return spec.cdi == null || !Boolean.FALSE.equals(spec.cdi.enabled);
+  }
+
+  /** The MIG strategy value ("none", "single", "mixed"); the original's default is single. */
+  public String migStrategy() {
+    return spec.mig == null || spec.mig.strategy == null ? "single" : spec.mig.strategy.value();
+  }
+
+  /** The RuntimeClass operands that use the GPU run with. */
+  public String runtimeClass() {
+    return spec.operator == null
+            || spec.operator.runtimeClass == null
+            || spec.operator.runtimeClass.isBlank()
+        ? "nvidia"
+        : spec.operator.runtimeClass.trim();
+  }
+}

@@ -1,0 +1,107 @@
+package io.gpuoperator.operator.plan;
+
+import io.gpuoperator.operator.labels.NodeLabelRules;
+import io.gpuoperator.operator.operand.RenderedOperand;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** Renders a {@link Plan} as the readable text {@code gpu-operator plan} prints. */
+public final class PlanPrinter {
+  private PlanPrinter() {}
+
+  /** The whole plan. */
+  public static String print(Plan plan, String source) {
+    StringBuilder out = new StringBuilder();
+    var f = plan.facts();
+    out.append("ClusterPolicy ").append(plan.policy().getMetadata().getName()).append(": valid\n");
+    out.append("Cluster (")
+        .append(source)
+        .append("): ")
+        .append(f.gpuNodeCount())
+        .append(" GPU node(s), runtime ")
+        .append(f.containerRuntime())
+        .append(", OS ")
+        .append(f.osTag() == null ? "unknown" : f.osTag())
+        .append(", ServiceMonitor CRD ")
+        .append(f.serviceMonitorCrd() ? "present" : "absent")
+        .append("\n\nObjects:\n");
+    for (RenderedOperand op : plan.operands()) {
+      out.append("  ").append(op.name());
+      List<ObjectDiff.Entry> entries =
+          plan.objects().stream()
+              .filter(e -> e.operand().equals(op.name()) && e.action() != ObjectDiff.Action.DELETE)
+              .toList();
+      if (!op.enabled()) {
+        out.append(" (disabled)");
+      }
+      out.append('\n');
+      for (ObjectDiff.Entry e : entries) {
+        line(out, e);
+      }
+    }
+    List<ObjectDiff.Entry> deletes =
+        plan.objects().stream().filter(e -> e.action() == ObjectDiff.Action.DELETE).toList();
+    if (!deletes.isEmpty()) {
+      out.append("  (no longer rendered)\n");
+      deletes.forEach(e -> line(out, e));
+    }
+    if (!plan.nodes().isEmpty()) {
+      out.append("\nNodes:\n");
+      for (Plan.NodeEntry n : plan.nodes()) {
+        out.append("  ").append(n.name()).append(": ");
+        if (!n.desired().gpuNode()) {
+          out.append("not a GPU node");
+        } else {
+          out.append("GPU node");
+        }
+        out.append(n.change().isEmpty() ? ", no change\n" : "\n");
+        if (n.desired().gpuNode()) {
+          out.append("    labels: ")
+              .append(
+                  n.desired().labels().entrySet().stream()
+                      .map(e -> e.getKey() + "=" + e.getValue())
+                      .collect(Collectors.joining(", ")))
+              .append('\n');
+          out.append("    taint: ")
+              .append(
+                  n.desired().taint() == null ? "none" : NodeLabelRules.format(n.desired().taint()))
+              .append('\n');
+        }
+        if (!n.change().isEmpty()) {
+          out.append("    change: ").append(n.change().describe()).append('\n');
+        }
+      }
+    }
+    long changedNodes = plan.nodes().stream().filter(n -> !n.change().isEmpty()).count();
+    out.append("\nSummary: ")
+        .append(plan.count(ObjectDiff.Action.CREATE))
+        .append(" to create, ")
+        .append(plan.count(ObjectDiff.Action.UPDATE))
+        .append(" to update, ")
+        .append(plan.count(ObjectDiff.Action.DELETE))
+        .append(" to delete, ")
+        .append(plan.count(ObjectDiff.Action.UNCHANGED))
+        .append(" unchanged");
+    if (!plan.nodes().isEmpty()) {
+      out.append("; ")
+          .append(changedNodes)
+          .append(" of ")
+          .append(plan.nodes().size())
+          .append(" node(s) change");
+    }
+    out.append('\n');
+    return out.toString();
+  }
+
+  private static void line(StringBuilder out, ObjectDiff.Entry e) {
+    out.append("    ")
+        .append(e.ref())
+        .append(": ")
+        .append(e.action().name().toLowerCase(Locale.ROOT))
+        .append('\n');
+    for (String c : e.changes()) {
+      out.append("      ").append(c).append('\n');
+    }
+  }
+}

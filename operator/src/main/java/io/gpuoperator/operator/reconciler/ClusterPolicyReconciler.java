@@ -1,0 +1,435 @@
+package io.gpuoperator.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicyStatus;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.RenderedOperand;
+import io.gpuoperator.operator.status.Conditions;
+import io.gpuoperator.operator.status.DaemonSetReadiness;
+import io.gpuoperator.operator.status.OperandReadiness;
+import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.validation.PolicyValidationException;
+import io.gpuoperator.operator.validation.Violation;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drives the GPU stack from the active ClusterPolicy: renders the operands, applies what changed,
+ * deletes disabled operands, and reports readiness from DaemonSet status events. Reconciles are
+ * triggered by the policy, by its DaemonSets (label-selected informer in the operator namespace),
+ * by GPU-relevant Node label changes and by other policies appearing or going away; there is no
+ * periodic requeue.
+ */
+public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterPolicyReconciler.class);
+  static final String DAEMONSETS = "daemonsets";
+  static final String NODES = "nodes";
+  static final String PEERS = "policies";
+
+  private final KubernetesClient client;
+  private final OperatorConfig config;
+  private final PolicyRenderer renderer;
+  private final OperatorMetrics metrics;
+  private final String kubernetesVersion;
+
+  /** The last rendering that applied cleanly, per policy uid: an invalid spec keeps it running. */
+  private final Map<String, List<RenderedOperand>> lastValid = new ConcurrentHashMap<>();
+
+  /** The status this process last wrote, per policy uid. */
+  private final Map<String, WrittenStatus> lastWritten = new ConcurrentHashMap<>();
+
+  private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+  private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+  private volatile OperandApplier applier;
+
+  public ClusterPolicyReconciler(
+      KubernetesClient client,
+      OperatorConfig config,
+      PolicyRenderer renderer,
+      OperatorMetrics metrics) {
+    this.client = client;
+    this.config = config;
+    this.renderer = renderer;
+    this.metrics = metrics;
+    this.kubernetesVersion = client.getKubernetesVersion().getGitVersion();
+  }
+
+  @Override
+  public List<EventSource<?, ClusterPolicy>> prepareEventSources(
+      EventSourceContext<ClusterPolicy> context) {
+    IndexerResourceCache<ClusterPolicy> policies = context.getPrimaryCache();
+    daemonSets =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
+                .withName(DAEMONSETS)
+                .withNamespaces(Set.of(config.namespace()))
+                .withLabelSelector(ReconcilerKeys.OPERAND_LABEL)
+                .withSecondaryToPrimaryMapper(
+                    Mappers.fromOwnerReferences(ClusterPolicy.class, true))
+                .build(),
+            context);
+    nodes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
+                .withName(NODES)
+                .withSecondaryToPrimaryMapper(n -> allPolicies(policies))
+                .withOnUpdateFilter(ClusterPolicyReconciler::factsChanged)
+                .build(),
+            context);
+    // Another policy appearing, changing or going away can change which one is active.
+    InformerEventSource<ClusterPolicy, ClusterPolicy> peers =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ClusterPolicy.class, ClusterPolicy.class)
+                .withName(PEERS)
+                .withSecondaryToPrimaryMapper(p -> allPolicies(policies))
+                .withOnUpdateFilter(
+                    (a, b) ->
+                        !Objects.equals(
+                                a.getMetadata().getGeneration(), b.getMetadata().getGeneration())
+                            || !Objects.equals(
+                                a.getMetadata().getDeletionTimestamp(),
+                                b.getMetadata().getDeletionTimestamp()))
+                .build(),
+            context);
+    applier = new OperandApplier(client, config.namespace(), daemonSets);
+    return List.of(daemonSets, nodes, peers);
+  }
+
+  private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
+    return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  /** Only label changes that alter the facts (GPU presence, NFD, OS) re-render the policy. */
+  static boolean factsChanged(Node before, Node after) {
+    Map<String, String> a = relevant(before);
+    Map<String, String> b = relevant(after);
+    return !a.equals(b);
+  }
+
+  private static Map<String, String> relevant(Node n) {
+    Map<String, String> l = n.getMetadata().getLabels();
+    if (l == null) {
+      return Map.of();
+    }
+    return l.entrySet().stream()
+        .filter(
+            e ->
+                e.getKey().equals(NodeFacts.GPU_PRESENT)
+                    || e.getKey().equals(NodeFacts.OS_ID)
+                    || e.getKey().equals(NodeFacts.OS_VERSION))
+        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))
+        .entrySet()
+        .stream()
+        .collect(
+            Collectors.toMap(
+                Map.Entry::getKey, Map.Entry::getValue, (x, y) -> x, java.util.TreeMap::new));
+  }
+
+  @Override
+  public UpdateControl<ClusterPolicy> reconcile(
+      ClusterPolicy policy, Context<ClusterPolicy> context) {
+    String name = policy.getMetadata().getName();
+    long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
+    List<ClusterPolicy> all = context.getPrimaryCache().list().toList();
+    ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
+    if (!active.getMetadata().getName().equals(name)) {
+      LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());
+      writeStatus(
+          policy,
+          PolicyStatusModel.ignored(
+              generation, config.namespace(), active.getMetadata().getName(), policy.getStatus()));
+      return UpdateControl.noUpdate();
+    }
+
+    ClusterFacts facts = facts();
+    List<Violation> violations = renderer.validate(policy);
+    List<RenderedOperand> rendered = null;
+    if (violations.isEmpty()) {
+      try {
+        rendered = renderer.render(policy, facts, config);
+      } catch (PolicyValidationException e) {
+        violations = e.violations();
+      }
+    }
+    if (!violations.isEmpty()) {
+      String message =
+          "Invalid ClusterPolicy: "
+              + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
+      LOG.warn("ClusterPolicy {}: {}; operands keep their last valid spec", name, message);
+      List<RenderedOperand> previous = lastValid.get(policy.getMetadata().getUid());
+      ClusterPolicyStatus status =
+          PolicyStatusModel.invalid(
+              generation,
+              config.namespace(),
+              message,
+              previous == null ? null : readiness(previous),
+              policy.getStatus());
+      if (writeStatus(policy, status)) {
+        warn(policy, Conditions.RECONCILE_FAILED, message);
+      }
+      metrics.reconciled(
+          OperatorMetrics.STATUS_NOT_READY, facts.gpuNodeCount(), facts.nfdLabelsPresent());
+      // A spec error is permanent until the user edits the policy: no retry.
+      return UpdateControl.noUpdate();
+    }
+
+    OperandApplier.Result result;
+    try {
+      result = applier.sync(policy, rendered, facts.serviceMonitorCrd());
+    } catch (RuntimeException e) {
+      applier.invalidate();
+      throw e;
+    }
+    lastValid.put(policy.getMetadata().getUid(), rendered);
+    List<OperandReadiness> readiness = readiness(rendered);
+    ClusterPolicyStatus status =
+        PolicyStatusModel.applied(
+            generation,
+            config.namespace(),
+            readiness,
+            facts.gpuNodeCount(),
+            facts.nfdLabelsPresent(),
+            policy.getStatus());
+    boolean changed = writeStatus(policy, status);
+    if (result.applied() + result.deleted() > 0 || changed) {
+      LOG.info(
+          "ClusterPolicy {}: applied {}, deleted {}, state {} ({} GPU nodes)",
+          name,
+          result.applied(),
+          result.deleted(),
+          status.state.value(),
+          facts.gpuNodeCount());
+    }
+    metrics.reconciled(
+        status.state == io.gpuoperator.api.common.State.READY
+            ? OperatorMetrics.STATUS_SUCCESS
+            : OperatorMetrics.STATUS_NOT_READY,
+        facts.gpuNodeCount(),
+        facts.nfdLabelsPresent());
+    return UpdateControl.noUpdate();
+  }
+
+  @Override
+  public ErrorStatusUpdateControl<ClusterPolicy> updateErrorStatus(
+      ClusterPolicy policy, Context<ClusterPolicy> context, Exception e) {
+    metrics.failed();
+    String message = "Reconcile failed: " + e.getMessage();
+    long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
+    ClusterPolicyStatus status =
+        PolicyStatusModel.failed(generation, config.namespace(), message, policy.getStatus());
+    try {
+      if (writeStatus(policy, status)) {
+        warn(policy, Conditions.RECONCILE_FAILED, message);
+      }
+    } catch (RuntimeException statusError) {
+      LOG.warn(
+          "ClusterPolicy {}: cannot record the failure in status: {}",
+          policy.getMetadata().getName(),
+          statusError.getMessage());
+    }
+    return ErrorStatusUpdateControl.noStatusUpdate();
+  }
+
+  private ClusterFacts facts() {
+    List<Node> all = nodes.list().toList();
+    boolean serviceMonitors =
+        client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(Kinds.SERVICE_MONITOR_CRD)
+                .get()
+            != null;
+    return NodeFacts.of(all, kubernetesVersion, serviceMonitors);
+  }
+
+  private List<OperandReadiness> readiness(List<RenderedOperand> rendered) {
+    List<OperandReadiness> out = new ArrayList<>();
+    for (RenderedOperand operand : rendered) {
+      if (!operand.enabled()) {
+        continue;
+      }
+      List<DaemonSet> wanted =
+          operand.objects().stream()
+              .filter(DaemonSet.class::isInstance)
+              .map(DaemonSet.class::cast)
+              .toList();
+      if (wanted.isEmpty()) {
+        out.add(OperandReadiness.noDaemonSet(operand.name()));
+        continue;
+      }
+      boolean ready = true;
+      int nodesReady = 0;
+      int nodesDesired = 0;
+      List<String> reasons = new ArrayList<>();
+      for (DaemonSet w : wanted) {
+        String ns =
+            w.getMetadata().getNamespace() == null
+                ? config.namespace()
+                : w.getMetadata().getNamespace();
+        Optional<DaemonSet> live = daemonSets.get(new ResourceID(w.getMetadata().getName(), ns));
+        DaemonSetReadiness.Verdict v;
+        if (live.isEmpty()) {
+          v =
+              new DaemonSetReadiness.Verdict(
+                  false, 0, 0, "DaemonSet " + ns + "/" + w.getMetadata().getName() + " missing");
+        } else if (DaemonSetReadiness.isOnDelete(live.get())) {
+          v = onDelete(live.get());
+        } else {
+          v = DaemonSetReadiness.fromStatus(live.get());
+        }
+        ready &= v.ready();
+        nodesReady += v.nodesReady();
+        nodesDesired += v.nodesDesired();
+        if (v.reason() != null) {
+          reasons.add(v.reason());
+        }
+      }
+      out.add(
+          new OperandReadiness(
+              operand.name(),
+              ready,
+              nodesReady,
+              nodesDesired,
+              reasons.isEmpty() ? null : String.join("; ", reasons)));
+    }
+    return out;
+  }
+
+  /**
+   * OnDelete DaemonSets (the driver): pods and ControllerRevisions are listed live, by the
+   * DaemonSet's selector in the operator namespace, only when its status says it is not settled
+   * already and only for this DaemonSet; the operator never caches Pods.
+   */
+  private DaemonSetReadiness.Verdict onDelete(DaemonSet ds) {
+    if (ds.getStatus() == null
+        || ds.getStatus().getDesiredNumberScheduled() == null
+        || ds.getStatus().getDesiredNumberScheduled() == 0) {
+      return DaemonSetReadiness.fromPods(ds, List.of(), List.of());
+    }
+    Map<String, String> selector = ds.getSpec().getSelector().getMatchLabels();
+    String ns = ds.getMetadata().getNamespace();
+    List<ControllerRevision> revisions =
+        client.apps().controllerRevisions().inNamespace(ns).withLabels(selector).list().getItems();
+    List<Pod> pods = client.pods().inNamespace(ns).withLabels(selector).list().getItems();
+    return DaemonSetReadiness.fromPods(ds, revisions, pods);
+  }
+
+  /**
+   * Patches the status subresource when it says something new; returns whether it wrote. The cached
+   * policy can lag behind our own last status write, so that write is remembered and compared too,
+   * as long as the cache has not seen a newer version of the policy.
+   */
+  private boolean writeStatus(ClusterPolicy policy, ClusterPolicyStatus status) {
+    if (PolicyStatusModel.sameAs(policy.getStatus(), status)) {
+      return false;
+    }
+    WrittenStatus last = lastWritten.get(policy.getMetadata().getUid());
+    if (last != null
+        && !newer(policy.getMetadata().getResourceVersion(), last.resourceVersion())
+        && PolicyStatusModel.sameAs(last.status(), status)) {
+      return false;
+    }
+    // JSON patch "add" replaces /status whole (a merge patch would keep stale keys).
+    String patch =
+        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + Serialization.asJson(status) + "}]";
+    ClusterPolicy written =
+        client
+            .resources(ClusterPolicy.class)
+            .withName(policy.getMetadata().getName())
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), patch);
+    lastWritten.put(
+        policy.getMetadata().getUid(),
+        new WrittenStatus(written.getMetadata().getResourceVersion(), status));
+    policy.setStatus(status);
+    return true;
+  }
+
+  private record WrittenStatus(String resourceVersion, ClusterPolicyStatus status) {}
+
+  /** Whether resourceVersion a is newer than b (numeric on every API server in practice). */
+  private static boolean newer(String a, String b) {
+    try {
+      return Long.parseLong(a) > Long.parseLong(b);
+    } catch (RuntimeException e) {
+      return true;
+    }
+  }
+
+  /** Records a Warning Event on the policy (only sent along with a status change). */
+  private void warn(HasMetadata policy, String reason, String message) {
+    String now = Instant.now().toString();
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withName(
+                      policy.getMetadata().getName()
+                          + "."
+                          + UUID.randomUUID().toString().substring(0, 8))
+                  .withNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
+                  .endMetadata()
+                  .withNewInvolvedObject()
+                  .withApiVersion(policy.getApiVersion())
+                  .withKind(policy.getKind())
+                  .withName(policy.getMetadata().getName())
+                  .withUid(policy.getMetadata().getUid())
+                  .endInvolvedObject()
+                  .withType("Warning")
+                  .withReason(reason)
+                  .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
+                  .withFirstTimestamp(now)
+                  .withLastTimestamp(now)
+                  .withCount(1)
+                  .withNewSource()
+                  .withComponent("gpu-operator")
+                  .endSource()
+                  .build())
+          .create();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "ClusterPolicy {}: cannot record event: {}",
+          policy.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+}

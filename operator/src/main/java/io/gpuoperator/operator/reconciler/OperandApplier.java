@@ -1,0 +1,245 @@
+package io.gpuoperator.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.operand.RenderedOperand;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings the operands' objects to what the policy rendered, writing only what differs: an object
+ * whose recorded hash equals the rendered one is left alone, so a pass that changes nothing makes
+ * no write call. Objects of disabled operands, and objects an operand no longer renders, are
+ * deleted; they are found through the operand label the applier adds to everything it writes.
+ */
+public final class OperandApplier {
+  private static final Logger LOG = LoggerFactory.getLogger(OperandApplier.class);
+
+  /** Every kind an operand may consist of; listed once at start to find existing objects. */
+  static final List<KindRef> KINDS =
+      List.of(
+          new KindRef("apps/v1", "DaemonSet", true),
+          new KindRef("v1", "ServiceAccount", true),
+          new KindRef("v1", "ConfigMap", true),
+          new KindRef("v1", "Service", true),
+          new KindRef("rbac.authorization.k8s.io/v1", "Role", true),
+          new KindRef("rbac.authorization.k8s.io/v1", "RoleBinding", true),
+          new KindRef("rbac.authorization.k8s.io/v1", "ClusterRole", false),
+          new KindRef("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
+          new KindRef("node.k8s.io/v1", "RuntimeClass", false),
+          new KindRef(Kinds.API_VERSION, Kinds.SERVICE_MONITOR, true));
+
+  /** A kind and whether its objects live in a namespace. */
+  record KindRef(String apiVersion, String kind, boolean namespaced) {}
+
+  private final KubernetesClient client;
+  private final String namespace;
+  private final InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+
+  /** What each operand consists of on the server, as far as this process knows (null: unknown). */
+  private volatile Map<String, Set<ObjectKey>> inventory;
+
+  public OperandApplier(
+      KubernetesClient client,
+      String namespace,
+      InformerEventSource<DaemonSet, ClusterPolicy> daemonSets) {
+    this.client = client;
+    this.namespace = namespace;
+    this.daemonSets = daemonSets;
+  }
+
+  /** Result of one pass: how many objects were written and deleted. */
+  public record Result(int applied, int deleted) {}
+
+  /**
+   * Applies every enabled operand in order and deletes what disabled operands left behind.
+   *
+   * @param serviceMonitors whether the ServiceMonitor CRD exists (otherwise those are skipped)
+   */
+  public Result sync(ClusterPolicy owner, List<RenderedOperand> operands, boolean serviceMonitors) {
+    Map<String, Set<ObjectKey>> known = inventory(serviceMonitors);
+    int applied = 0;
+    int deleted = 0;
+    for (RenderedOperand operand : operands) {
+      Set<ObjectKey> wanted = new HashSet<>();
+      if (operand.enabled()) {
+        for (HasMetadata object : operand.objects()) {
+          if (!serviceMonitors && Kinds.isMonitoring(object)) {
+            continue;
+          }
+          HasMetadata desired = prepare(owner, operand.name(), object);
+          wanted.add(ObjectKey.of(desired));
+          if (applyIfChanged(owner, desired)) {
+            applied++;
+          }
+        }
+      }
+      Set<ObjectKey> existing = known.getOrDefault(operand.name(), Set.of());
+      for (ObjectKey key : existing) {
+        if (!wanted.contains(key)) {
+          delete(owner, operand.name(), key);
+          deleted++;
+        }
+      }
+      known.put(operand.name(), wanted);
+    }
+    return new Result(applied, deleted);
+  }
+
+  /** Forgets what exists, so the next pass lists it again (after an error). */
+  public void invalidate() {
+    inventory = null;
+  }
+
+  private Map<String, Set<ObjectKey>> inventory(boolean serviceMonitors) {
+    Map<String, Set<ObjectKey>> known = inventory;
+    if (known != null) {
+      return known;
+    }
+    known = new ConcurrentHashMap<>();
+    for (KindRef kind : KINDS) {
+      if (Kinds.SERVICE_MONITOR.equals(kind.kind()) && !serviceMonitors) {
+        continue;
+      }
+      var resources = client.genericKubernetesResources(kind.apiVersion(), kind.kind());
+      List<GenericKubernetesResource> items =
+          kind.namespaced()
+              ? resources
+                  .inNamespace(namespace)
+                  .withLabel(ReconcilerKeys.OPERAND_LABEL)
+                  .list()
+                  .getItems()
+              : resources.withLabel(ReconcilerKeys.OPERAND_LABEL).list().getItems();
+      for (GenericKubernetesResource item : items) {
+        String operand = item.getMetadata().getLabels().get(ReconcilerKeys.OPERAND_LABEL);
+        known.computeIfAbsent(operand, k -> ConcurrentHashMap.newKeySet()).add(ObjectKey.of(item));
+      }
+    }
+    inventory = known;
+    return known;
+  }
+
+  /** The object as written: namespace, operand label, owner reference and content hash. */
+  HasMetadata prepare(ClusterPolicy owner, String operand, HasMetadata rendered) {
+    HasMetadata o = Serialization.clone(rendered);
+    if (Kinds.isNamespaced(o) && o.getMetadata().getNamespace() == null) {
+      o.getMetadata().setNamespace(namespace);
+    }
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (o.getMetadata().getLabels() != null) {
+      labels.putAll(o.getMetadata().getLabels());
+    }
+    labels.put(ReconcilerKeys.OPERAND_LABEL, operand);
+    o.getMetadata().setLabels(labels);
+    OwnerReference ref =
+        new OwnerReferenceBuilder()
+            .withApiVersion(owner.getApiVersion())
+            .withKind(owner.getKind())
+            .withName(owner.getMetadata().getName())
+            .withUid(owner.getMetadata().getUid())
+            .withController(true)
+            .withBlockOwnerDeletion(true)
+            .build();
+    o.getMetadata().setOwnerReferences(List.of(ref));
+    Map<String, String> annotations = new LinkedHashMap<>();
+    if (o.getMetadata().getAnnotations() != null) {
+      annotations.putAll(o.getMetadata().getAnnotations());
+    }
+    annotations.remove(ReconcilerKeys.HASH_ANNOTATION);
+    o.getMetadata().setAnnotations(annotations.isEmpty() ? null : annotations);
+    annotations = new LinkedHashMap<>(annotations);
+    annotations.put(ReconcilerKeys.HASH_ANNOTATION, ObjectHash.of(o));
+    o.getMetadata().setAnnotations(annotations);
+    return o;
+  }
+
+  private boolean applyIfChanged(ClusterPolicy owner, HasMetadata desired) {
+    String hash = ObjectHash.recorded(desired);
+    HasMetadata live = live(desired);
+    if (live != null && hash.equals(ObjectHash.recorded(live))) {
+      return false;
+    }
+    LOG.info(
+        "{} {}: {} {} (hash {})",
+        owner.getKind(),
+        owner.getMetadata().getName(),
+        live == null ? "creating" : "updating",
+        ObjectKey.of(desired),
+        hash);
+    HasMetadata written =
+        client
+            .resource(desired)
+            .fieldManager(ReconcilerKeys.FIELD_MANAGER)
+            .forceConflicts()
+            .serverSideApply();
+    if (written instanceof DaemonSet ds && daemonSets != null) {
+      // The informer may not have seen our write yet; without this the next pass would write again.
+      ResourceID id = ResourceID.fromResource(ds);
+      if (live == null) {
+        daemonSets.handleRecentResourceCreate(id, ds);
+      } else {
+        daemonSets.handleRecentResourceUpdate(id, ds, (DaemonSet) live);
+      }
+    }
+    return true;
+  }
+
+  private HasMetadata live(HasMetadata desired) {
+    if (desired instanceof DaemonSet && daemonSets != null) {
+      return daemonSets.get(ResourceID.fromResource(desired)).orElse(null);
+    }
+    try {
+      return client.resource(desired).get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return null;
+      }
+      throw e;
+    }
+  }
+
+  private void delete(ClusterPolicy owner, String operand, ObjectKey key) {
+    LOG.info(
+        "{} {}: deleting {} of operand {}",
+        owner.getKind(),
+        owner.getMetadata().getName(),
+        key,
+        operand);
+    var resources = client.genericKubernetesResources(key.apiVersion(), key.kind());
+    if (key.namespace() == null) {
+      resources.withName(key.name()).delete();
+    } else {
+      resources.inNamespace(key.namespace()).withName(key.name()).delete();
+    }
+  }
+
+  /** Live DaemonSets of an operand's rendering, from the informer cache. */
+  public List<Optional<DaemonSet>> liveDaemonSets(RenderedOperand operand) {
+    List<Optional<DaemonSet>> out = new ArrayList<>();
+    for (HasMetadata o : operand.objects()) {
+      if (o instanceof DaemonSet ds) {
+        String ns =
+            ds.getMetadata().getNamespace() == null ? namespace : ds.getMetadata().getNamespace();
+        out.add(daemonSets.get(new ResourceID(ds.getMetadata().getName(), ns)));
+      }
+    }
+    return out;
+  }
+}

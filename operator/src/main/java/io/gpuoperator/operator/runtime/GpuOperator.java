@@ -1,0 +1,178 @@
+package io.gpuoperator.operator.runtime;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
+import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
+import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
+import io.gpuoperator.operator.reconciler.PolicyRenderer;
+import io.gpuoperator.operator.reconciler.ReconcilerKeys;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator process: the ClusterPolicy and node-label controllers on JOSDK, leader election on a
+ * Lease, Prometheus metrics and health endpoints. Several instances may run against one cluster;
+ * only the leader reconciles, the others keep their caches warm and take over when its lease
+ * expires.
+ */
+public final class GpuOperator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GpuOperator.class);
+
+  /** How an instance is wired; tests pass their own renderer, identity and exit behaviour. */
+  public record Options(
+      String identity, String bindHost, boolean exitOnLostLease, int nodeWorkers) {
+    public static Options defaults(String identity) {
+      return new Options(identity, "0.0.0.0", true, 32);
+    }
+  }
+
+  private final KubernetesClient client;
+  private final OperatorConfig config;
+  private final Options options;
+  private final OperatorMetrics metrics = new OperatorMetrics();
+  private final Operator operator;
+  private final AtomicBoolean leader = new AtomicBoolean();
+  private final AtomicBoolean started = new AtomicBoolean();
+  private HttpEndpoints metricsServer;
+  private HttpEndpoints healthServer;
+
+  public GpuOperator(
+      KubernetesClient client,
+      OperatorConfig config,
+      PolicyRenderer renderer,
+      NodeLabelPlanner planner,
+      Options options) {
+    this.client = client;
+    this.config = config;
+    this.options = options;
+    this.operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client)
+                  .withCloseClientOnStop(false)
+                  .checkingCRDAndValidateLocalModel(false)
+                  .withConcurrentReconciliationThreads(options.nodeWorkers())
+                  .withUseSSAToPatchPrimaryResource(false);
+              if (config.leaderElection()) {
+                o.withLeaderElectionConfiguration(
+                    new LeaderElectionConfiguration(
+                        ReconcilerKeys.LEASE_NAME,
+                        config.leaderElectionNamespace(),
+                        config.leaseDuration(),
+                        config.renewDeadline(),
+                        config.retryPeriod(),
+                        options.identity(),
+                        new io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks(
+                            () -> {
+                              LOG.info(
+                                  "Lease {}: {} leads",
+                                  ReconcilerKeys.LEASE_NAME,
+                                  options.identity());
+                              leader.set(true);
+                            },
+                            () -> {
+                              LOG.warn(
+                                  "Lease {}: {} lost the lease",
+                                  ReconcilerKeys.LEASE_NAME,
+                                  options.identity());
+                              leader.set(false);
+                            },
+                            id -> {}),
+                        options.exitOnLostLease()));
+              }
+            });
+    operator.register(
+        new ClusterPolicyReconciler(client, config, renderer, metrics),
+        c -> c.withName("clusterpolicy"));
+    operator.register(
+        new NodeLabelReconciler(client, planner),
+        c -> c.withGenerationAware(false).withName("nodelabels"));
+    if (!config.leaderElection()) {
+      leader.set(true);
+    }
+  }
+
+  /** Starts the metrics and health servers, then the controllers (blocks until caches sync). */
+  public GpuOperator start() throws IOException {
+    metricsServer =
+        HttpEndpoints.start(
+            options.bindHost(),
+            config.metricsPort(),
+            Map.of(
+                "/metrics",
+                out -> {
+                  metrics.writeTo(out);
+                  return 200;
+                }));
+    healthServer =
+        HttpEndpoints.start(
+            options.bindHost(),
+            config.healthPort(),
+            Map.of(
+                "/healthz",
+                out ->
+                    answer(
+                        out,
+                        !started.get() || operator.getRuntimeInfo().allEventSourcesAreHealthy()),
+                "/readyz",
+                out -> answer(out, started.get())));
+    LOG.info(
+        "gpu-operator {}: namespace {}, metrics :{}, health :{}, leader election {}",
+        options.identity(),
+        config.namespace(),
+        metricsServer.port(),
+        healthServer.port(),
+        config.leaderElection());
+    operator.start();
+    started.set(true);
+    return this;
+  }
+
+  private static int answer(java.io.OutputStream out, boolean ok) throws IOException {
+    out.write((ok ? "ok" : "not ready").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return ok ? 200 : 503;
+  }
+
+  public boolean isLeader() {
+    return leader.get();
+  }
+
+  public int metricsPort() {
+    return metricsServer.port();
+  }
+
+  public int healthPort() {
+    return healthServer.port();
+  }
+
+  public OperatorMetrics metrics() {
+    return metrics;
+  }
+
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** Stops reconciling; the lease is not released, as when the process dies. */
+  @Override
+  public void close() {
+    started.set(false);
+    try {
+      operator.stop();
+    } finally {
+      if (metricsServer != null) {
+        metricsServer.close();
+      }
+      if (healthServer != null) {
+        healthServer.close();
+      }
+    }
+  }
+}

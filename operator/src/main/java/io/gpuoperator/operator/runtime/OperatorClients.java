@@ -1,0 +1,30 @@
+package io.gpuoperator.operator.runtime;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.File;
+
+/**
+ * The operator's Kubernetes client. fabric8 has no client-side QPS limiter like client-go's 5/10;
+ * what bounds throughput is its cap on concurrent requests (64, 5 per host by default), raised here
+ * so that hundreds of node patches can be in flight when a node pool joins.
+ */
+public final class OperatorClients {
+  public static final int MAX_CONCURRENT_REQUESTS = 256;
+
+  private OperatorClients() {}
+
+  /**
+   * A client from the kubeconfig file, or from the usual places (in-cluster service account,
+   * KUBECONFIG, ~/.kube/config) when it is null.
+   */
+  public static KubernetesClient create(File kubeconfig, String userAgent) {
+    Config config =
+        kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(kubeconfig);
+    config.setUserAgent(userAgent);
+    config.setMaxConcurrentRequests(MAX_CONCURRENT_REQUESTS);
+    config.setMaxConcurrentRequestsPerHost(MAX_CONCURRENT_REQUESTS);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+}

@@ -1,0 +1,147 @@
+package io.gpuoperator.operator.runtime;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
+import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
+import java.io.File;
+import java.net.InetAddress;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code gpu-operator operator}: runs the operator until the process is stopped. */
+@Command(
+    name = "operator",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run the GPU operator: reconcile the active ClusterPolicy into operands, label and taint GPU"
+          + " nodes, report status. Configuration comes from environment variables"
+          + " (OPERATOR_NAMESPACE, DRIVER_IMAGE, ...; see README); the flags below override them."
+    })
+public class OperatorCommand implements Callable<Integer> {
+  @Option(
+      names = "--kubeconfig",
+      description = "Kubeconfig file (default: in-cluster, then KUBECONFIG, then ~/.kube/config).")
+  File kubeconfig;
+
+  @Option(
+      names = "--metrics-bind-address",
+      description = "Address of the Prometheus /metrics endpoint (default :$METRICS_PORT, :8080).")
+  String metricsAddress;
+
+  @Option(
+      names = "--health-probe-bind-address",
+      description = "Address of /healthz and /readyz (default :$HEALTH_PORT, :8081).")
+  String healthAddress;
+
+  @Option(
+      names = "--leader-elect",
+      arity = "0..1",
+      fallbackValue = "true",
+      description =
+          "Elect a leader on a Lease so that only one replica reconciles (default $LEADER_ELECT, true).")
+  Boolean leaderElect;
+
+  @Option(
+      names = "--leader-elect-namespace",
+      description =
+          "Namespace of the Lease (default $LEADER_ELECT_NAMESPACE or OPERATOR_NAMESPACE).")
+  String leaderElectNamespace;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    OperatorConfig config;
+    try {
+      config = overrides(OperatorConfig.fromEnv(System.getenv()));
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("gpu-operator operator: " + e.getMessage());
+      return 2;
+    }
+    String host = bindHost(metricsAddress);
+    String identity = identity();
+    KubernetesClient client =
+        OperatorClients.create(kubeconfig, "gpu-operator/" + OperandImages.projectVersion());
+    GpuOperator operator =
+        new GpuOperator(
+            client,
+            config,
+            new OperandRegistryRenderer(),
+            new NodeLabelRulesPlanner(),
+            new GpuOperator.Options(identity, host, true, 32));
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  operator.close();
+                  client.close();
+                  stopped.countDown();
+                },
+                "gpu-operator-shutdown"));
+    operator.start();
+    stopped.await();
+    return 0;
+  }
+
+  /** The environment's configuration with the flags applied. */
+  OperatorConfig overrides(OperatorConfig env) {
+    return new OperatorConfig(
+        env.namespace(),
+        env.images(),
+        metricsAddress == null ? env.metricsPort() : port("--metrics-bind-address", metricsAddress),
+        healthAddress == null
+            ? env.healthPort()
+            : port("--health-probe-bind-address", healthAddress),
+        leaderElect == null ? env.leaderElection() : leaderElect,
+        leaderElectNamespace == null ? env.leaderElectionNamespace() : leaderElectNamespace,
+        env.leaseDuration(),
+        env.renewDeadline(),
+        env.retryPeriod());
+  }
+
+  /** ":8080" or "host:8080" → the port. */
+  static int port(String flag, String address) {
+    int colon = address.lastIndexOf(':');
+    try {
+      return Integer.parseInt(address.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          flag + "=" + address + ": expected [host]:port, e.g. :8080 or 127.0.0.1:8080", e);
+    }
+  }
+
+  static String bindHost(String address) {
+    if (address == null || address.startsWith(":") || !address.contains(":")) {
+      return "0.0.0.0";
+    }
+    return address.substring(0, address.lastIndexOf(':'));
+  }
+
+  /** Pod name in a cluster (HOSTNAME), else host name plus pid. */
+  static String identity() {
+    String host = System.getenv("HOSTNAME");
+    if (host == null || host.isBlank()) {
+      try {
+        host = InetAddress.getLocalHost().getHostName();
+      } catch (java.io.IOException e) {
+        host = "gpu-operator";
+      }
+      host = host + "-" + ProcessHandle.current().pid();
+    }
+    return host;
+  }
+
+  /** For tests: the effective config for these arguments and environment. */
+  static OperatorConfig configFor(Map<String, String> env, String... args) {
+    OperatorCommand c = new OperatorCommand();
+    new CommandLine(c).parseArgs(args);
+    return c.overrides(OperatorConfig.fromEnv(env));
+  }
+}

@@ -1,0 +1,18 @@
+package io.gpuoperator.operator.status;
+
+/** Condition types and reasons, as the original's internal/conditions package names them. */
+public final class Conditions {
+  public static final String READY = "Ready";
+  public static final String ERROR = "Error";
+
+  public static final String RECONCILED = "Reconciled";
+  public static final String RECONCILE_FAILED = "ReconcileFailed";
+  public static final String OPERAND_NOT_READY = "OperandNotReady";
+  public static final String NO_GPU_NODES = "NoGPUNodes";
+  public static final String NFD_LABELS_MISSING = "NFDLabelsMissing";
+
+  /** Not in the original (it keeps ignored policies' status untouched): names the active one. */
+  public static final String IGNORED = "Ignored";
+
+  private Conditions() {}
+}

@@ -1,0 +1,240 @@
+package io.gpuoperator.operator.status;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.common.OperandStatus;
+import io.gpuoperator.api.common.State;
+import io.gpuoperator.api.v1.ClusterPolicyStatus;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * Builds a ClusterPolicy's status from what the reconciler observed. Pure: the caller patches the
+ * result only when {@link #sameAs} says it differs from what is stored.
+ */
+public final class PolicyStatusModel {
+  private PolicyStatusModel() {}
+
+  /**
+   * Another policy is active; this one gets state ignored and a condition naming the active one.
+   */
+  public static ClusterPolicyStatus ignored(
+      long generation, String namespace, String activePolicy, ClusterPolicyStatus previous) {
+    String message =
+        "ClusterPolicy "
+            + activePolicy
+            + " is active (oldest creationTimestamp, then name); this one is ignored";
+    return build(
+        State.IGNORED,
+        generation,
+        namespace,
+        false,
+        Conditions.IGNORED,
+        message,
+        false,
+        null,
+        previous);
+  }
+
+  /** The spec cannot be applied (validation or rendering); the last valid operands keep running. */
+  public static ClusterPolicyStatus invalid(
+      long generation,
+      String namespace,
+      String message,
+      List<OperandReadiness> lastValid,
+      ClusterPolicyStatus previous) {
+    return build(
+        State.NOT_READY,
+        generation,
+        namespace,
+        false,
+        Conditions.RECONCILE_FAILED,
+        message,
+        true,
+        lastValid,
+        previous);
+  }
+
+  /** Applying failed with an API error (retried by the framework). */
+  public static ClusterPolicyStatus failed(
+      long generation, String namespace, String message, ClusterPolicyStatus previous) {
+    List<OperandReadiness> none = null;
+    ClusterPolicyStatus s =
+        build(
+            State.NOT_READY,
+            generation,
+            namespace,
+            false,
+            Conditions.RECONCILE_FAILED,
+            message,
+            true,
+            none,
+            previous);
+    if (previous != null) {
+      s.operands = previous.operands;
+    }
+    return s;
+  }
+
+  /**
+   * The policy was applied: ready only when every operand is; no GPU nodes is ready with reason
+   * NoGPUNodes when NFD labels exist, and an error (NFDLabelsMissing) when they do not.
+   */
+  public static ClusterPolicyStatus applied(
+      long generation,
+      String namespace,
+      List<OperandReadiness> operands,
+      int gpuNodes,
+      boolean nfdLabels,
+      ClusterPolicyStatus previous) {
+    List<OperandReadiness> notReady = operands.stream().filter(o -> !o.ready()).toList();
+    if (gpuNodes == 0 && !nfdLabels) {
+      return build(
+          State.NOT_READY,
+          generation,
+          namespace,
+          false,
+          Conditions.NFD_LABELS_MISSING,
+          "No node has NFD labels (feature.node.kubernetes.io/...) nor nvidia.com/gpu.present:"
+              + " deploy Node Feature Discovery to detect GPU nodes",
+          true,
+          operands,
+          previous);
+    }
+    if (!notReady.isEmpty()) {
+      String message =
+          "Operands not ready: "
+              + notReady.stream()
+                  .map(o -> o.name() + " (" + o.reason() + ")")
+                  .collect(Collectors.joining(", "));
+      return build(
+          State.NOT_READY,
+          generation,
+          namespace,
+          false,
+          Conditions.OPERAND_NOT_READY,
+          message,
+          false,
+          operands,
+          previous);
+    }
+    if (gpuNodes == 0) {
+      return build(
+          State.READY,
+          generation,
+          namespace,
+          true,
+          Conditions.NO_GPU_NODES,
+          "No GPU node in the cluster; watching for GPU nodes to join",
+          false,
+          operands,
+          previous);
+    }
+    return build(
+        State.READY,
+        generation,
+        namespace,
+        true,
+        Conditions.RECONCILED,
+        // No node count here: it would make every node joining a status write.
+        "All operands are ready",
+        false,
+        operands,
+        previous);
+  }
+
+  private static ClusterPolicyStatus build(
+      State state,
+      long generation,
+      String namespace,
+      boolean ready,
+      String reason,
+      String message,
+      boolean error,
+      List<OperandReadiness> operands,
+      ClusterPolicyStatus previous) {
+    ClusterPolicyStatus s = new ClusterPolicyStatus();
+    s.state = state;
+    s.namespace = namespace;
+    s.observedGeneration = generation;
+    List<Condition> conditions = new ArrayList<>();
+    conditions.add(condition(Conditions.READY, ready, reason, message, generation, previous));
+    conditions.add(
+        condition(
+            Conditions.ERROR,
+            error,
+            error ? reason : Conditions.RECONCILED,
+            error ? message : "No error",
+            generation,
+            previous));
+    s.conditions = conditions;
+    if (operands != null) {
+      s.operands = operands.stream().map(PolicyStatusModel::operandStatus).toList();
+    }
+    return s;
+  }
+
+  private static OperandStatus operandStatus(OperandReadiness r) {
+    OperandStatus o = new OperandStatus();
+    o.name = r.name();
+    o.state = r.ready() ? State.READY : State.NOT_READY;
+    o.nodesReady = r.nodesReady();
+    o.nodesDesired = r.nodesDesired();
+    o.reason = r.ready() ? null : r.reason();
+    return o;
+  }
+
+  private static Condition condition(
+      String type,
+      boolean status,
+      String reason,
+      String message,
+      long generation,
+      ClusterPolicyStatus previous) {
+    String statusValue = status ? "True" : "False";
+    // Keep the transition time while the condition's status stays the same (metav1 semantics).
+    String since = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    if (previous != null && previous.conditions != null) {
+      for (Condition c : previous.conditions) {
+        if (type.equals(c.getType()) && statusValue.equals(c.getStatus())) {
+          since = c.getLastTransitionTime() == null ? since : c.getLastTransitionTime();
+        }
+      }
+    }
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(statusValue)
+        .withReason(reason)
+        .withMessage(message)
+        .withObservedGeneration(generation)
+        .withLastTransitionTime(since)
+        .build();
+  }
+
+  /** Whether two statuses say the same thing (so no write is needed). */
+  public static boolean sameAs(ClusterPolicyStatus a, ClusterPolicyStatus b) {
+    if (a == null || b == null) {
+      return a == b;
+    }
+    JsonNode x = Serialization.jsonMapper().valueToTree(a);
+    JsonNode y = Serialization.jsonMapper().valueToTree(b);
+    return Objects.equals(x, y);
+  }
+
+  /** The Ready condition of a status, or null. */
+  public static Condition ready(ClusterPolicyStatus s) {
+    if (s == null || s.conditions == null) {
+      return null;
+    }
+    return s.conditions.stream()
+        .filter(c -> Conditions.READY.equals(c.getType()))
+        .findFirst()
+        .orElse(null);
+  }
+}

@@ -1,0 +1,50 @@
+package io.gpuoperator.operator;
+
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/** Policies, facts and configuration shared by the operator's unit tests. */
+public final class Policies {
+  public static final String SAMPLE = "/io/gpuoperator/api/samples/clusterpolicy.yaml";
+
+  private Policies() {}
+
+  /** The documentation sample shipped with the api module. */
+  public static ClusterPolicy sample() {
+    try (InputStream in = Policies.class.getResourceAsStream(SAMPLE)) {
+      return Serialization.unmarshal(in, ClusterPolicy.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A policy from YAML text. */
+  public static ClusterPolicy parse(String yaml) {
+    return Serialization.unmarshal(yaml, ClusterPolicy.class);
+  }
+
+  /** A policy with an empty spec. */
+  public static ClusterPolicy minimal() {
+    ClusterPolicy p = new ClusterPolicy();
+    p.getMetadata().setName("cluster-policy");
+    p.setSpec(new ClusterPolicySpec());
+    return p;
+  }
+
+  /** The operator's defaults (namespace gpu-operator, default images). */
+  public static OperatorConfig config() {
+    return OperatorConfig.fromEnv(Map.of());
+  }
+
+  /** Two Ubuntu 22.04 GPU nodes, containerd, no ServiceMonitor CRD. */
+  public static ClusterFacts facts() {
+    return ClusterFacts.offline(2, "ubuntu22.04");
+  }
+}

@@ -1,0 +1,60 @@
+package io.gpuoperator.operator.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class NodeFactsTest {
+  static Node node(String name, Map<String, String> labels, String runtime) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
+        .withNewStatus()
+        .withNewNodeInfo()
+        .withContainerRuntimeVersion(runtime)
+        .endNodeInfo()
+        .endStatus()
+        .build();
+  }
+
+  @Test
+  void countsGpuNodesAndReadsRuntimeAndOsFromThem() {
+    var gpu =
+        Map.of(
+            "nvidia.com/gpu.present",
+            "true",
+            NodeFacts.OS_ID,
+            "ubuntu",
+            NodeFacts.OS_VERSION,
+            "22.04");
+    var facts =
+        NodeFacts.of(
+            List.of(
+                node("g1", gpu, "containerd://1.7.2"),
+                node("g2", gpu, "cri-o://1.28"),
+                node("g3", gpu, "cri-o://1.28"),
+                node("cpu", Map.of("feature.node.kubernetes.io/cpu-model.id", "1"), "docker://24")),
+            "v1.20.2",
+            true);
+    assertThat(facts.gpuNodeCount()).isEqualTo(3);
+    assertThat(facts.containerRuntime()).isEqualTo("crio");
+    assertThat(facts.osTag()).isEqualTo("ubuntu22.04");
+    assertThat(facts.nfdLabelsPresent()).isTrue();
+    assertThat(facts.serviceMonitorCrd()).isTrue();
+  }
+
+  @Test
+  void noNodesMeansNoGpusNoNfdAndDefaultRuntime() {
+    var facts = NodeFacts.of(List.of(), "v1.20.2", false);
+    assertThat(facts.gpuNodeCount()).isZero();
+    assertThat(facts.nfdLabelsPresent()).isFalse();
+    assertThat(facts.containerRuntime()).isEqualTo("containerd");
+    assertThat(facts.osTag()).isNull();
+  }
+}

@@ -1,0 +1,317 @@
+package io.gpuoperator.operator.labels;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.gpuoperator.api.common.NamedRef;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.MigManagerSpec;
+import io.gpuoperator.api.v1.NodeTaintSpec;
+import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
+import io.gpuoperator.operator.Policies;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class NodeLabelRulesTest {
+  private static final String NFD_GPU = "feature.node.kubernetes.io/pci-10de.present";
+  private static final Taint GPU_TAINT =
+      new TaintBuilder()
+          .withKey("nvidia.com/gpu")
+          .withValue("present")
+          .withEffect("NoSchedule")
+          .build();
+
+  private static Node node(Map<String, String> labels, Taint... taints) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName("n1")
+        .withResourceVersion("42")
+        .withLabels(new HashMap<>(labels))
+        .endMetadata()
+        .withNewSpec()
+        .withTaints(List.of(taints))
+        .endSpec()
+        .build();
+  }
+
+  /** The node after applying the change, as the API server would. */
+  private static Node apply(Node node, NodeLabelChange change) {
+    Map<String, String> labels = new HashMap<>(node.getMetadata().getLabels());
+    labels.putAll(change.labelsToSet());
+    change.labelsToRemove().forEach(labels::remove);
+    List<Taint> taints = change.taints() == null ? node.getSpec().getTaints() : change.taints();
+    return node(labels, taints.toArray(Taint[]::new));
+  }
+
+  private static Map<String, String> deployLabels(Map<String, String> labels) {
+    return labels.entrySet().stream()
+        .filter(e -> e.getKey().startsWith(Labels.DEPLOY_PREFIX))
+        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+  }
+
+  @Test
+  void nfdGpuNodeGetsPresentAllContainerDeployLabelsAndTheTaint() {
+    Node n = node(Map.of(NFD_GPU, "true"));
+    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    assertThat(c.labelsToSet())
+        .containsEntry(Labels.GPU_PRESENT, "true")
+        .containsEntry("nvidia.com/gpu.deploy.driver", "true")
+        .containsEntry("nvidia.com/gpu.deploy.container-toolkit", "true")
+        .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true")
+        .containsEntry("nvidia.com/gpu.deploy.gpu-feature-discovery", "true")
+        .containsEntry("nvidia.com/gpu.deploy.dcgm", "true")
+        .containsEntry("nvidia.com/gpu.deploy.dcgm-exporter", "true")
+        .containsEntry("nvidia.com/gpu.deploy.node-status-exporter", "true")
+        .containsEntry("nvidia.com/gpu.deploy.operator-validator", "true")
+        .doesNotContainKey("nvidia.com/gpu.deploy.mig-manager");
+    assertThat(c.taintToAdd()).isEqualTo(GPU_TAINT);
+    assertThat(c.taints()).containsExactly(GPU_TAINT);
+    assertThat(c.isEmpty()).isFalse();
+    // Applying the change converges: a second pass wants nothing.
+    assertThat(NodeLabelRules.change(apply(n, c), Policies.minimal()).isEmpty()).isTrue();
+  }
+
+  @Test
+  void everyNfdGpuLabelVariantIsDetected() {
+    for (String key : Labels.NFD_GPU_LABELS) {
+      assertThat(NodeLabelRules.isGpuNode(node(Map.of(key, "true")))).as(key).isTrue();
+      assertThat(NodeLabelRules.isGpuNode(node(Map.of(key, "false")))).as(key).isFalse();
+    }
+  }
+
+  @Test
+  void nonGpuNodeIsLeftUntouched() {
+    Node n = node(Map.of("feature.node.kubernetes.io/pci-15b3.present", "true", "x", "y"));
+    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    assertThat(c.isEmpty()).isTrue();
+    assertThat(c.toMergePatch()).isEmpty();
+  }
+
+  @Test
+  void nodeThatStopsBeingAGpuNodeLosesOurLabelsAndTaintButKeepsOthers() {
+    Taint other =
+        new TaintBuilder().withKey("dedicated").withValue("x").withEffect("NoSchedule").build();
+    Node n =
+        node(
+            Map.of(
+                "feature.node.kubernetes.io/cpu-model.vendor_id",
+                "Intel",
+                Labels.GPU_PRESENT,
+                "true",
+                "nvidia.com/gpu.deploy.driver",
+                "true",
+                "nvidia.com/gpu.deploy.device-plugin",
+                "false",
+                Labels.DEPLOY_OPERANDS,
+                "false",
+                "team",
+                "a"),
+            other,
+            GPU_TAINT);
+    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    assertThat(c.labelsToSet()).isEmpty();
+    assertThat(c.labelsToRemove())
+        .containsExactlyInAnyOrder(
+            Labels.GPU_PRESENT,
+            "nvidia.com/gpu.deploy.device-plugin",
+            "nvidia.com/gpu.deploy.driver");
+    assertThat(c.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(c.taints()).containsExactly(other);
+    assertThat(apply(n, c).getMetadata().getLabels())
+        .containsOnlyKeys(
+            "feature.node.kubernetes.io/cpu-model.vendor_id", Labels.DEPLOY_OPERANDS, "team");
+  }
+
+  @Test
+  void gpuPresentFromOurFeatureDiscoveryCountsOnlyWithoutNfd() {
+    Node withoutNfd = node(Map.of(Labels.GPU_PRESENT, "true"));
+    assertThat(NodeLabelRules.isGpuNode(withoutNfd)).isTrue();
+    NodeLabelChange c = NodeLabelRules.change(withoutNfd, Policies.minimal());
+    assertThat(c.labelsToRemove()).isEmpty();
+    assertThat(c.labelsToSet()).containsEntry("nvidia.com/gpu.deploy.driver", "true");
+
+    Node withNfd =
+        node(
+            Map.of(
+                Labels.GPU_PRESENT,
+                "true",
+                "feature.node.kubernetes.io/kernel-version.full",
+                "6.1"));
+    assertThat(NodeLabelRules.isGpuNode(withNfd)).isFalse();
+  }
+
+  @Test
+  void usersPinsAreHonouredAndEmptyValuesTreatedAsAbsent() {
+    Node n =
+        node(
+            Map.of(
+                NFD_GPU,
+                "true",
+                "nvidia.com/gpu.deploy.device-plugin",
+                "false",
+                "nvidia.com/gpu.deploy.dcgm",
+                "paused-for-mig-change",
+                "nvidia.com/gpu.deploy.driver",
+                ""));
+    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    assertThat(c.labelsToSet())
+        .doesNotContainKey("nvidia.com/gpu.deploy.device-plugin")
+        .doesNotContainKey("nvidia.com/gpu.deploy.dcgm")
+        .containsEntry("nvidia.com/gpu.deploy.driver", "true");
+    assertThat(c.labelsToRemove()).isEmpty();
+    Map<String, String> after = apply(n, c).getMetadata().getLabels();
+    assertThat(after).containsEntry("nvidia.com/gpu.deploy.device-plugin", "false");
+  }
+
+  @Test
+  void killSwitchRemovesEveryDeployLabelButKeepsPresenceAndTaint() {
+    Node n =
+        node(
+            Map.of(
+                NFD_GPU,
+                "true",
+                Labels.GPU_PRESENT,
+                "true",
+                Labels.DEPLOY_OPERANDS,
+                "false",
+                "nvidia.com/gpu.deploy.driver",
+                "true",
+                "nvidia.com/gpu.deploy.device-plugin",
+                "false"),
+            GPU_TAINT);
+    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    assertThat(c.labelsToSet()).isEmpty();
+    assertThat(c.labelsToRemove())
+        .containsExactly("nvidia.com/gpu.deploy.device-plugin", "nvidia.com/gpu.deploy.driver");
+    assertThat(c.changesTaints()).isFalse();
+    assertThat(deployLabels(apply(n, c).getMetadata().getLabels()))
+        .containsOnlyKeys(Labels.DEPLOY_OPERANDS);
+  }
+
+  @Test
+  void migManagerOnlyOnMigCapableNodesWithTheDefaultConfig() {
+    ClusterPolicy p = Policies.minimal();
+    p.getSpec().migManager = new MigManagerSpec();
+    p.getSpec().migManager.config = new NamedRef("default-mig-parted-config");
+    p.getSpec().migManager.config.defaultEntry = "all-disabled";
+    Node byGfd = node(Map.of(NFD_GPU, "true", Labels.MIG_CAPABLE, "true"));
+    assertThat(NodeLabelRules.change(byGfd, p).labelsToSet())
+        .containsEntry("nvidia.com/gpu.deploy.mig-manager", "true")
+        .containsEntry(Labels.MIG_CONFIG, "all-disabled");
+    for (String product :
+        List.of("NVIDIA-A100-SXM4-40GB", "NVIDIA-H100-80GB-HBM3", "NVIDIA-H200", "NVIDIA-A30")) {
+      Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRODUCT, product));
+      assertThat(NodeLabelRules.change(n, p).labelsToSet())
+          .as(product)
+          .containsKey("nvidia.com/gpu.deploy.mig-manager");
+    }
+    Node t4 = node(Map.of(NFD_GPU, "true", Labels.GPU_PRODUCT, "Tesla-T4"));
+    assertThat(NodeLabelRules.change(t4, p).labelsToSet())
+        .doesNotContainKey("nvidia.com/gpu.deploy.mig-manager")
+        .doesNotContainKey(Labels.MIG_CONFIG);
+    Node chosen =
+        node(Map.of(NFD_GPU, "true", Labels.MIG_CAPABLE, "true", Labels.MIG_CONFIG, "all-1g.10gb"));
+    assertThat(NodeLabelRules.change(chosen, p).labelsToSet()).doesNotContainKey(Labels.MIG_CONFIG);
+    assertThat(NodeLabelRules.change(chosen, p).labelsToRemove()).doesNotContain(Labels.MIG_CONFIG);
+  }
+
+  @Test
+  void workloadConfigIsOnlyHonouredWithSandboxWorkloads() {
+    Node vm = node(Map.of(NFD_GPU, "true", Labels.WORKLOAD_CONFIG, "vm-passthrough"));
+    assertThat(NodeLabelRules.change(vm, Policies.minimal()).labelsToSet())
+        .containsKey("nvidia.com/gpu.deploy.driver")
+        .doesNotContainKey("nvidia.com/gpu.deploy.vfio-manager");
+
+    ClusterPolicy p = Policies.minimal();
+    p.getSpec().sandboxWorkloads = new SandboxWorkloadsSpec();
+    p.getSpec().sandboxWorkloads.enabled = true;
+    assertThat(deployLabels(NodeLabelRules.change(vm, p).labelsToSet()).keySet())
+        .containsExactlyInAnyOrder(
+            "nvidia.com/gpu.deploy.sandbox-device-plugin",
+            "nvidia.com/gpu.deploy.sandbox-validator",
+            "nvidia.com/gpu.deploy.vfio-manager",
+            "nvidia.com/gpu.deploy.kata-manager",
+            "nvidia.com/gpu.deploy.cc-manager",
+            "nvidia.com/gpu.deploy.client");
+    p.getSpec().sandboxWorkloads.mode = SandboxWorkloadsSpec.Mode.KATA;
+    assertThat(NodeLabelRules.change(vm, p).labelsToSet())
+        .containsKey("nvidia.com/gpu.deploy.kata-sandbox-device-plugin")
+        .doesNotContainKey("nvidia.com/gpu.deploy.sandbox-device-plugin");
+
+    Node vgpu = node(Map.of(NFD_GPU, "true", Labels.WORKLOAD_CONFIG, "vm-vgpu"));
+    assertThat(NodeLabelRules.change(vgpu, p).labelsToSet())
+        .containsKey("nvidia.com/gpu.deploy.vgpu-manager")
+        .containsKey("nvidia.com/gpu.deploy.vgpu-device-manager")
+        .doesNotContainKey("nvidia.com/gpu.deploy.driver");
+
+    // Switching a container node to vm-vgpu removes the container operands' labels.
+    Node was =
+        node(
+            Map.of(
+                NFD_GPU,
+                "true",
+                Labels.GPU_PRESENT,
+                "true",
+                Labels.WORKLOAD_CONFIG,
+                "vm-vgpu",
+                "nvidia.com/gpu.deploy.driver",
+                "true"));
+    assertThat(NodeLabelRules.change(was, p).labelsToRemove())
+        .contains("nvidia.com/gpu.deploy.driver");
+
+    p.getSpec().sandboxWorkloads.defaultWorkload = SandboxWorkloadsSpec.Workload.VM_PASSTHROUGH;
+    Node bad = node(Map.of(NFD_GPU, "true", Labels.WORKLOAD_CONFIG, "nonsense"));
+    assertThat(NodeLabelRules.workload(bad, p))
+        .isEqualTo(SandboxWorkloadsSpec.Workload.VM_PASSTHROUGH);
+  }
+
+  @Test
+  void taintFollowsThePolicy() {
+    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true"), GPU_TAINT);
+    // Default policy: the taint is already right.
+    assertThat(NodeLabelRules.change(n, Policies.minimal()).changesTaints()).isFalse();
+
+    ClusterPolicy disabled = Policies.minimal();
+    disabled.getSpec().nodeTaint = new NodeTaintSpec();
+    disabled.getSpec().nodeTaint.enabled = false;
+    NodeLabelChange off = NodeLabelRules.change(n, disabled);
+    assertThat(off.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(off.taints()).isEmpty();
+
+    ClusterPolicy custom = Policies.minimal();
+    custom.getSpec().nodeTaint = new NodeTaintSpec();
+    custom.getSpec().nodeTaint.value = "reserved";
+    custom.getSpec().nodeTaint.effect = NodeTaintSpec.Effect.NO_EXECUTE;
+    NodeLabelChange changed = NodeLabelRules.change(n, custom);
+    assertThat(changed.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(changed.taintToAdd().getValue()).isEqualTo("reserved");
+    assertThat(changed.taintToAdd().getEffect()).isEqualTo("NoExecute");
+    assertThat(changed.taints()).hasSize(1);
+  }
+
+  @Test
+  void mergePatchCarriesLabelsNullsTaintsAndTheResourceVersionForTaints() {
+    Node n = node(Map.of(NFD_GPU, "true", "nvidia.com/gpu.deploy.vfio-manager", "true"));
+    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    String json = c.toMergePatchJson();
+    assertThat(json)
+        .contains("\"nvidia.com/gpu.present\":\"true\"")
+        .contains("\"nvidia.com/gpu.deploy.vfio-manager\":null")
+        .contains("\"resourceVersion\":\"42\"")
+        .contains(
+            "\"taints\":[{\"key\":\"nvidia.com/gpu\",\"value\":\"present\",\"effect\":\"NoSchedule\"}]");
+    // Labels only: no resourceVersion, so label patches never conflict.
+    Node tainted = node(Map.of(NFD_GPU, "true"), GPU_TAINT);
+    String labelsOnly = NodeLabelRules.change(tainted, Policies.minimal()).toMergePatchJson();
+    assertThat(labelsOnly).doesNotContain("resourceVersion").doesNotContain("taints");
+    assertThat(c.describe())
+        .contains("+nvidia.com/gpu.present=true")
+        .contains("+taint nvidia.com/gpu=present:NoSchedule");
+  }
+}

@@ -1,0 +1,112 @@
+package io.gpuoperator.operator.operand;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every operand rendered for named policies, compared with YAML under {@code
+ * src/test/resources/golden/<case>/<operand>.yaml}. Regenerate after an intended change with {@code
+ * mvn test -pl operator -am -Dtest=GoldenTest -Dgolden.update=true} and review the diff.
+ */
+class GoldenTest {
+  private static final Path GOLDEN = Path.of("src/test/resources/golden");
+  private static final boolean UPDATE = Boolean.getBoolean("golden.update");
+
+  /** A named case: the policy file, the cluster facts and the operator's environment. */
+  record Case(String name, ClusterFacts facts, Map<String, String> env) {
+    ClusterPolicy policy() {
+      if (name.equals("sample")) {
+        return Policies.sample();
+      }
+      try {
+        return Policies.parse(Files.readString(GOLDEN.resolve("cases/" + name + ".yaml")));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+  }
+
+  static final List<Case> CASES =
+      List.of(
+          new Case("minimal", ClusterFacts.offline(2, "ubuntu22.04"), Map.of()),
+          new Case(
+              "sample",
+              new ClusterFacts("v1.20.2", "containerd", true, 2, true, "ubuntu22.04"),
+              Map.of()),
+          new Case(
+              "precompiled-driver",
+              ClusterFacts.offline(3, "ubuntu24.04")
+                  .withKernelVersions(List.of("6.8.0-60-generic", "6.8.0-51-generic")),
+              Map.of()),
+          new Case(
+              "cdi-off", new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"), Map.of()),
+          new Case("mig-mixed", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
+          new Case(
+              "custom-images",
+              ClusterFacts.offline(1, null),
+              Map.of(
+                  "OPERATOR_NAMESPACE", "nvidia-gpu-operator",
+                  "DEVICE_PLUGIN_IMAGE", "registry.local/k8s/device-plugin:v2",
+                  "DRIVER_MANAGER_IMAGE", "registry.local/k8s-driver-manager:v1")),
+          new Case(
+              "daemonsets-overrides",
+              new ClusterFacts("v1.20.2", "containerd", true, 3, true, "ubuntu22.04"),
+              Map.of()));
+
+  static Stream<Arguments> cases() {
+    List<Arguments> out = new ArrayList<>();
+    for (Case c : CASES) {
+      for (OperandModel m : Operands.ordered()) {
+        out.add(Arguments.of(c.name(), m.name()));
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0}/{1}")
+  @MethodSource("cases")
+  void rendersAsGolden(String caseName, String operand) throws IOException {
+    Case c = CASES.stream().filter(x -> x.name().equals(caseName)).findFirst().orElseThrow();
+    ClusterPolicy policy = c.policy();
+    OperandModel model = Operands.byName(operand);
+    String actual = render(model, policy, c.facts(), OperatorConfig.fromEnv(c.env()));
+    Path file = GOLDEN.resolve(caseName).resolve(operand + ".yaml");
+    if (UPDATE) {
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, actual, StandardCharsets.UTF_8);
+    }
+    assertThat(file).as("golden file (regenerate with -Dgolden.update=true)").exists();
+    assertThat(actual).isEqualTo(Files.readString(file, StandardCharsets.UTF_8));
+  }
+
+  /** The operand's objects as multi-document YAML; a disabled operand is a comment. */
+  static String render(
+      OperandModel model, ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    if (!model.enabled(policy, facts)) {
+      return "# " + model.name() + " is disabled by this policy: nothing is rendered\n";
+    }
+    StringBuilder out = new StringBuilder();
+    for (HasMetadata o : model.render(policy, facts, config)) {
+      String yaml = Serialization.asYaml(o);
+      out.append(yaml.startsWith("---") ? yaml : "---\n" + yaml);
+    }
+    return out.toString();
+  }
+}

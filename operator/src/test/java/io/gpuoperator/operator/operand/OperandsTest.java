@@ -1,0 +1,144 @@
+package io.gpuoperator.operator.operand;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.validation.PolicyValidationException;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class OperandsTest {
+
+  private static List<RenderedOperand> render(ClusterPolicy p) {
+    return Operands.renderAll(p, Policies.facts(), Policies.config());
+  }
+
+  private static Map<String, DaemonSet> daemonSets(List<RenderedOperand> ops) {
+    return ops.stream()
+        .flatMap(o -> o.objects().stream())
+        .filter(DaemonSet.class::isInstance)
+        .map(DaemonSet.class::cast)
+        .collect(Collectors.toMap(d -> d.getMetadata().getName(), d -> d));
+  }
+
+  @Test
+  void operandsAreInDeploymentOrder() {
+    assertThat(Operands.ordered().stream().map(OperandModel::name))
+        .containsExactly(
+            "pre-requisites",
+            "operator-metrics",
+            "driver",
+            "container-toolkit",
+            "operator-validator",
+            "device-plugin",
+            "dcgm",
+            "dcgm-exporter",
+            "gpu-feature-discovery",
+            "mig-manager",
+            "node-status-exporter");
+  }
+
+  @Test
+  void sampleRendersEveryEnabledOperandWithTheOriginalsNames() {
+    var ops = render(Policies.sample());
+    assertThat(ops.stream().filter(RenderedOperand::enabled).map(RenderedOperand::name))
+        .containsExactly(
+            "pre-requisites",
+            "operator-metrics",
+            "driver",
+            "container-toolkit",
+            "operator-validator",
+            "device-plugin",
+            "dcgm-exporter",
+            "gpu-feature-discovery",
+            "mig-manager");
+    assertThat(ops.stream().filter(o -> !o.enabled()).map(RenderedOperand::name))
+        .containsExactly("dcgm", "node-status-exporter");
+    assertThat(daemonSets(ops).keySet())
+        .containsExactlyInAnyOrder(
+            "nvidia-driver-daemonset",
+            "nvidia-container-toolkit-daemonset",
+            "nvidia-operator-validator",
+            "nvidia-device-plugin-daemonset",
+            "nvidia-dcgm-exporter",
+            "gpu-feature-discovery",
+            "nvidia-mig-manager");
+  }
+
+  @Test
+  void everyDaemonSetIsSelectedByItsDeployLabelToleratesTheTaintAndIsNodeCritical() {
+    var policy = Policies.minimal();
+    policy.getSpec().nodeStatusExporter = new io.gpuoperator.api.common.ComponentSpec();
+    policy.getSpec().nodeStatusExporter.enabled = true;
+    for (RenderedOperand op : render(policy)) {
+      for (HasMetadata o : op.objects()) {
+        assertThat(o.getMetadata().getLabels())
+            .containsEntry(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
+        assertThat(o.getMetadata().getAnnotations()).containsKey(Labels.LAST_APPLIED_HASH);
+        if (o instanceof DaemonSet ds) {
+          var pod = ds.getSpec().getTemplate().getSpec();
+          assertThat(pod.getNodeSelector())
+              .as(ds.getMetadata().getName())
+              .containsExactly(Map.entry(Labels.deploy(op.name()), "true"));
+          assertThat(pod.getTolerations())
+              .contains(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null));
+          assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");
+          assertThat(ds.getMetadata().getNamespace()).isEqualTo("gpu-operator");
+          assertThat(ds.getSpec().getTemplate().getMetadata().getLabels().get("app"))
+              .isEqualTo(ds.getMetadata().getName());
+          pod.getContainers().forEach(c -> assertThat(c.getImage()).doesNotContain("FILLED"));
+          if (pod.getInitContainers() != null) {
+            pod.getInitContainers().forEach(c -> assertThat(c.getImage()).doesNotContain("FILLED"));
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void renderingIsDeterministicAndTheHashFollowsContent() {
+    var a = render(Policies.sample());
+    var b = render(Policies.sample());
+    assertThat(hashes(a)).isEqualTo(hashes(b));
+    var changed = Policies.sample();
+    changed.getSpec().devicePlugin.version = "v0.17.2";
+    var c = render(changed);
+    var ha = hashes(a);
+    var hc = hashes(c);
+    assertThat(hc.get("DaemonSet/nvidia-device-plugin-daemonset"))
+        .isNotEqualTo(ha.get("DaemonSet/nvidia-device-plugin-daemonset"));
+    assertThat(hc.get("DaemonSet/nvidia-driver-daemonset"))
+        .isEqualTo(ha.get("DaemonSet/nvidia-driver-daemonset"));
+  }
+
+  @Test
+  void halfSetImagesOfSeveralOperandsAreAllReported() {
+    var p = Policies.sample();
+    p.getSpec().driver.version = null;
+    p.getSpec().gfd.repository = null;
+    assertThatThrownBy(() -> render(p))
+        .isInstanceOf(PolicyValidationException.class)
+        .satisfies(
+            e ->
+                assertThat(((PolicyValidationException) e).violations())
+                    .extracting(v -> v.path())
+                    .contains("spec.driver.version", "spec.gfd.repository"));
+  }
+
+  private static Map<String, String> hashes(List<RenderedOperand> ops) {
+    return ops.stream()
+        .flatMap(o -> o.objects().stream())
+        .collect(
+            Collectors.toMap(
+                o -> o.getKind() + "/" + o.getMetadata().getName(),
+                o -> o.getMetadata().getAnnotations().get(Labels.LAST_APPLIED_HASH)));
+  }
+}

@@ -1,0 +1,163 @@
+package io.gpuoperator.operator.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuoperator.operator.Policies;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class PlanCommandTest {
+  @TempDir Path dir;
+
+  record Run(int rc, String out, String err) {}
+
+  private Run run(String... args) {
+    PlanCommand command = new PlanCommand();
+    command.env = Map.of();
+    CommandLine cmd = new CommandLine(command);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cmd.setOut(new PrintWriter(out));
+    cmd.setErr(new PrintWriter(err));
+    int rc = cmd.execute(args);
+    return new Run(rc, out.toString(), err.toString());
+  }
+
+  private Path sample() throws IOException {
+    Path p = dir.resolve("clusterpolicy.yaml");
+    try (InputStream in = Policies.class.getResourceAsStream(Policies.SAMPLE)) {
+      Files.write(p, in.readAllBytes());
+    }
+    return p;
+  }
+
+  private Path nodes() throws IOException {
+    Path p = dir.resolve("nodes.yaml");
+    try (InputStream in = getClass().getResourceAsStream("/plan/nodes.yaml")) {
+      Files.write(p, in.readAllBytes());
+    }
+    return p;
+  }
+
+  private Path write(String name, String text) throws IOException {
+    Path p = dir.resolve(name);
+    Files.writeString(p, text);
+    return p;
+  }
+
+  @Test
+  void offlinePlanForTheSampleNamesEveryObjectAndEveryNode() throws IOException {
+    Run r = run("-f", sample().toString(), "--nodes", nodes().toString());
+    assertThat(r.rc()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("ClusterPolicy cluster-policy: valid")
+        .contains("2 GPU node(s), runtime containerd, OS ubuntu22.04")
+        .contains("    RuntimeClass/nvidia: create")
+        .contains("    DaemonSet/nvidia-driver-daemonset: create")
+        .contains("    DaemonSet/nvidia-device-plugin-daemonset: create")
+        .contains("    ConfigMap/default-mig-parted-config: create")
+        .contains("  dcgm (disabled)")
+        .contains("  node-status-exporter (disabled)");
+    // Per node: labels and taint, the user's pin kept, the non-GPU node untouched.
+    assertThat(r.out())
+        .containsPattern(
+            "gpu-a100: GPU node\\n    labels: .*nvidia.com/gpu.deploy.dcgm-exporter=false")
+        .containsPattern(
+            "gpu-a100: GPU node\\n    labels: .*nvidia.com/gpu.deploy.mig-manager=true")
+        .containsPattern("gpu-a100: GPU node\\n    labels: .*nvidia.com/mig.config=all-disabled")
+        .contains("    taint: nvidia.com/gpu=present:NoSchedule")
+        .contains("+taint nvidia.com/gpu=present:NoSchedule")
+        .contains("  cpu-1: not a GPU node, no change")
+        .containsPattern(
+            "Summary: \\d+ to create, 0 to update, 0 to delete, 0 unchanged; 2 of 3 node");
+    assertThat(r.out())
+        .doesNotContain("gpu-t4: GPU node\n    labels: nvidia.com/gpu.deploy.mig-manager");
+  }
+
+  @Test
+  void invalidPolicyExitsOneNamingEachField() throws IOException {
+    Path p =
+        write(
+            "bad.yaml",
+            String.join(
+                "\n",
+                "apiVersion: nvidia.com/v1",
+                "kind: ClusterPolicy",
+                "metadata:",
+                "  name: p",
+                "spec:",
+                "  mig:",
+                "    strategy: sometimes",
+                "  dcgm:",
+                "    hostPort: 70000",
+                "  driver:",
+                "    enabled: yes-please",
+                "  nodeTaint:",
+                "    key: 'bad key'",
+                ""));
+    Run r = run("-f", p.toString());
+    assertThat(r.rc()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("is not a valid ClusterPolicy")
+        .contains("spec.mig.strategy: Unsupported value: \"sometimes\": supported values:")
+        .contains("spec.dcgm.hostPort: must be less than or equal to 65535")
+        .contains("spec.driver.enabled: must be of type boolean, got string yes-please")
+        .contains("spec.nodeTaint.key: \"bad key\" does not match the pattern");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void crossFieldViolationsAlsoFailThePlan() throws IOException {
+    Path p =
+        write(
+            "nri.yaml",
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
+                + "  cdi:\n    enabled: false\n    nriPluginEnabled: true\n");
+    Run r = run("-f", p.toString());
+    assertThat(r.rc()).isEqualTo(1);
+    assertThat(r.err()).contains("spec.cdi.nriPluginEnabled: requires spec.cdi.enabled");
+  }
+
+  @Test
+  void unknownFieldsAreWarnedAboutNotFatal() throws IOException {
+    Path p =
+        write(
+            "unknown.yaml",
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
+                + "  futureSection:\n    on: true\n  devicePlugin:\n    futureKnob: 1\n");
+    Run r = run("-f", p.toString());
+    assertThat(r.rc()).as(r.err()).isZero();
+    assertThat(r.err()).contains("warning:").contains("spec.futureSection: unknown field");
+    // Operand sections keep unknown fields (preserve-unknown-fields): no warning for them.
+    assertThat(r.err()).doesNotContain("futureKnob");
+  }
+
+  @Test
+  void badInputsExitTwo() throws IOException {
+    Path policy = sample();
+    assertThat(run("-f", dir.resolve("missing.yaml").toString()).rc()).isEqualTo(2);
+    Path notNodes =
+        write(
+            "pods.yaml",
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: x\n");
+    Run r = run("-f", policy.toString(), "--nodes", notNodes.toString());
+    assertThat(r.rc()).isEqualTo(2);
+    assertThat(r.err()).contains("items[0] is a Pod, expected a Node");
+    assertThat(run("-f", policy.toString(), "--nodes", "x", "--kubeconfig", "y").rc()).isEqualTo(2);
+  }
+
+  @Test
+  void namespaceOptionMovesEveryNamespacedObject() throws IOException {
+    Run r = run("-f", sample().toString(), "-n", "nvidia-gpu-operator");
+    assertThat(r.rc()).isZero();
+    assertThat(r.out()).contains("DaemonSet/nvidia-driver-daemonset: create");
+  }
+}

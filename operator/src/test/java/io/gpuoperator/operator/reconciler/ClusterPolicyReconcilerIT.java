@@ -1,0 +1,387 @@
+package io.gpuoperator.operator.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.common.State;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.status.Conditions;
+import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The operator (real operand models, real node label rules) against a real API server: the
+ * documentation sample policy drives operands and node labels, status follows DaemonSet readiness,
+ * an idle operator writes nothing, operands are removed and recreated, a user's pin survives, an
+ * invalid policy changes nothing, and a second policy is ignored. The steps build on each other
+ * (one operator, one cluster), in order.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterPolicyReconcilerIT {
+  static final String POLICY = "cluster-policy";
+  static final List<String> GPU_NODES = List.of("it-gpu-a", "it-gpu-b");
+  static final String CPU_NODE = "it-cpu-c";
+  static final List<String> SAMPLE_DAEMONSETS =
+      List.of(
+          "nvidia-driver-daemonset",
+          "nvidia-container-toolkit-daemonset",
+          "nvidia-operator-validator",
+          "nvidia-device-plugin-daemonset",
+          "nvidia-dcgm-exporter",
+          "gpu-feature-discovery",
+          "nvidia-mig-manager");
+  static final List<String> SAMPLE_DS_OPERANDS =
+      List.of(
+          "driver",
+          "container-toolkit",
+          "operator-validator",
+          "device-plugin",
+          "dcgm-exporter",
+          "gpu-feature-discovery",
+          "mig-manager");
+
+  static ControlPlane cp;
+  static KubernetesClient admin;
+  static String ns;
+  static OperatorInstance operator;
+  static AuditLog audit;
+
+  @BeforeAll
+  static void start(ControlPlane controlPlane) throws Exception {
+    cp = controlPlane;
+    admin = cp.client();
+    Crds.apply(admin);
+    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
+    audit = new AuditLog(cp.auditLog());
+    operator =
+        OperatorInstance.start(
+            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    for (String n : GPU_NODES) {
+      admin.nodes().resource(ItCluster.node(n, ItCluster.NFD_GPU)).create();
+    }
+    admin.nodes().resource(ItCluster.node(CPU_NODE, ItCluster.NFD_CPU)).create();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (operator != null) {
+      operator.close();
+    }
+    admin.resources(ClusterPolicy.class).delete();
+    for (String n : GPU_NODES) {
+      admin.nodes().withName(n).delete();
+    }
+    admin.nodes().withName(CPU_NODE).delete();
+  }
+
+  static ClusterPolicy policy() {
+    return admin.resources(ClusterPolicy.class).withName(POLICY).get();
+  }
+
+  static List<DaemonSet> daemonSets() {
+    return admin.apps().daemonSets().inNamespace(ns).list().getItems();
+  }
+
+  static DaemonSet daemonSet(String name) {
+    return admin.apps().daemonSets().inNamespace(ns).withName(name).get();
+  }
+
+  static List<String> notReady(ClusterPolicy p) {
+    return p.getStatus() == null || p.getStatus().operands == null
+        ? List.of()
+        : p.getStatus().operands.stream()
+            .filter(o -> o.state != State.READY)
+            .map(o -> o.name)
+            .collect(Collectors.toList());
+  }
+
+  static void patchPolicy(String mergePatch) {
+    admin
+        .resources(ClusterPolicy.class)
+        .withName(POLICY)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+  }
+
+  @Test
+  @Order(1)
+  void samplePolicyCreatesOperandsLabelsNodesAndIsReadyOnlyWhenDaemonSetsAre() throws Exception {
+    admin.resource(ItCluster.samplePolicy(POLICY)).create();
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(daemonSets())
+                    .extracting(d -> d.getMetadata().getName())
+                    .containsExactlyInAnyOrderElementsOf(SAMPLE_DAEMONSETS));
+    DaemonSet driver = daemonSet("nvidia-driver-daemonset");
+    assertThat(driver.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getName()).isEqualTo(POLICY));
+    assertThat(driver.getMetadata().getAnnotations()).containsKey(ReconcilerKeys.HASH_ANNOTATION);
+    assertThat(admin.apps().daemonSets().inNamespace(ns).withName("nvidia-dcgm").get()).isNull();
+    assertThat(admin.serviceAccounts().inNamespace(ns).withName("nvidia-driver").get()).isNotNull();
+    assertThat(admin.rbac().clusterRoles().withName("nvidia-device-plugin").get()).isNotNull();
+    assertThat(
+            admin
+                .resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)
+                .withName("nvidia")
+                .get())
+        .isNotNull();
+    assertThat(admin.configMaps().inNamespace(ns).withName("default-mig-parted-config").get())
+        .isNotNull();
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              for (String n : GPU_NODES) {
+                Node node = admin.nodes().withName(n).get();
+                assertThat(node.getMetadata().getLabels())
+                    .containsEntry("nvidia.com/gpu.present", "true")
+                    .containsEntry("nvidia.com/gpu.deploy.driver", "true")
+                    .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
+                assertThat(node.getSpec().getTaints())
+                    .anyMatch(
+                        t ->
+                            t.getKey().equals("nvidia.com/gpu")
+                                && t.getEffect().equals("NoSchedule"));
+              }
+            });
+    Node cpu = admin.nodes().withName(CPU_NODE).get();
+    assertThat(cpu.getMetadata().getLabels().keySet()).noneMatch(k -> k.startsWith("nvidia.com/"));
+    // The API server's TaintNodesByCondition plugin adds node.kubernetes.io/not-ready; ours: none.
+    assertThat(cpu.getSpec().getTaints()).noneMatch(t -> t.getKey().startsWith("nvidia.com/"));
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              ClusterPolicy p = policy();
+              assertThat(p.getStatus()).isNotNull();
+              assertThat(p.getStatus().state).isEqualTo(State.NOT_READY);
+              assertThat(PolicyStatusModel.ready(p.getStatus()).getReason())
+                  .isEqualTo(Conditions.OPERAND_NOT_READY);
+              assertThat(notReady(p)).containsExactlyInAnyOrderElementsOf(SAMPLE_DS_OPERANDS);
+            });
+
+    // Every DaemonSet but the device plugin's ready: the status names only that one.
+    for (String name : SAMPLE_DAEMONSETS) {
+      if (!name.equals("nvidia-device-plugin-daemonset")) {
+        ItCluster.markReady(admin, daemonSet(name), GPU_NODES);
+      }
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(notReady(policy())).containsExactly("device-plugin"));
+    assertThat(policy().getStatus().state).isEqualTo(State.NOT_READY);
+    assertThat(PolicyStatusModel.ready(policy().getStatus()).getMessage())
+        .contains("device-plugin");
+
+    ItCluster.markReady(admin, daemonSet("nvidia-device-plugin-daemonset"), GPU_NODES);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(policy().getStatus().state).isEqualTo(State.READY));
+    ClusterPolicy ready = policy();
+    assertThat(ready.getStatus().observedGeneration).isEqualTo(ready.getMetadata().getGeneration());
+    assertThat(ready.getStatus().namespace).isEqualTo(ns);
+    assertThat(PolicyStatusModel.ready(ready.getStatus()).getReason())
+        .isEqualTo(Conditions.RECONCILED);
+    assertThat(ready.getStatus().operands)
+        .filteredOn(o -> o.name.equals("driver"))
+        .singleElement()
+        .satisfies(o -> assertThat(o.nodesReady).isEqualTo(2))
+        .satisfies(o -> assertThat(o.nodesDesired).isEqualTo(2));
+
+    String metrics = get("http://127.0.0.1:" + operator.operator.metricsPort() + "/metrics");
+    assertThat(metrics)
+        .contains("gpu_operator_gpu_nodes_total 2.0")
+        .contains("gpu_operator_reconciliation_status 1.0")
+        .contains("gpu_operator_reconciliation_has_nfd_labels 1.0")
+        .contains("gpu_operator_reconciliation_total");
+    assertThat(get("http://127.0.0.1:" + operator.operator.healthPort() + "/healthz"))
+        .isEqualTo("ok");
+    assertThat(get("http://127.0.0.1:" + operator.operator.healthPort() + "/readyz"))
+        .isEqualTo("ok");
+  }
+
+  @Test
+  @Order(2)
+  void idleOperatorWritesNothingFor60Seconds() throws Exception {
+    long mark = audit.mark();
+    Thread.sleep(60_000);
+    assertThat(audit.writesSince(mark, operator.userAgent)).isEmpty();
+  }
+
+  @Test
+  @Order(3)
+  void disablingAnOperandRemovesItsObjectsAndReenablingRecreatesThem() {
+    patchPolicy("{\"spec\":{\"gfd\":{\"enabled\":false}}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(daemonSet("gpu-feature-discovery")).isNull();
+              assertThat(
+                      admin
+                          .serviceAccounts()
+                          .inNamespace(ns)
+                          .withName("nvidia-gpu-feature-discovery")
+                          .get())
+                  .isNull();
+              assertThat(policy().getStatus().operands)
+                  .extracting(o -> o.name)
+                  .doesNotContain("gpu-feature-discovery");
+            });
+    // The other operands were not touched.
+    assertThat(daemonSet("nvidia-device-plugin-daemonset")).isNotNull();
+
+    patchPolicy("{\"spec\":{\"gfd\":{\"enabled\":true}}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(daemonSet("gpu-feature-discovery")).isNotNull();
+              assertThat(notReady(policy())).containsExactly("gpu-feature-discovery");
+            });
+    ItCluster.markReady(admin, daemonSet("gpu-feature-discovery"), GPU_NODES);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(policy().getStatus().state).isEqualTo(State.READY));
+  }
+
+  @Test
+  @Order(4)
+  void aUsersDeployPinSurvivesReconciliation() throws Exception {
+    admin
+        .nodes()
+        .withName("it-gpu-b")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"nvidia.com/gpu.deploy.device-plugin\":\"false\"}}}");
+    // A policy change re-queues every node.
+    patchPolicy("{\"spec\":{\"devicePlugin\":{\"env\":[{\"name\":\"IT\",\"value\":\"1\"}]}}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        daemonSet("nvidia-device-plugin-daemonset")
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec()
+                            .getContainers()
+                            .get(0)
+                            .getEnv())
+                    .anyMatch(e -> e.getName().equals("IT")));
+    Thread.sleep(3_000);
+    assertThat(admin.nodes().withName("it-gpu-b").get().getMetadata().getLabels())
+        .containsEntry("nvidia.com/gpu.deploy.device-plugin", "false");
+    assertThat(admin.nodes().withName("it-gpu-a").get().getMetadata().getLabels())
+        .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
+    ItCluster.markReady(admin, daemonSet("nvidia-device-plugin-daemonset"), GPU_NODES);
+  }
+
+  @Test
+  @Order(5)
+  void anInvalidPolicyIsReportedAndLeavesTheDaemonSetsAlone() throws Exception {
+    Map<String, String> before =
+        daemonSets().stream()
+            .collect(
+                Collectors.toMap(
+                    d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
+    patchPolicy(
+        "{\"spec\":{\"cdi\":{\"enabled\":false,\"nriPluginEnabled\":true},"
+            + "\"devicePlugin\":{\"version\":\"v9.9.9\"}}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              ClusterPolicy p = policy();
+              var ready = PolicyStatusModel.ready(p.getStatus());
+              assertThat(ready.getStatus()).isEqualTo("False");
+              assertThat(ready.getReason()).isEqualTo(Conditions.RECONCILE_FAILED);
+              assertThat(ready.getMessage()).contains("spec.cdi.nriPluginEnabled");
+              assertThat(p.getStatus().observedGeneration)
+                  .isEqualTo(p.getMetadata().getGeneration());
+            });
+    Thread.sleep(2_000);
+    Map<String, String> after =
+        daemonSets().stream()
+            .collect(
+                Collectors.toMap(
+                    d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
+    assertThat(after).isEqualTo(before);
+    assertThat(admin.v1().events().inNamespace(ReconcilerKeys.EVENTS_NAMESPACE).list().getItems())
+        .anyMatch(
+            e ->
+                e.getInvolvedObject().getName().equals(POLICY)
+                    && e.getType().equals("Warning")
+                    && e.getMessage().contains("spec.cdi.nriPluginEnabled"));
+
+    // Fixing the policy applies the pending change again.
+    patchPolicy("{\"spec\":{\"cdi\":{\"enabled\":true,\"nriPluginEnabled\":false}}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        daemonSet("nvidia-device-plugin-daemonset")
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec()
+                            .getContainers()
+                            .get(0)
+                            .getImage())
+                    .endsWith(":v9.9.9"));
+  }
+
+  @Test
+  @Order(6)
+  void aSecondPolicyIsIgnoredAndSaysWhichIsActive() {
+    admin.resource(ItCluster.samplePolicy("zz-second-policy")).create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              ClusterPolicy second =
+                  admin.resources(ClusterPolicy.class).withName("zz-second-policy").get();
+              assertThat(second.getStatus()).isNotNull();
+              assertThat(second.getStatus().state).isEqualTo(State.IGNORED);
+              assertThat(PolicyStatusModel.ready(second.getStatus()).getMessage()).contains(POLICY);
+            });
+    assertThat(daemonSet("nvidia-driver-daemonset").getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getName()).isEqualTo(POLICY));
+    admin.resources(ClusterPolicy.class).withName("zz-second-policy").delete();
+  }
+
+  static String get(String url) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+}

@@ -1,0 +1,167 @@
+package io.gpuoperator.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.status.DaemonSetReadiness;
+import java.io.InputStream;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/** What the ITs do in place of kubelets and the DaemonSet controller, plus test fixtures. */
+final class ItCluster {
+  static final Map<String, String> NFD_GPU =
+      Map.of(
+          "feature.node.kubernetes.io/pci-10de.present", "true",
+          "feature.node.kubernetes.io/system-os_release.ID", "ubuntu",
+          "feature.node.kubernetes.io/system-os_release.VERSION_ID", "22.04");
+  static final Map<String, String> NFD_CPU =
+      Map.of(
+          "feature.node.kubernetes.io/cpu-model.vendor_id", "Intel",
+          "feature.node.kubernetes.io/system-os_release.ID", "ubuntu");
+
+  private ItCluster() {}
+
+  static Node node(String name, Map<String, String> labels) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
+        .build();
+  }
+
+  /**
+   * The documentation sample policy, without its empty strings (the API server built here decodes
+   * "" in custom resources as null and rejects them; see COMMON known issue).
+   */
+  static ClusterPolicy samplePolicy(String name) {
+    try (InputStream in =
+        ClusterPolicy.class.getResourceAsStream("/io/gpuoperator/api/samples/clusterpolicy.yaml")) {
+      var tree = Serialization.yamlMapper().readTree(in);
+      stripEmptyStrings(tree);
+      ClusterPolicy p = Serialization.yamlMapper().treeToValue(tree, ClusterPolicy.class);
+      p.getMetadata().setName(name);
+      return p;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void stripEmptyStrings(com.fasterxml.jackson.databind.JsonNode node) {
+    if (node.isObject()) {
+      Iterator<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>> it = node.fields();
+      while (it.hasNext()) {
+        var e = it.next();
+        if (e.getValue().isTextual() && e.getValue().asText().isEmpty()) {
+          it.remove();
+        } else {
+          stripEmptyStrings(e.getValue());
+        }
+      }
+    } else if (node.isArray()) {
+      node.forEach(ItCluster::stripEmptyStrings);
+    }
+  }
+
+  /**
+   * Plays the DaemonSet controller for one DaemonSet with {@code nodes} desired nodes: status for
+   * RollingUpdate; for OnDelete also a ControllerRevision and ready pods of that revision.
+   */
+  static void markReady(KubernetesClient client, DaemonSet ds, List<String> nodes) {
+    String ns = ds.getMetadata().getNamespace();
+    if (DaemonSetReadiness.isOnDelete(ds)) {
+      if (client.serviceAccounts().inNamespace(ns).withName("default").get() == null) {
+        client
+            .serviceAccounts()
+            .inNamespace(ns)
+            .resource(
+                new ServiceAccountBuilder()
+                    .withNewMetadata()
+                    .withName("default")
+                    .endMetadata()
+                    .build())
+            .create();
+      }
+      var owner =
+          new OwnerReferenceBuilder()
+              .withApiVersion("apps/v1")
+              .withKind("DaemonSet")
+              .withName(ds.getMetadata().getName())
+              .withUid(ds.getMetadata().getUid())
+              .withController(true)
+              .build();
+      String hash = "h" + ds.getMetadata().getGeneration();
+      Map<String, String> selector = ds.getSpec().getSelector().getMatchLabels();
+      client
+          .apps()
+          .controllerRevisions()
+          .inNamespace(ns)
+          .resource(
+              new ControllerRevisionBuilder()
+                  .withNewMetadata()
+                  .withName(ds.getMetadata().getName() + "-" + hash)
+                  .withLabels(selector)
+                  .addToLabels(ReconcilerKeys.REVISION_HASH_LABEL, hash)
+                  .withOwnerReferences(owner)
+                  .endMetadata()
+                  .withRevision(ds.getMetadata().getGeneration())
+                  .withData(Map.of("spec", Map.of()))
+                  .build())
+          .create();
+      for (String node : nodes) {
+        var pod =
+            client
+                .pods()
+                .inNamespace(ns)
+                .resource(
+                    new PodBuilder()
+                        .withNewMetadata()
+                        .withName(ds.getMetadata().getName() + "-" + node)
+                        .withLabels(selector)
+                        .addToLabels(ReconcilerKeys.REVISION_HASH_LABEL, hash)
+                        .withOwnerReferences(owner)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .withAutomountServiceAccountToken(false)
+                        .withContainers(
+                            new ContainerBuilder().withName("c").withImage("driver").build())
+                        .endSpec()
+                        .build())
+                .create();
+        pod.setStatus(
+            new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+                .withPhase("Running")
+                .withConditions(
+                    new PodConditionBuilder().withType("Ready").withStatus("True").build())
+                .build());
+        client.pods().inNamespace(ns).resource(pod).updateStatus();
+      }
+    }
+    DaemonSet live =
+        client.apps().daemonSets().inNamespace(ns).withName(ds.getMetadata().getName()).get();
+    live.setStatus(
+        new DaemonSetStatusBuilder()
+            .withObservedGeneration(live.getMetadata().getGeneration())
+            .withDesiredNumberScheduled(nodes.size())
+            .withCurrentNumberScheduled(nodes.size())
+            .withUpdatedNumberScheduled(nodes.size())
+            .withNumberAvailable(nodes.size())
+            .withNumberReady(nodes.size())
+            .withNumberMisscheduled(0)
+            .build());
+    client.apps().daemonSets().inNamespace(ns).resource(live).updateStatus();
+  }
+}

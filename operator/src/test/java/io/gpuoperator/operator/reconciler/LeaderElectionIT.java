@@ -1,0 +1,100 @@
+package io.gpuoperator.operator.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Two operator instances with their own clients and identities share one Lease with the default
+ * timings (15 s lease, 10 s renew deadline, 2 s retry). Killing the leader (it stops without
+ * releasing the lease, as a crashed pod would) lets the other take over and resume within 20 s.
+ */
+@ExtendWith(ControlPlaneExtension.class)
+class LeaderElectionIT {
+  static final String GPU = "nvidia.com/gpu.present";
+
+  @Test
+  void secondInstanceTakesOverWithin20Seconds(ControlPlane cp) throws Exception {
+    KubernetesClient admin = cp.client();
+    Crds.apply(admin);
+    String ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator-le");
+    AuditLog audit = new AuditLog(cp.auditLog());
+    OperatorInstance a =
+        OperatorInstance.start(
+            cp, ns, "le-a", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    OperatorInstance b = null;
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(a.operator::isLeader);
+      b =
+          OperatorInstance.start(
+              cp, ns, "le-b", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+      admin.resource(ItCluster.samplePolicy("leader-policy")).create();
+      admin.nodes().resource(ItCluster.node("it-le-1", ItCluster.NFD_GPU)).create();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  "true"
+                      .equals(
+                          admin
+                              .nodes()
+                              .withName("it-le-1")
+                              .get()
+                              .getMetadata()
+                              .getLabels()
+                              .get(GPU)));
+      assertThat(b.operator.isLeader()).isFalse();
+      long mark = audit.mark();
+      Thread.sleep(3_000);
+      assertThat(audit.writesSince(mark, b.userAgent)).as("a follower writes nothing").isEmpty();
+
+      long killed = System.nanoTime();
+      a.close();
+      a = null;
+      admin.nodes().resource(ItCluster.node("it-le-2", ItCluster.NFD_GPU)).create();
+      OperatorInstance follower = b;
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  follower.operator.isLeader()
+                      && "true"
+                          .equals(
+                              admin
+                                  .nodes()
+                                  .withName("it-le-2")
+                                  .get()
+                                  .getMetadata()
+                                  .getLabels()
+                                  .get(GPU)));
+      double seconds = (System.nanoTime() - killed) / 1e9;
+      System.out.printf(
+          "takeover: node labelled by the new leader %.1f s after the kill%n", seconds);
+      assertThat(seconds).isLessThan(20);
+      assertThat(audit.writesSince(mark, b.userAgent))
+          .anyMatch(w -> w.resource().equals("nodes") && "it-le-2".equals(w.name()));
+    } finally {
+      if (a != null) {
+        a.close();
+      }
+      if (b != null) {
+        b.close();
+      }
+      admin.resources(ClusterPolicy.class).withName("leader-policy").delete();
+      for (String n : List.of("it-le-1", "it-le-2")) {
+        admin.nodes().withName(n).delete();
+      }
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package io.gpuoperator.operator.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.Policies;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PolicyValidatorTest {
+
+  private static List<String> paths(ClusterPolicy p) {
+    return PolicyValidator.validate(p).stream().map(Violation::path).toList();
+  }
+
+  private static ClusterPolicy yaml(String spec) {
+    return Policies.parse(
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n" + spec);
+  }
+
+  @Test
+  void documentationSampleAndMinimalPolicyAreValid() {
+    assertThat(PolicyValidator.validate(Policies.sample())).isEmpty();
+    assertThat(PolicyValidator.validate(Policies.minimal())).isEmpty();
+  }
+
+  @Test
+  void nriPluginNeedsCdiAndToolkit() {
+    var p =
+        yaml(
+            "  cdi:\n    enabled: false\n    nriPluginEnabled: true\n  toolkit:\n    enabled: false\n");
+    var v = PolicyValidator.validate(p);
+    assertThat(v).extracting(Violation::path).containsOnly("spec.cdi.nriPluginEnabled");
+    assertThat(v).hasSize(2);
+    assertThat(v.get(0).reason()).contains("spec.cdi.enabled");
+    assertThat(v.get(1).reason()).contains("spec.toolkit.enabled");
+    assertThat(paths(yaml("  cdi:\n    nriPluginEnabled: true\n"))).isEmpty();
+  }
+
+  @Test
+  void precompiledDriverCannotTakeADigest() {
+    var p =
+        yaml(
+            "  driver:\n    usePrecompiled: true\n    repository: nvcr.io/nvidia\n"
+                + "    image: driver\n    version: sha256:0123abcd\n");
+    assertThat(paths(p)).containsExactly("spec.driver.version");
+    p.getSpec().driver.usePrecompiled = false;
+    assertThat(paths(p)).isEmpty();
+  }
+
+  @Test
+  void nvidiaDriverCrdConflicts() {
+    assertThat(paths(yaml("  driver:\n    useNvidiaDriverCRD: true\n    usePrecompiled: true\n")))
+        .containsExactly("spec.driver.usePrecompiled");
+    assertThat(paths(yaml("  driver:\n    useNvidiaDriverCRD: true\n    enabled: false\n")))
+        .containsExactly("spec.driver.useNvidiaDriverCRD");
+  }
+
+  @Test
+  void halfSetImagesAreReportedPerMissingFieldOnlyForDeployedOperands() {
+    var p =
+        yaml(
+            "  devicePlugin:\n    repository: r\n    image: i\n  dcgm:\n    enabled: false\n    image: x\n    version: v1\n");
+    var v = PolicyValidator.validate(p);
+    assertThat(v).extracting(Violation::path).containsExactly("spec.devicePlugin.version");
+    assertThat(v.get(0).reason()).contains("repository and image");
+    assertThat(paths(yaml("  validator:\n    version: v1\n")))
+        .containsExactlyInAnyOrder("spec.validator.repository", "spec.validator.image");
+    assertThat(paths(yaml("  driver:\n    manager:\n      image: x\n      version: y\n")))
+        .containsExactly("spec.driver.manager.repository");
+  }
+
+  @Test
+  void invalidValuesAreNamed() {
+    var p =
+        yaml(
+            String.join(
+                "\n",
+                "  daemonsets:",
+                "    rollingUpdate:",
+                "      maxUnavailable: 0",
+                "    priorityClassName: Not_Valid",
+                "    labels:",
+                "      'bad key!': x",
+                "    tolerations:",
+                "      - key: a",
+                "        operator: Maybe",
+                "  driver:",
+                "    upgradePolicy:",
+                "      maxUnavailable: lots",
+                "  hostPaths:",
+                "    rootFS: relative/dir",
+                "  devicePlugin:",
+                "    env:",
+                "      - name: 'BAD NAME'",
+                "        value: x",
+                "    resources:",
+                "      requests:",
+                "        cpu: '2'",
+                "      limits:",
+                "        cpu: '1'",
+                "  migManager:",
+                "    config:",
+                "      default: all-nonsense",
+                "  dcgmExporter:",
+                "    service:",
+                "      type: Headless",
+                ""));
+    assertThat(paths(p))
+        .containsExactlyInAnyOrder(
+            "spec.daemonsets.rollingUpdate.maxUnavailable",
+            "spec.daemonsets.priorityClassName",
+            "spec.daemonsets.labels",
+            "spec.daemonsets.tolerations[0].operator",
+            "spec.driver.upgradePolicy.maxUnavailable",
+            "spec.hostPaths.rootFS",
+            "spec.devicePlugin.env[0].name",
+            "spec.devicePlugin.resources.requests.cpu",
+            "spec.migManager.config.default",
+            "spec.dcgmExporter.service.type");
+  }
+
+  @Test
+  void nodeTaintKeyAndValueMustBeValid() {
+    assertThat(paths(yaml("  nodeTaint:\n    key: 'has space'\n    value: 'a/b'\n")))
+        .containsExactly("spec.nodeTaint.key", "spec.nodeTaint.value");
+    assertThat(
+            paths(
+                yaml(
+                    "  nodeTaint:\n    key: example.com/gpu\n    value: yes-1\n    effect: NoExecute\n")))
+        .isEmpty();
+  }
+
+  @Test
+  void percentagesAndDefaultMigLayoutsAreAccepted() {
+    assertThat(
+            paths(
+                yaml(
+                    "  daemonsets:\n    rollingUpdate:\n      maxUnavailable: 10%\n"
+                        + "  migManager:\n    config:\n      default: all-3g.71gb\n")))
+        .isEmpty();
+    assertThat(PolicyValidator.defaultMigConfigs())
+        .contains("all-disabled", "all-balanced", "all-1g.10gb", "all-7g.141gb", "all-1g.5gb");
+  }
+
+  @Test
+  void checkThrowsWithEveryViolation() {
+    var p = yaml("  hostPaths:\n    rootFS: a\n    kubeletRootDir: b\n");
+    assertThatThrownBy(() -> PolicyValidator.check(p))
+        .isInstanceOf(PolicyValidationException.class)
+        .hasMessageContaining("spec.hostPaths.rootFS: must be an absolute path")
+        .hasMessageContaining("spec.hostPaths.kubeletRootDir");
+  }
+}

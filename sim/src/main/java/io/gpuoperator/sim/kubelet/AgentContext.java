@@ -1,0 +1,58 @@
+package io.gpuoperator.sim.kubelet;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an in-process agent sees: its arguments (after the agent's name), environment, the node's
+ * name and directories, and a client standing in for its service account.
+ */
+public final class AgentContext {
+  private final ContainerContext container;
+  private final List<String> args;
+  private final ContainerProcess process;
+
+  AgentContext(ContainerContext container, List<String> args, ContainerProcess process) {
+    this.container = container;
+    this.args = List.copyOf(args);
+    this.process = process;
+  }
+
+  /** Arguments after the agent's subcommand name, e.g. [--component, driver]. */
+  public List<String> args() {
+    return args;
+  }
+
+  public Map<String, String> env() {
+    return container.env();
+  }
+
+  public String nodeName() {
+    return container.nodeName();
+  }
+
+  public NodeDirs dirs() {
+    return container.dirs();
+  }
+
+  /** Where a host path of the real node is on this simulated node. */
+  public Path hostPath(String path) {
+    return container.dirs().hostPath(path);
+  }
+
+  /** May be null when the simulation gives agents no client. */
+  public KubernetesClient client() {
+    return container.client();
+  }
+
+  public ContainerContext container() {
+    return container;
+  }
+
+  /** The container passes its readiness from now on. */
+  public void markReady() {
+    process.markReady();
+  }
+}

@@ -1,0 +1,33 @@
+package io.gpuoperator.sim.kubelet;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Everything a {@link ContainerRunner} gets to start one container on a simulated node.
+ *
+ * @param env the container's environment as the kubelet resolves it (literal values and the
+ *     downward-API fields spec.nodeName, metadata.name/namespace, status.podIP/hostIP)
+ * @param client a client for agents that call the API server (a service account stand-in); may be
+ *     null when the simulation gives none
+ * @param timer a shared scheduler for delays; runners must not block it
+ */
+public record ContainerContext(
+    String nodeName,
+    NodeDirs dirs,
+    Pod pod,
+    Container container,
+    boolean init,
+    Map<String, String> env,
+    KubernetesClient client,
+    ScheduledExecutorService timer) {
+
+  /** The container's command followed by its args. */
+  public List<String> commandLine() {
+    return ContainerRunners.commandLine(container);
+  }
+}

@@ -1,0 +1,79 @@
+package io.gpuoperator.sim.kubelet;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What a simulated container does when no real code runs for it: waits for marker files, becomes
+ * ready after a delay, writes marker files into the node's validations directory, and optionally
+ * exits after a while with an exit code.
+ *
+ * @param readyAfter delay between start and readiness
+ * @param exitAfter when set, the container exits this long after it started
+ * @param exitCode exit code when it exits
+ * @param ready whether it ever becomes ready (false: it runs but stays unready)
+ * @param writes marker files written into the validations directory once ready (removed on stop)
+ * @param waitFor marker files in the validations directory that must exist before it starts
+ */
+public record DeclaredBehaviour(
+    Duration readyAfter,
+    Duration exitAfter,
+    int exitCode,
+    boolean ready,
+    List<String> writes,
+    List<String> waitFor) {
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
+
+  public DeclaredBehaviour {
+    readyAfter = readyAfter == null ? Duration.ZERO : readyAfter;
+    writes = writes == null ? List.of() : List.copyOf(writes);
+    waitFor = waitFor == null ? List.of() : List.copyOf(waitFor);
+  }
+
+  /** Runs forever, ready after the delay. */
+  public static DeclaredBehaviour runs(Duration readyAfter) {
+    return new DeclaredBehaviour(readyAfter, null, 0, true, List.of(), List.of());
+  }
+
+  /** Runs to completion: exits 0 after the delay. */
+  public static DeclaredBehaviour completes(Duration after) {
+    return new DeclaredBehaviour(Duration.ZERO, after, 0, false, List.of(), List.of());
+  }
+
+  /** Fails: exits with the code after the delay, never ready. */
+  public static DeclaredBehaviour fails(Duration after, int exitCode) {
+    return new DeclaredBehaviour(Duration.ZERO, after, exitCode, false, List.of(), List.of());
+  }
+
+  public DeclaredBehaviour withWrites(List<String> files) {
+    return new DeclaredBehaviour(readyAfter, exitAfter, exitCode, ready, files, waitFor);
+  }
+
+  public DeclaredBehaviour withWaitFor(List<String> files) {
+    return new DeclaredBehaviour(readyAfter, exitAfter, exitCode, ready, writes, files);
+  }
+
+  /** Parses "500ms", "2s", "1m", "1h"; a bare number means seconds. */
+  public static Duration parseDuration(String text) {
+    String t = text.trim().toLowerCase(Locale.ROOT);
+    if (t.matches("\\d+")) {
+      return Duration.ofSeconds(Long.parseLong(t));
+    }
+    Matcher m = DURATION.matcher(t);
+    if (!m.matches()) {
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a duration (expected e.g. 500ms, 2s, 1m, 1h)");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      case "m" -> Duration.ofMinutes(n);
+      default -> Duration.ofHours(n);
+    };
+  }
+}

@@ -1,0 +1,41 @@
+package io.gpuoperator.sim.kubelet;
+
+import java.time.Duration;
+
+/**
+ * Timings of a simulated kubelet. The defaults are a real kubelet's; tests shorten the back-off.
+ *
+ * @param leaseRenewInterval how often the node lease is renewed (kubelet: 10 s)
+ * @param statusInterval how often node status is re-posted with a fresh heartbeat (kubelet: 5 min
+ *     when unchanged; the lease is what keeps the node alive)
+ * @param backOffBase first restart delay of a crashed container after the immediate first restart
+ *     (kubelet: 10 s, doubling)
+ * @param backOffMax restart delay cap (kubelet: 5 min)
+ */
+public record KubeletOptions(
+    Duration leaseRenewInterval,
+    Duration statusInterval,
+    Duration backOffBase,
+    Duration backOffMax) {
+
+  public static KubeletOptions defaults() {
+    return new KubeletOptions(
+        Duration.ofSeconds(10),
+        Duration.ofMinutes(1),
+        Duration.ofSeconds(10),
+        Duration.ofMinutes(5));
+  }
+
+  public KubeletOptions withBackOff(Duration base, Duration max) {
+    return new KubeletOptions(leaseRenewInterval, statusInterval, base, max);
+  }
+
+  /** Delay before restart number {@code restarts + 1}: 0, base, 2*base ... capped. */
+  public Duration backOff(int restarts) {
+    if (restarts <= 0) {
+      return Duration.ZERO;
+    }
+    long ms = backOffBase.toMillis() << Math.min(restarts - 1, 20);
+    return Duration.ofMillis(Math.min(ms, backOffMax.toMillis()));
+  }
+}

@@ -1,0 +1,85 @@
+package io.gpuoperator.sim.kubelet;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a simulated node looks like: its hardware profile (GPU model and count; none for a CPU-only
+ * node), OS and kernel, capacity, extra labels, and per-node behaviour overrides.
+ *
+ * @param profile hardware profile name, e.g. H100-SXM5-80GB; null for a node without GPUs
+ * @param gpus number of GPUs (0 without a profile)
+ */
+public record NodeDescription(
+    String name,
+    String profile,
+    int gpus,
+    String osId,
+    String osVersionId,
+    String kernel,
+    String cpu,
+    String memory,
+    int maxPods,
+    String containerRuntimeVersion,
+    Map<String, String> labels,
+    List<BehaviourOverride> overrides) {
+
+  public static final String DEFAULT_OS_ID = "ubuntu";
+  public static final String DEFAULT_OS_VERSION = "22.04";
+  public static final String DEFAULT_KERNEL = "5.15.0-105-generic";
+  public static final String DEFAULT_RUNTIME = "containerd://1.7.24";
+
+  public NodeDescription {
+    if (name == null || !name.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?")) {
+      throw new IllegalArgumentException(
+          "node name '" + name + "' is not a valid DNS subdomain (lowercase, digits, - and .)");
+    }
+    if (gpus < 0) {
+      throw new IllegalArgumentException("node " + name + ": gpus must be >= 0, got " + gpus);
+    }
+    if (profile == null && gpus > 0) {
+      throw new IllegalArgumentException("node " + name + ": gpus set but no GPU profile");
+    }
+    osId = osId == null ? DEFAULT_OS_ID : osId;
+    osVersionId = osVersionId == null ? DEFAULT_OS_VERSION : osVersionId;
+    kernel = kernel == null ? DEFAULT_KERNEL : kernel;
+    cpu = cpu == null ? "32" : cpu;
+    memory = memory == null ? "256Gi" : memory;
+    maxPods = maxPods <= 0 ? 110 : maxPods;
+    containerRuntimeVersion =
+        containerRuntimeVersion == null ? DEFAULT_RUNTIME : containerRuntimeVersion;
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+    overrides = overrides == null ? List.of() : List.copyOf(overrides);
+  }
+
+  /** A GPU node with defaults for everything else. */
+  public static NodeDescription gpuNode(String name, String profile, int gpus) {
+    return new NodeDescription(
+        name, profile, gpus, null, null, null, null, null, 0, null, null, null);
+  }
+
+  /** A node without GPUs. */
+  public static NodeDescription cpuNode(String name) {
+    return new NodeDescription(name, null, 0, null, null, null, null, null, 0, null, null, null);
+  }
+
+  public boolean hasGpus() {
+    return gpus > 0;
+  }
+
+  public NodeDescription withOverrides(List<BehaviourOverride> list) {
+    return new NodeDescription(
+        name,
+        profile,
+        gpus,
+        osId,
+        osVersionId,
+        kernel,
+        cpu,
+        memory,
+        maxPods,
+        containerRuntimeVersion,
+        labels,
+        list);
+  }
+}

@@ -1,0 +1,335 @@
+package io.gpuoperator.sim.kubelet;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one pod on a simulated node like a kubelet's pod worker: init containers in order, then the
+ * containers, restarts per restartPolicy with back-off, status patches when something changed, and
+ * the final delete once a terminating pod's containers have stopped. Its containers outlive the
+ * worker thread, so a killed and restarted kubelet adopts them.
+ */
+final class PodWorker {
+  private static final Logger LOG = LoggerFactory.getLogger(PodWorker.class);
+  private static final long TICK_MS = 250;
+
+  private final SimulatedKubelet kubelet;
+  private final String uid;
+  private final String namespace;
+  private final String name;
+  private final String restartPolicy;
+  private final List<ContainerSlot> init = new ArrayList<>();
+  private final List<ContainerSlot> main = new ArrayList<>();
+  private final Map<String, Instant> transitions = new HashMap<>();
+  private final Instant startTime = Instant.now();
+  private final String podIp;
+  private final Object signal = new Object();
+  private volatile Pod latest;
+  private volatile boolean deletedFromApi;
+  private volatile boolean running;
+  private boolean dirty;
+  private boolean admitted;
+  private PodAdmitHandler.Refusal refusal;
+  private PodStatus lastPosted;
+  private String phase = "Pending";
+  private Future<?> thread;
+  private volatile boolean finished;
+
+  PodWorker(SimulatedKubelet kubelet, Pod pod, String podIp) {
+    this.kubelet = kubelet;
+    this.uid = pod.getMetadata().getUid();
+    this.namespace = pod.getMetadata().getNamespace();
+    this.name = pod.getMetadata().getName();
+    String policy = pod.getSpec().getRestartPolicy();
+    this.restartPolicy = policy == null ? "Always" : policy;
+    this.podIp = podIp;
+    if (pod.getSpec().getInitContainers() != null) {
+      for (Container c : pod.getSpec().getInitContainers()) {
+        init.add(new ContainerSlot(c, true));
+      }
+    }
+    for (Container c : pod.getSpec().getContainers()) {
+      main.add(new ContainerSlot(c, false));
+    }
+    this.latest = pod;
+  }
+
+  String where() {
+    return "pod " + namespace + "/" + name + " on node " + kubelet.nodeName();
+  }
+
+  boolean finished() {
+    return finished;
+  }
+
+  /** Starts (or, after a kubelet restart, resumes) the worker thread. */
+  synchronized void start(ExecutorService executor) {
+    if (finished || (thread != null && !thread.isDone())) {
+      return;
+    }
+    running = true;
+    lastPosted = null; // a restarted kubelet re-posts everything, readiness included
+    thread = executor.submit(this::loop);
+  }
+
+  /** Stops the worker thread; the containers keep running (the kubelet was killed). */
+  void pause() {
+    running = false;
+    wake();
+  }
+
+  void update(Pod pod) {
+    latest = pod;
+    wake();
+  }
+
+  void deletedFromApi() {
+    deletedFromApi = true;
+    wake();
+  }
+
+  /** Kills every container (the node is shutting down). */
+  void killContainers() {
+    for (ContainerSlot s : all()) {
+      if (s.process != null) {
+        s.process.stop();
+      }
+    }
+  }
+
+  private void wake() {
+    synchronized (signal) {
+      dirty = true;
+      signal.notifyAll();
+    }
+  }
+
+  private void loop() {
+    Thread.currentThread().setName("pod-" + kubelet.nodeName() + "-" + name);
+    while (running) {
+      try {
+        if (step()) {
+          finished = true;
+          return;
+        }
+        synchronized (signal) {
+          if (!dirty) {
+            signal.wait(TICK_MS);
+          }
+          dirty = false;
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (KubernetesClientException e) {
+        if (!running) {
+          return;
+        }
+        LOG.warn("{}: API error {} {}", where(), e.getCode(), e.getMessage());
+        sleepQuietly(1000);
+      } catch (RuntimeException e) {
+        LOG.warn("{}: worker error", where(), e);
+        sleepQuietly(1000);
+      }
+    }
+  }
+
+  /** One pass; true when the pod is done with (deleted). */
+  private boolean step() {
+    Pod pod = latest;
+    if (deletedFromApi) {
+      killContainers();
+      kubelet.podGone(pod);
+      return true;
+    }
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      killContainers();
+      kubelet.podGone(pod);
+      kubelet.deletePodNow(namespace, name, uid);
+      LOG.info("{}: containers stopped, deletion finished", where());
+      return true;
+    }
+    boolean terminal = phase.equals("Succeeded") || phase.equals("Failed");
+    if (!terminal) {
+      if (!admitted) {
+        refusal = kubelet.admit(pod);
+        admitted = true;
+        if (refusal != null) {
+          LOG.info("{}: refused at admission: {} {}", where(), refusal.reason(), refusal.message());
+          kubelet.podGone(pod);
+        }
+      }
+      if (refusal == null) {
+        advance(pod);
+      }
+    }
+    post();
+    return false;
+  }
+
+  private void advance(Pod pod) {
+    Instant now = Instant.now();
+    for (ContainerSlot s : init) {
+      if (s.succeeded()) {
+        continue;
+      }
+      if (s.process == null) {
+        launch(pod, s);
+      } else if (s.exited()) {
+        if (!"Never".equals(restartPolicy)) {
+          restartWhenDue(pod, s, now);
+        }
+      }
+      return; // init containers run one at a time, in order
+    }
+    for (ContainerSlot s : main) {
+      if (s.process == null) {
+        launch(pod, s);
+      } else if (s.exited()) {
+        boolean restart =
+            "Always".equals(restartPolicy)
+                || ("OnFailure".equals(restartPolicy) && s.process.exitCode() != 0);
+        if (restart) {
+          restartWhenDue(pod, s, now);
+        }
+      }
+    }
+  }
+
+  private void restartWhenDue(Pod pod, ContainerSlot s, Instant now) {
+    if (s.restartAt == null) {
+      s.restartAt = s.process.finishedAt().plus(kubelet.options().backOff(s.restartCount));
+      LOG.info(
+          "{}: container {} exited with {}, restart {} at {}",
+          where(),
+          s.name(),
+          s.process.exitCode(),
+          s.restartCount + 1,
+          s.restartAt);
+    }
+    if (!now.isBefore(s.restartAt)) {
+      s.previous = s.process;
+      s.previousId = s.containerId;
+      s.restartCount++;
+      s.restartAt = null;
+      launch(pod, s);
+    }
+  }
+
+  private void launch(Pod pod, ContainerSlot s) {
+    ContainerRunner runner = kubelet.runners().select(kubelet.description(), pod, s.spec, s.init);
+    ContainerContext ctx =
+        new ContainerContext(
+            kubelet.nodeName(),
+            kubelet.dirs(),
+            pod,
+            s.spec,
+            s.init,
+            env(pod, s.spec),
+            kubelet.agentClient(),
+            kubelet.timer());
+    s.containerId =
+        "containerd://" + PodStatusModel.sha256(uid + "/" + s.name() + "/" + s.restartCount);
+    s.process = runner.start(ctx);
+    s.process.addListener(this::wake);
+    LOG.debug(
+        "{}: started container {} ({})", where(), s.name(), runner.getClass().getSimpleName());
+  }
+
+  private Map<String, String> env(Pod pod, Container c) {
+    Map<String, String> env = new LinkedHashMap<>();
+    if (c.getEnv() == null) {
+      return env;
+    }
+    for (EnvVar e : c.getEnv()) {
+      if (e.getValue() != null) {
+        env.put(e.getName(), e.getValue());
+      } else if (e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null) {
+        String path = e.getValueFrom().getFieldRef().getFieldPath();
+        String value =
+            switch (path) {
+              case "spec.nodeName" -> kubelet.nodeName();
+              case "metadata.name" -> pod.getMetadata().getName();
+              case "metadata.namespace" -> pod.getMetadata().getNamespace();
+              case "metadata.uid" -> uid;
+              case "status.podIP" -> podIp;
+              case "status.hostIP" -> kubelet.nodeIp();
+              default -> null;
+            };
+        if (value != null) {
+          env.put(e.getName(), value);
+        }
+      } else {
+        env.put(e.getName(), "");
+      }
+    }
+    return env;
+  }
+
+  private void post() {
+    PodStatus status;
+    if (refusal != null) {
+      phase = "Failed";
+      status =
+          new PodStatusBuilder()
+              .withPhase("Failed")
+              .withReason(refusal.reason())
+              .withMessage("Pod " + refusal.message())
+              .withStartTime(NodeModel.rfc3339(startTime))
+              .build();
+    } else {
+      phase = PodStatusModel.phase(init, main, restartPolicy);
+      String ip = Boolean.TRUE.equals(latest.getSpec().getHostNetwork()) ? kubelet.nodeIp() : podIp;
+      status =
+          PodStatusModel.status(phase, init, main, transitions, startTime, kubelet.nodeIp(), ip);
+    }
+    if (status.equals(lastPosted)) {
+      return;
+    }
+    String patch = "{\"status\":" + Serialization.asJson(status) + "}";
+    kubelet
+        .client()
+        .pods()
+        .inNamespace(namespace)
+        .withName(name)
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+    if (lastPosted == null || !phase.equals(lastPosted.getPhase())) {
+      LOG.info("{}: phase {}", where(), phase);
+    }
+    lastPosted = status;
+    if (phase.equals("Succeeded") || phase.equals("Failed")) {
+      kubelet.podGone(latest);
+    }
+  }
+
+  private List<ContainerSlot> all() {
+    List<ContainerSlot> out = new ArrayList<>(init);
+    out.addAll(main);
+    return out;
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
