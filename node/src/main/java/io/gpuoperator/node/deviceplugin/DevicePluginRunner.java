@@ -77,6 +77,25 @@ public final class DevicePluginRunner implements AutoCloseable {
             });
   }
 
+  /**
+   * The settings a config source gives before anything runs (for the command's decisions made
+   * before the GPUs are opened, such as {@code failOnInitError}).
+   */
+  public static DevicePluginSettings initialSettings(
+      ConfigSource source, Map<String, String> env, KubernetesClient client, String nodeName) {
+    return new DevicePluginRunner(
+            null, env, source, client, nodeName, Path.of("."), null, Duration.ZERO, Duration.ZERO)
+        .currentSettingsAndClose();
+  }
+
+  private DevicePluginSettings currentSettingsAndClose() {
+    try {
+      return currentSettings();
+    } finally {
+      fileWatch.shutdownNow();
+    }
+  }
+
   /** Resolves the settings the config source gives now (the first load: errors propagate). */
   public DevicePluginSettings currentSettings() {
     if (source.labelled() && client != null && nodeName != null) {
