@@ -217,8 +217,8 @@ public final class KubeletDeviceManager implements AutoCloseable {
         try {
           ContainerAssignment a =
               allocate(
-                  uid,
                   c.getName(),
+                  isInit,
                   request.getKey(),
                   request.getValue(),
                   isInit ? List.of() : appOnly);
@@ -253,7 +253,11 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   private ContainerAssignment allocate(
-      String uid, String container, String resource, int count, List<ContainerAssignment> pending)
+      String container,
+      boolean initContainer,
+      String resource,
+      int count,
+      List<ContainerAssignment> pending)
       throws AdmissionException {
     PluginEndpoint endpoint;
     List<String> available;
@@ -287,7 +291,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
       if (endpoint.options().getPreStartRequired()) {
         endpoint.preStart(chosen);
       }
-      return new ContainerAssignment(container, resource, chosen, response);
+      return new ContainerAssignment(container, resource, chosen, response, initContainer);
     } catch (StatusRuntimeException e) {
       throw new AdmissionException(
           "Allocate failed due to " + goStatusText(e) + ", which is unexpected");

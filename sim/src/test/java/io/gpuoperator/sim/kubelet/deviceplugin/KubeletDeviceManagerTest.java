@@ -149,6 +149,17 @@ class KubeletDeviceManagerTest {
     // Three devices suffice for 2 + 2: the app container takes the init container's devices.
     assertThat(a.assignment().containers().get(1).deviceIds())
         .isEqualTo(a.assignment().containers().get(0).deviceIds());
+    ManagedChannel ch = UnixSockets.channel(kubelet.podResourcesSocket());
+    try {
+      var list =
+          PodResourcesListerGrpc.newBlockingStub(ch)
+              .list(ListPodResourcesRequest.getDefaultInstance());
+      assertThat(list.getPodResources(0).getContainersList())
+          .extracting(c -> c.getName())
+          .containsExactly("main");
+    } finally {
+      ch.shutdownNow();
+    }
   }
 
   @Test
