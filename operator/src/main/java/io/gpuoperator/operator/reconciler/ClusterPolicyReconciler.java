@@ -184,6 +184,11 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     // The peers informer, not the primary cache: its events are what re-run this decision, so
     // reading its own cache cannot miss the change that triggered them (a deleted active policy).
     List<ClusterPolicy> all = peers.list().toList();
+    // Forget what this process remembers about policies that no longer exist.
+    Set<String> uids = all.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    uids.add(policy.getMetadata().getUid());
+    lastValid.keySet().retainAll(uids);
+    lastWritten.keySet().retainAll(uids);
     ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
     if (!active.getMetadata().getName().equals(name)) {
       LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());
