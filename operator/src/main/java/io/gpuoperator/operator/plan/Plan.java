@@ -3,6 +3,8 @@ package io.gpuoperator.operator.plan;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -46,6 +48,20 @@ public record Plan(
       NodeLabelChange change,
       List<String> runs,
       List<String> blocked) {}
+
+  /** Tolerations the 1.20 DaemonSet controller adds to every daemon pod (hostNetwork aside). */
+  static final List<Toleration> DAEMON_POD_TOLERATIONS =
+      List.of(
+          exists("node.kubernetes.io/not-ready", "NoExecute"),
+          exists("node.kubernetes.io/unreachable", "NoExecute"),
+          exists("node.kubernetes.io/disk-pressure", "NoSchedule"),
+          exists("node.kubernetes.io/memory-pressure", "NoSchedule"),
+          exists("node.kubernetes.io/pid-pressure", "NoSchedule"),
+          exists("node.kubernetes.io/unschedulable", "NoSchedule"));
+
+  private static Toleration exists(String key, String effect) {
+    return new TolerationBuilder().withKey(key).withOperator("Exists").withEffect(effect).build();
+  }
 
   /**
    * Builds the plan.
@@ -92,14 +108,13 @@ public record Plan(
             .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
           continue;
         }
-        // The DaemonSet controller adds tolerations for the node.kubernetes.io/* condition taints
-        // (not-ready, unschedulable ...); any other NoSchedule or NoExecute taint the pods do not
-        // tolerate keeps them off the node.
+        // Any NoSchedule or NoExecute taint the pods do not tolerate keeps them off the node,
+        // counting the tolerations the DaemonSet controller adds to every daemon pod.
         Taint blocking =
             taints.stream()
                 .filter(t -> !"PreferNoSchedule".equals(t.getEffect()))
-                .filter(t -> t.getKey() == null || !t.getKey().startsWith("node.kubernetes.io/"))
                 .filter(t -> !DaemonSets.tolerates(pod.getTolerations(), t))
+                .filter(t -> !DaemonSets.tolerates(DAEMON_POD_TOLERATIONS, t))
                 .findFirst()
                 .orElse(null);
         if (blocking == null) {
