@@ -265,7 +265,7 @@ class DevicePluginComponentTest {
             PluginHarness.H100X8,
             DevicePluginSettings.defaults(),
             Map.of(),
-            Duration.ofMillis(1500),
+            Duration.ofSeconds(3),
             null,
             "node-a");
     KubeletDeviceManager k = h.kubelet;
