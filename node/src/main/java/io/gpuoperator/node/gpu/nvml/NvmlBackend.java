@@ -497,18 +497,7 @@ public final class NvmlBackend implements GpuBackend {
         continue;
       }
       check(rc, "nvmlGpuInstanceGetComputeInstanceProfileInfo");
-      out.add(
-          new ComputeInstanceProfile(
-              idx,
-              Field.CIP_ID.getInt(m),
-              Field.CIP_SLICES.getInt(m),
-              Field.CIP_INSTANCES.getInt(m),
-              Field.CIP_SMS.getInt(m),
-              Field.CIP_CE.getInt(m),
-              Field.CIP_DEC.getInt(m),
-              Field.CIP_ENC.getInt(m),
-              Field.CIP_JPEG.getInt(m),
-              Field.CIP_OFA.getInt(m)));
+      out.add(NvmlStructs.ciProfile(m, idx));
     }
     return out;
   }
