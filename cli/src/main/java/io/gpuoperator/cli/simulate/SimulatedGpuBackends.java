@@ -37,7 +37,18 @@ public final class SimulatedGpuBackends implements AutoCloseable {
             ? List.of(
                 new NodeProfile.GpuGroup(HardwareProfiles.builtIn(d.profile()), d.gpus(), null))
             : List.of();
-    return new NodeProfile("simulated", DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);
+    String machine =
+        d.hasGpus() ? "Simulated " + d.gpus() + "x " + d.profile() : "Simulated CPU node";
+    return new NodeProfile(machine, DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);
+  }
+
+  /** The node profile a simulated node's backend is built from. */
+  public NodeProfile profileOf(String node) {
+    NodeDescription d = nodes.get(node);
+    if (d == null) {
+      throw new IllegalArgumentException("no simulated node " + node);
+    }
+    return profile(d);
   }
 
   /** The node's backend, created on first use. */

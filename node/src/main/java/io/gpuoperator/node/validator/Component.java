@@ -3,14 +3,15 @@ package io.gpuoperator.node.validator;
 import java.util.Locale;
 
 /**
- * The validation steps, in the order a node comes up: each writes its marker file, and with {@code
- * --wait} each waits for the previous step's marker first.
+ * The validation steps, in the order of the original's validator init chain (driver, toolkit, cuda,
+ * plugin): each writes its marker file, and with {@code --wait} each waits for the previous step's
+ * marker first.
  */
 public enum Component {
   DRIVER("driver-ready"),
   TOOLKIT("toolkit-ready"),
-  PLUGIN("plugin-ready"),
-  CUDA("cuda-ready");
+  CUDA("cuda-ready"),
+  PLUGIN("plugin-ready");
 
   private final String marker;
 
@@ -32,7 +33,7 @@ public enum Component {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** Parses driver|toolkit|plugin|cuda. */
+  /** Parses driver|toolkit|cuda|plugin. */
   public static Component parse(String name) {
     for (Component c : values()) {
       if (c.cliName().equals(name.trim().toLowerCase(Locale.ROOT))) {
@@ -40,6 +41,6 @@ public enum Component {
       }
     }
     throw new IllegalArgumentException(
-        "unknown component '" + name + "' (expected driver, toolkit, plugin or cuda)");
+        "unknown component '" + name + "' (expected driver, toolkit, cuda or plugin)");
   }
 }

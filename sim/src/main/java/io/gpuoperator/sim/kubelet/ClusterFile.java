@@ -31,7 +31,7 @@ import java.util.stream.Collectors;
  *   labels: {team: ml}
  *   overrides:          # behaviour of containers on these nodes
  *   - image: nvcr.io/nvidia/driver
- *     behaviour: {exitAfter: 2s, exitCode: 1}
+ *     behaviour: {exitAfter: 2s, exitCode: 1}   # also readyAfter, ready, writes, waitFor, files
  * - name: cpu
  * </pre>
  */
@@ -132,7 +132,8 @@ public final class ClusterFile {
         b.exitCode,
         b.ready,
         b.writes,
-        b.waitFor);
+        b.waitFor,
+        b.files);
   }
 
   private static java.time.Duration duration(String text, String field) {
@@ -197,5 +198,6 @@ public final class ClusterFile {
     @JsonProperty public boolean ready = true;
     @JsonProperty public List<String> writes;
     @JsonProperty public List<String> waitFor;
+    @JsonProperty public Map<String, String> files;
   }
 }

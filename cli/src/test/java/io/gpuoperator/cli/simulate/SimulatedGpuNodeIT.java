@@ -1,0 +1,383 @@
+package io.gpuoperator.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
+import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import io.gpuoperator.sim.kubelet.SimulatedKubelet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A simulated 8-GPU node on a real control plane (controller-manager and scheduler): the real
+ * device plugin runs in-process in a pod, registers with the node's kubelet side, the scheduler
+ * places GPU pods by the advertised capacity, allocations show in pod-resources, and a kubelet
+ * restart makes the plugin register again.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SimulatedGpuNodeIT {
+  static final String NODE = "dp-h100";
+  static ControlPlane cp;
+  static KubernetesClient admin;
+  static SimulatedCluster cluster;
+  static String ns;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cp =
+        ControlPlane.builder()
+            .controllerManager(true)
+            .scheduler(true)
+            .nodeMonitorGracePeriod("16s")
+            .nodes(List.of(NODE))
+            .start();
+    admin = cp.client();
+    KubeletOptions options =
+        new KubeletOptions(
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2));
+    cluster =
+        SimulatedCluster.start(
+            cp, List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)), options);
+    ns = ControlPlaneExtension.newNamespace(admin, "gpu-node");
+    // Pods are refused until the controller-manager created the namespace's default account.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+      assertThat(cluster.root()).doesNotExist();
+    }
+    if (cp != null) {
+      cp.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void inProcessDevicePluginAdvertisesTheNodesGpus() {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-device-plugin")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("nvidia-device-plugin")
+                .withImage(OperandImages.projectImage())
+                .withArgs("device-plugin")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(40))
+        .untilAsserted(() -> assertThat(gpus("allocatable")).isEqualTo("8"));
+    assertThat(gpus("capacity")).isEqualTo("8");
+  }
+
+  @Test
+  @Order(2)
+  void inProcessFeatureDiscoveryLabelsTheNode() {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("gpu-feature-discovery")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("gpu-feature-discovery")
+                .withImage("nvcr.io/nvidia/k8s-device-plugin:v0.17.1")
+                .withArgs("feature-discovery")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(admin.nodes().withName(NODE).get().getMetadata().getLabels())
+                    .containsEntry("nvidia.com/gpu.count", "8")
+                    .containsEntry("nvidia.com/gpu.present", "true")
+                    .hasEntrySatisfying(
+                        "nvidia.com/gpu.product", v -> assertThat(v).contains("H100")));
+  }
+
+  @Test
+  @Order(3)
+  void nodeComesUpInOrderThroughTheValidatorChain() {
+    // The shapes the operator renders: driver, toolkit (waits for the driver), and the
+    // operator-validator's init chain driver, toolkit, cuda, plugin, all with WITH_WAIT.
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-operator-validator")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(
+                    validation("driver"),
+                    validation("toolkit"),
+                    validation("cuda"),
+                    validation("plugin"))
+                .addNewContainer()
+                .withName("nvidia-operator-validator")
+                .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+                .withCommand("sh", "-c")
+                .withArgs("echo all validations are successful; while true; do sleep 86400; done")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-container-toolkit")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(validation("driver"))
+                .addNewContainer()
+                .withName("nvidia-container-toolkit-ctr")
+                .withImage("nvcr.io/nvidia/k8s/container-toolkit:v1.17.5-ubuntu20.04")
+                .withArgs("toolkit")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    var validations = cluster.kubelet(NODE).dirs().validations();
+    try {
+      Thread.sleep(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    assertThat(validations.resolve("driver-ready")).doesNotExist();
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-driver")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("nvidia-driver-ctr")
+                .withImage("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04")
+                .withCommand("nvidia-driver")
+                .withArgs("init")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName("nvidia-operator-validator").get();
+              assertThat(p.getStatus().getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("Ready");
+                        assertThat(c.getStatus()).isEqualTo("True");
+                      });
+            });
+    for (String marker : List.of("driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready")) {
+      assertThat(validations.resolve(marker)).exists();
+    }
+    Pod validator = admin.pods().inNamespace(ns).withName("nvidia-operator-validator").get();
+    // Each init step finished after the one before it.
+    var inits = validator.getStatus().getInitContainerStatuses();
+    for (int i = 1; i < inits.size(); i++) {
+      assertThat(inits.get(i).getState().getTerminated().getFinishedAt())
+          .isGreaterThanOrEqualTo(inits.get(i - 1).getState().getTerminated().getFinishedAt());
+      assertThat(inits.get(i).getRestartCount()).isZero();
+    }
+    // The cuda workload pod ran and is gone.
+    assertThat(
+            admin
+                .pods()
+                .inNamespace(ns)
+                .withLabel("app", "nvidia-cuda-validator")
+                .list()
+                .getItems())
+        .isEmpty();
+  }
+
+  static io.fabric8.kubernetes.api.model.Container validation(String component) {
+    return new io.fabric8.kubernetes.api.model.ContainerBuilder()
+        .withName(component + "-validation")
+        .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+        .withArgs("validator", "--component", component)
+        .addNewEnv()
+        .withName("WITH_WAIT")
+        .withValue("true")
+        .endEnv()
+        .addNewEnv()
+        .withName("OPERATOR_NAMESPACE")
+        .withValue(ns)
+        .endEnv()
+        .addNewEnv()
+        .withName("NODE_NAME")
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath("spec.nodeName")
+        .endFieldRef()
+        .endValueFrom()
+        .endEnv()
+        .build();
+  }
+
+  @Test
+  @Order(4)
+  void scheduledGpuPodGetsADeviceRecordedInPodResources() throws Exception {
+    admin.pods().inNamespace(ns).resource(gpuPod("trainer", 1)).create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName("trainer").get();
+              assertThat(p.getSpec().getNodeName()).isEqualTo(NODE);
+              assertThat(p.getStatus().getPhase()).isEqualTo("Running");
+            });
+    var socket = cluster.devices(NODE).devices().podResourcesSocket();
+    assertThat(socket).startsWith(cluster.root());
+    var channel = UnixSockets.channel(socket);
+    try {
+      var list =
+          PodResourcesListerGrpc.newBlockingStub(channel)
+              .list(ListPodResourcesRequest.getDefaultInstance());
+      var trainer =
+          list.getPodResourcesList().stream()
+              .filter(r -> r.getName().equals("trainer"))
+              .findFirst()
+              .orElseThrow();
+      var device = trainer.getContainers(0).getDevices(0);
+      assertThat(device.getResourceName()).isEqualTo("nvidia.com/gpu");
+      assertThat(device.getDeviceIdsList()).hasSize(1);
+      assertThat(device.getDeviceIds(0)).startsWith("GPU-");
+      assertThat(cluster.backends().backend(NODE).deviceByUuid(device.getDeviceIds(0))).isPresent();
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  @Order(5)
+  void podAskingForMoreGpusThanAnyNodeHasStaysPending() {
+    admin.pods().inNamespace(ns).resource(gpuPod("too-big", 9)).create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName("too-big").get();
+              assertThat(p.getStatus().getPhase()).isEqualTo("Pending");
+              assertThat(p.getStatus().getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("PodScheduled");
+                        assertThat(c.getReason()).isEqualTo("Unschedulable");
+                        assertThat(c.getMessage()).contains("Insufficient nvidia.com/gpu");
+                      });
+            });
+  }
+
+  @Test
+  @Order(6)
+  void kubeletRestartMakesThePluginRegisterAgain() {
+    SimulatedKubelet k = cluster.kubelet(NODE);
+    assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);
+    k.kill();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(() -> "Unknown".equals(ready(admin.nodes().withName(NODE).get())));
+    k.start();
+    await()
+        .atMost(Duration.ofSeconds(40))
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu"))
+                  .isEqualTo(2);
+              assertThat(ready(admin.nodes().withName(NODE).get())).isEqualTo("True");
+              assertThat(gpus("allocatable")).isEqualTo("8");
+            });
+    // The running pod kept its device through the restart.
+    assertThat(cluster.devices(NODE).devices().assignments())
+        .anySatisfy(a -> assertThat(a.name()).isEqualTo("trainer"));
+  }
+
+  static Pod gpuPod(String name, int gpus) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("nvcr.io/nvidia/pytorch:24.05-py3")
+        .withNewResources()
+        .addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  static String gpus(String field) {
+    Node n = admin.nodes().withName(NODE).get();
+    Map<String, Quantity> m =
+        field.equals("capacity") ? n.getStatus().getCapacity() : n.getStatus().getAllocatable();
+    Quantity q = m == null ? null : m.get("nvidia.com/gpu");
+    return q == null ? null : q.getAmount();
+  }
+
+  static String ready(Node n) {
+    return n.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals("Ready"))
+        .map(c -> c.getStatus())
+        .findFirst()
+        .orElse(null);
+  }
+}
