@@ -457,6 +457,19 @@ public final class SimulatedKubelet implements AutoCloseable {
       this.dirs = dirs;
     }
 
+    public NodeDescription description() {
+      return description;
+    }
+
+    public NodeDirs dirs() {
+      return dirs;
+    }
+
+    /** The node's own client, the one the kubelet uses. */
+    public KubernetesClient client() {
+      return client;
+    }
+
     /** The node's position in the cluster; gives it distinct node and pod IPs. */
     public Builder index(int index) {
       this.index = index;
