@@ -136,9 +136,31 @@ public final class PolicyValidator {
                 "must be 0 (unlimited) or more, got " + d.upgradePolicy.maxParallelUpgrades));
       }
     }
-    if (d.secretEnv != null && !d.secretEnv.isBlank()) {
-      dnsName(d.secretEnv.trim(), "spec.driver.secretEnv", out);
-    }
+    Map<String, String> refs = new LinkedHashMap<>();
+    refs.put("spec.driver.secretEnv", d.secretEnv);
+    refs.put(
+        "spec.driver.repoConfig.configMapName",
+        d.repoConfig == null ? null : d.repoConfig.configMapName);
+    refs.put("spec.driver.certConfig.name", d.certConfig == null ? null : d.certConfig.name);
+    refs.put(
+        "spec.driver.kernelModuleConfig.name",
+        d.kernelModuleConfig == null ? null : d.kernelModuleConfig.name);
+    refs.put(
+        "spec.driver.licensingConfig.secretName",
+        d.licensingConfig == null ? null : d.licensingConfig.secretName);
+    refs.put(
+        "spec.driver.licensingConfig.configMapName",
+        d.licensingConfig == null ? null : d.licensingConfig.configMapName);
+    refs.put(
+        "spec.driver.virtualTopology.config",
+        d.virtualTopology == null ? null : d.virtualTopology.config);
+    // Empty means "not used" (the original's Helm chart writes "" for every unused reference).
+    refs.forEach(
+        (path, name) -> {
+          if (name != null && !name.isBlank()) {
+            dnsName(name.trim(), path, out);
+          }
+        });
   }
 
   /** Image triples, env names and resources of every section the operator renders. */

@@ -57,6 +57,10 @@ class GoldenTest {
               Map.of()),
           new Case(
               "cdi-off", new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"), Map.of()),
+          new Case(
+              "driver-airgapped",
+              new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"),
+              Map.of()),
           new Case("mig-mixed", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
           new Case(
               "custom-images",

@@ -122,6 +122,17 @@ class PolicyValidatorTest {
   }
 
   @Test
+  void driverConfigReferencesMustBeNames() {
+    assertThat(
+            paths(
+                yaml(
+                    "  driver:\n    repoConfig:\n      configMapName: Local_Repos\n"
+                        + "    certConfig:\n      name: ''\n"
+                        + "    licensingConfig:\n      secretName: lic\n")))
+        .containsExactly("spec.driver.repoConfig.configMapName");
+  }
+
+  @Test
   void nodeTaintKeyAndValueMustBeValid() {
     assertThat(paths(yaml("  nodeTaint:\n    key: 'has space'\n    value: 'a/b'\n")))
         .containsExactly("spec.nodeTaint.key", "spec.nodeTaint.value");
