@@ -361,7 +361,7 @@ class ClusterPolicyReconcilerIT {
 
   @Test
   @Order(6)
-  void aSecondPolicyIsIgnoredAndSaysWhichIsActive() {
+  void aSecondPolicyIsIgnoredUntilTheActiveOneIsDeleted() {
     admin.resource(ItCluster.samplePolicy("zz-second-policy")).create();
     await()
         .atMost(Duration.ofSeconds(30))
@@ -376,7 +376,23 @@ class ClusterPolicyReconcilerIT {
     assertThat(daemonSet("nvidia-driver-daemonset").getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(o -> assertThat(o.getName()).isEqualTo(POLICY));
-    admin.resources(ClusterPolicy.class).withName("zz-second-policy").delete();
+
+    // The active policy goes away: the other one takes over the operands.
+    admin.resources(ClusterPolicy.class).withName(POLICY).delete();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              ClusterPolicy second =
+                  admin.resources(ClusterPolicy.class).withName("zz-second-policy").get();
+              assertThat(second.getStatus().state).isNotEqualTo(State.IGNORED);
+              assertThat(daemonSets())
+                  .extracting(d -> d.getMetadata().getName())
+                  .containsExactlyInAnyOrderElementsOf(SAMPLE_DAEMONSETS);
+              assertThat(daemonSet("nvidia-driver-daemonset").getMetadata().getOwnerReferences())
+                  .singleElement()
+                  .satisfies(o -> assertThat(o.getName()).isEqualTo("zz-second-policy"));
+            });
   }
 
   static String get(String url) throws Exception {
