@@ -9,8 +9,10 @@ import java.util.Locale;
 public enum Component {
   DRIVER("driver-ready"),
   TOOLKIT("toolkit-ready"),
-  PLUGIN("plugin-ready"),
-  CUDA("cuda-ready");
+  // The original's chain: cuda before plugin. The operator-validator pod runs its init containers
+  // in this order, so a step waiting for a later one would never start.
+  CUDA("cuda-ready"),
+  PLUGIN("plugin-ready");
 
   private final String marker;
 

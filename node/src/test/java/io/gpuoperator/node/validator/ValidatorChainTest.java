@@ -151,7 +151,7 @@ class ValidatorChainTest {
     assertThat(
             new Validator(config.withComponent(Component.CUDA), r -> null, () -> null)
                 .previousMarker(Component.CUDA))
-        .isEqualTo("plugin-ready");
+        .isEqualTo("toolkit-ready");
   }
 
   @Test
@@ -248,7 +248,7 @@ class ValidatorChainTest {
   void componentsAreChainedInOrder() {
     assertThat(Component.DRIVER.previous()).isNull();
     assertThat(Component.TOOLKIT.previous()).isEqualTo(Component.DRIVER);
-    assertThat(Component.PLUGIN.previous()).isEqualTo(Component.TOOLKIT);
-    assertThat(Component.CUDA.previous()).isEqualTo(Component.PLUGIN);
+    assertThat(Component.CUDA.previous()).isEqualTo(Component.TOOLKIT);
+    assertThat(Component.PLUGIN.previous()).isEqualTo(Component.CUDA);
   }
 }
