@@ -42,8 +42,8 @@ public final class Simulation implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Simulation.class);
 
   /**
-   * The project's default policy: this project's images (none set, so the operator's defaults),
-   * the MIG strategy given, and the operands the original's Helm chart enables by default (the
+   * The project's default policy: this project's images (none set, so the operator's defaults), the
+   * MIG strategy given, and the operands the original's Helm chart enables by default (the
    * standalone DCGM and the node-status exporter are off there).
    */
   public static String defaultPolicy(String migStrategy) {

@@ -34,9 +34,15 @@ public final class NodeFacts {
         mostCommon(gpuNodes, NodeFacts::osTag, null));
   }
 
-  /** A node the node-label reconciler marked as having NVIDIA GPUs. */
+  /**
+   * A node the node-label reconciler marked as having NVIDIA GPUs, or will mark: NFD already says
+   * so. The label reconciler runs beside the policy reconciler, so the first render of a new
+   * cluster may come before the label; without this the driver image would lack its OS suffix and
+   * the OnDelete driver DaemonSet would get a second revision that no pod ever runs.
+   */
   public static boolean isGpuNode(Node n) {
-    return "true".equals(labels(n).get(GPU_PRESENT));
+    return "true".equals(labels(n).get(GPU_PRESENT))
+        || io.gpuoperator.operator.labels.NodeLabelRules.isGpuNode(n);
   }
 
   private static String runtime(Node n) {

@@ -50,6 +50,31 @@ class NodeFactsTest {
   }
 
   @Test
+  void nfdGpuNodeCountsBeforeTheOperatorLabelledIt() {
+    var facts =
+        NodeFacts.of(
+            List.of(
+                node(
+                    "g1",
+                    Map.of(
+                        "feature.node.kubernetes.io/pci-10de.present",
+                        "true",
+                        NodeFacts.OS_ID,
+                        "ubuntu",
+                        NodeFacts.OS_VERSION,
+                        "22.04"),
+                    "containerd://1.7.2"),
+                node(
+                    "cpu",
+                    Map.of(NodeFacts.OS_ID, "rhel", NodeFacts.OS_VERSION, "9.2"),
+                    "containerd://1.7.2")),
+            "v1.20.2",
+            false);
+    assertThat(facts.gpuNodeCount()).isEqualTo(1);
+    assertThat(facts.osTag()).isEqualTo("ubuntu22.04");
+  }
+
+  @Test
   void noNodesMeansNoGpusNoNfdAndDefaultRuntime() {
     var facts = NodeFacts.of(List.of(), "v1.20.2", false);
     assertThat(facts.gpuNodeCount()).isZero();
