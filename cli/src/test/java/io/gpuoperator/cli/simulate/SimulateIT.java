@@ -113,6 +113,12 @@ class SimulateIT {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(WORKLOADS).endMetadata().build())
         .create();
+    // Pods need the namespace's default ServiceAccount, created a moment after the namespace.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                client.serviceAccounts().inNamespace(WORKLOADS).withName("default").get() != null);
   }
 
   @AfterAll

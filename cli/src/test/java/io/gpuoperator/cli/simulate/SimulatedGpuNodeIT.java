@@ -80,6 +80,11 @@ class SimulatedGpuNodeIT {
               return dp.attach(b.runners(runners).agentClient(admin).options(options));
             });
     ns = ControlPlaneExtension.newNamespace(admin, "gpu-node");
+    // With the full controller-manager, pods need the namespace's default ServiceAccount, which
+    // its controller creates a moment after the namespace.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
   }
 
   @AfterAll
