@@ -31,8 +31,9 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
    * @param gpus GPUs the node's hardware has
    * @param product its {@code nvidia.com/gpu.product} label, null when unlabelled
    * @param resources allocatable {@code nvidia.com/gpu} and {@code nvidia.com/mig-*}, by name
-   * @param operandsReady the operator's pods on the node that are ready
-   * @param operands the operator's pods on the node
+   * @param operandsReady the operands' pods (of DaemonSets in the operator namespace) on the node
+   *     that are ready
+   * @param operands the operands' pods on the node
    * @param nodeReady the Node's Ready condition (True, False, Unknown)
    */
   public record NodeRow(
@@ -125,8 +126,8 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
     Map<String, int[]> pods = new HashMap<>();
     for (Pod p : client.pods().inNamespace(namespace).list().getItems()) {
       String node = p.getSpec().getNodeName();
-      if (node == null) {
-        continue;
+      if (node == null || !ownedByDaemonSet(p)) {
+        continue; // e.g. the validator's short-lived cuda workload pod is no operand
       }
       int[] c = pods.computeIfAbsent(node, k -> new int[2]);
       c[1]++;
@@ -181,6 +182,12 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       }
     }
     return new SimulationStatus(state, List.copyOf(notReady), List.copyOf(rows));
+  }
+
+  static boolean ownedByDaemonSet(Pod p) {
+    return p.getMetadata().getOwnerReferences() != null
+        && p.getMetadata().getOwnerReferences().stream()
+            .anyMatch(o -> "DaemonSet".equals(o.getKind()));
   }
 
   static boolean podReady(Pod p) {
