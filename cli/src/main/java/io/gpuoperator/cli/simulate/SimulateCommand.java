@@ -130,6 +130,10 @@ public class SimulateCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       err.println("simulate: " + e.getMessage());
       return 2;
+    } catch (IOException | RuntimeException e) {
+      // e.g. missing control-plane binaries: everything started so far is stopped already
+      err.println("simulate: cannot start the simulated cluster: " + e.getMessage());
+      return 1;
     }
     Thread hook =
         new Thread(
