@@ -7,7 +7,6 @@ import io.gpuoperator.node.discovery.DiscoverySettings;
 import io.gpuoperator.node.discovery.FeatureDiscoveryAgent;
 import io.gpuoperator.node.discovery.NodeLabelSink;
 import io.gpuoperator.node.gpu.GpuBackend;
-import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import java.time.Clock;
@@ -16,8 +15,8 @@ import java.util.Map;
 
 /**
  * Runs {@code gpu-operator feature-discovery} in-process for a simulated node's pod: the real
- * labeller over the node's shared simulated GPUs, publishing as a patch of the Node's labels (the
- * simulated cluster has no NFD). Ready after its first pass; stops when the container is killed.
+ * labeller over the node's shared simulated GPUs, writing the Node's labels directly (the simulated
+ * cluster has no NFD). Ready after its first pass.
  */
 public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
   private final SimulatedGpuBackends backends;
@@ -29,29 +28,44 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
   @Override
   public int run(AgentContext ctx) throws Exception {
     Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(DiscoveryEnv.NODE_NAME, ctx.nodeName());
-    env.put(DiscoveryEnv.OUTPUT, "node-labels");
-    String configFile = env.getOrDefault(DiscoveryEnv.CONFIG_FILE, env.get("CONFIG_FILE"));
+    env.put("NODE_NAME", ctx.nodeName());
+    String file = env.get(DiscoveryEnv.CONFIG_FILE);
+    if (file == null || file.isBlank()) {
+      file = env.get(DiscoveryEnv.CONFIG_FILE_SHARED);
+    }
     DevicePluginConfig config =
-        configFile == null || configFile.isBlank()
+        file == null || file.isBlank()
             ? DevicePluginConfigs.empty()
-            : DevicePluginConfigs.load(ContainerPaths.resolve(ctx, configFile));
+            : DevicePluginConfigs.load(ctx.hostPath(file));
     DiscoverySettings s =
         DiscoverySettings.resolve(
             new DiscoverySettings.Flags(
-                null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                ctx.nodeName(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null),
             env,
             config);
     GpuBackend gpus = backends.backend(ctx.nodeName());
-    String machine =
-        gpus instanceof SimulatedBackend sim ? sim.profile().machineType() : "simulated";
+    String machine = backends.profileOf(ctx.nodeName()).machineType();
     FeatureDiscoveryAgent agent =
         new FeatureDiscoveryAgent(
             gpus,
             new NodeLabelSink(ctx.client(), ctx.nodeName()),
             s.migStrategy(),
-            config,
+            () -> config,
             s.noTimestamp(),
             () -> machine,
             () -> !gpus.devices().isEmpty(),
@@ -61,7 +75,7 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
     if (s.oneshot()) {
       return 0;
     }
-    agent.run(s.sleepInterval()); // interrupted when the container is killed
+    agent.run(s.sleepInterval());
     return 0;
   }
 }

@@ -47,7 +47,18 @@ public final class SimulatedGpuBackends implements AutoCloseable {
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("node " + d.name() + ": " + e.getMessage(), e);
     }
-    return new NodeProfile("simulated", DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);
+    String machine =
+        d.hasGpus() ? "Simulated " + d.gpus() + "x " + d.profile() : "Simulated CPU node";
+    return new NodeProfile(machine, DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);
+  }
+
+  /** The node profile a simulated node's backend is built from. */
+  public NodeProfile profileOf(String node) {
+    NodeDescription d = nodes.get(node);
+    if (d == null) {
+      throw new IllegalArgumentException("no simulated node " + node);
+    }
+    return profile(d);
   }
 
   /** The node's backend, created on first use. */

@@ -12,20 +12,16 @@ import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
 import io.gpuoperator.operator.runtime.GpuOperator;
 import io.gpuoperator.operator.runtime.OperatorClients;
 import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -75,11 +71,9 @@ public final class Simulation implements AutoCloseable {
 
   private final Builder options;
   private final List<AutoCloseable> resources = new ArrayList<>();
-  private final Map<String, DevicePluginSupport> devicePlugins = new ConcurrentHashMap<>();
   private ControlPlane controlPlane;
   private KubernetesClient admin;
-  private SimulatedGpuBackends backends;
-  private SimulatedNodes nodes;
+  private SimulatedCluster cluster;
   private GpuOperator operator;
   private ClusterPolicy policy;
   private boolean closed;
@@ -103,10 +97,8 @@ public final class Simulation implements AutoCloseable {
     }
     policy = parsed.policy();
     List<String> names = options.nodes.stream().map(NodeDescription::name).toList();
-    backends = new SimulatedGpuBackends(options.nodes);
-    resources.add(backends);
     for (NodeDescription d : options.nodes) {
-      backends.backend(d.name()); // bad MIG layouts fail here, before anything starts
+      SimulatedGpuBackends.profile(d); // bad MIG layouts fail here, before anything starts
     }
     try {
       step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
@@ -133,25 +125,8 @@ public final class Simulation implements AutoCloseable {
       options.beforePolicy.accept(admin);
 
       step("starting " + names.size() + " simulated nodes");
-      ContainerRunners runners =
-          ContainerRunners.builder()
-              .readyAfter(options.containerReadyAfter)
-              .agent("validator", new ValidatorAgent(backends::opener), false)
-              .agent("device-plugin", new DevicePluginInProcessAgent(backends), false)
-              .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(backends), false)
-              .agent("toolkit", new ToolkitAgent(backends), false)
-              .build();
-      nodes =
-          SimulatedNodes.start(
-              options.nodes,
-              controlPlane::nodeClient,
-              (d, b) -> {
-                DevicePluginSupport dp = DevicePluginSupport.forNode(d, b.dirs(), b.client());
-                devicePlugins.put(d.name(), dp);
-                return dp.attach(
-                    b.runners(runners).agentClient(admin).options(options.kubeletOptions));
-              });
-      resources.add(nodes);
+      cluster = SimulatedCluster.start(controlPlane, options.nodes, options.kubeletOptions);
+      resources.add(cluster);
 
       step("starting the operator (namespace " + options.namespace + ")");
       KubernetesClient operatorClient =
@@ -231,25 +206,21 @@ public final class Simulation implements AutoCloseable {
   }
 
   public SimulatedKubelet kubelet(String node) {
-    return nodes.kubelet(node);
+    return cluster.kubelet(node);
   }
 
   /** The kubelet side of the device-plugin and pod-resources APIs of a node. */
   public DevicePluginSupport devicePlugins(String node) {
-    DevicePluginSupport dp = devicePlugins.get(node);
-    if (dp == null) {
-      throw new IllegalArgumentException("no simulated node " + node);
-    }
-    return dp;
+    return cluster.devices(node);
   }
 
   public SimulatedGpuBackends backends() {
-    return backends;
+    return cluster.backends();
   }
 
   /** The temp directory holding every node's directories. */
   public Path nodesRoot() {
-    return nodes.root();
+    return cluster.root();
   }
 
   /** What the cluster looks like now. */
@@ -321,7 +292,6 @@ public final class Simulation implements AutoCloseable {
             Duration.ofMinutes(1),
             Duration.ofSeconds(2),
             Duration.ofSeconds(10));
-    private Duration containerReadyAfter = Duration.ofSeconds(1);
     private Path kubeconfigOut;
     private Consumer<String> progress = s -> {};
     private Consumer<KubernetesClient> beforePolicy = c -> {};
@@ -356,12 +326,6 @@ public final class Simulation implements AutoCloseable {
 
     public Builder kubeletOptions(KubeletOptions options) {
       this.kubeletOptions = options;
-      return this;
-    }
-
-    /** Delay before a container simulated by declared behaviour is ready (default 1 s). */
-    public Builder containerReadyAfter(Duration delay) {
-      this.containerReadyAfter = delay;
       return this;
     }
 

@@ -14,14 +14,10 @@ import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import io.gpuoperator.sim.kubelet.ContainerRunners;
-import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -42,9 +38,7 @@ class SimulatedGpuNodeIT {
   static final String NODE = "dp-h100";
   static ControlPlane cp;
   static KubernetesClient admin;
-  static SimulatedNodes nodes;
-  static SimulatedGpuBackends backends;
-  static final Map<String, DevicePluginSupport> devices = new HashMap<>();
+  static SimulatedCluster cluster;
   static String ns;
 
   @BeforeAll
@@ -57,31 +51,17 @@ class SimulatedGpuNodeIT {
             .nodes(List.of(NODE))
             .start();
     admin = cp.client();
-    List<NodeDescription> cluster = List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8));
-    backends = new SimulatedGpuBackends(cluster);
-    ContainerRunners runners =
-        ContainerRunners.builder()
-            .agent("validator", new ValidatorAgent(backends::opener), false)
-            .agent("device-plugin", new DevicePluginInProcessAgent(backends), false)
-            .build();
     KubeletOptions options =
         new KubeletOptions(
             Duration.ofSeconds(4),
             Duration.ofSeconds(30),
             Duration.ofSeconds(1),
             Duration.ofSeconds(2));
-    nodes =
-        SimulatedNodes.start(
-            cluster,
-            cp::nodeClient,
-            (d, b) -> {
-              DevicePluginSupport dp = DevicePluginSupport.forNode(d, b.dirs(), b.client());
-              devices.put(d.name(), dp);
-              return dp.attach(b.runners(runners).agentClient(admin).options(options));
-            });
+    cluster =
+        SimulatedCluster.start(
+            cp, List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)), options);
     ns = ControlPlaneExtension.newNamespace(admin, "gpu-node");
-    // With the full controller-manager, pods need the namespace's default ServiceAccount, which
-    // its controller creates a moment after the namespace.
+    // Pods are refused until the controller-manager created the namespace's default account.
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
@@ -89,11 +69,9 @@ class SimulatedGpuNodeIT {
 
   @AfterAll
   static void stop() {
-    if (nodes != null) {
-      nodes.close();
-    }
-    if (backends != null) {
-      backends.close();
+    if (cluster != null) {
+      cluster.close();
+      assertThat(cluster.root()).doesNotExist();
     }
     if (cp != null) {
       cp.close();
@@ -129,6 +107,170 @@ class SimulatedGpuNodeIT {
 
   @Test
   @Order(2)
+  void inProcessFeatureDiscoveryLabelsTheNode() {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("gpu-feature-discovery")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("gpu-feature-discovery")
+                .withImage("nvcr.io/nvidia/k8s-device-plugin:v0.17.1")
+                .withArgs("feature-discovery")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(admin.nodes().withName(NODE).get().getMetadata().getLabels())
+                    .containsEntry("nvidia.com/gpu.count", "8")
+                    .containsEntry("nvidia.com/gpu.present", "true")
+                    .hasEntrySatisfying(
+                        "nvidia.com/gpu.product", v -> assertThat(v).contains("H100")));
+  }
+
+  @Test
+  @Order(3)
+  void nodeComesUpInOrderThroughTheValidatorChain() {
+    // The shapes the operator renders: driver, toolkit (waits for the driver), and the
+    // operator-validator's init chain driver, toolkit, cuda, plugin, all with WITH_WAIT.
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-operator-validator")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(
+                    validation("driver"),
+                    validation("toolkit"),
+                    validation("cuda"),
+                    validation("plugin"))
+                .addNewContainer()
+                .withName("nvidia-operator-validator")
+                .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+                .withCommand("sh", "-c")
+                .withArgs("echo all validations are successful; while true; do sleep 86400; done")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-container-toolkit")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(validation("driver"))
+                .addNewContainer()
+                .withName("nvidia-container-toolkit-ctr")
+                .withImage("nvcr.io/nvidia/k8s/container-toolkit:v1.17.5-ubuntu20.04")
+                .withArgs("toolkit")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    var validations = cluster.kubelet(NODE).dirs().validations();
+    try {
+      Thread.sleep(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    assertThat(validations.resolve("driver-ready")).doesNotExist();
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("nvidia-driver")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .addNewContainer()
+                .withName("nvidia-driver-ctr")
+                .withImage("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04")
+                .withCommand("nvidia-driver")
+                .withArgs("init")
+                .endContainer()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName("nvidia-operator-validator").get();
+              assertThat(p.getStatus().getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("Ready");
+                        assertThat(c.getStatus()).isEqualTo("True");
+                      });
+            });
+    for (String marker : List.of("driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready")) {
+      assertThat(validations.resolve(marker)).exists();
+    }
+    Pod validator = admin.pods().inNamespace(ns).withName("nvidia-operator-validator").get();
+    // Each init step finished after the one before it.
+    var inits = validator.getStatus().getInitContainerStatuses();
+    for (int i = 1; i < inits.size(); i++) {
+      assertThat(inits.get(i).getState().getTerminated().getFinishedAt())
+          .isGreaterThanOrEqualTo(inits.get(i - 1).getState().getTerminated().getFinishedAt());
+      assertThat(inits.get(i).getRestartCount()).isZero();
+    }
+    // The cuda workload pod ran and is gone.
+    assertThat(
+            admin
+                .pods()
+                .inNamespace(ns)
+                .withLabel("app", "nvidia-cuda-validator")
+                .list()
+                .getItems())
+        .isEmpty();
+  }
+
+  static io.fabric8.kubernetes.api.model.Container validation(String component) {
+    return new io.fabric8.kubernetes.api.model.ContainerBuilder()
+        .withName(component + "-validation")
+        .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+        .withArgs("validator", "--component", component)
+        .addNewEnv()
+        .withName("WITH_WAIT")
+        .withValue("true")
+        .endEnv()
+        .addNewEnv()
+        .withName("OPERATOR_NAMESPACE")
+        .withValue(ns)
+        .endEnv()
+        .addNewEnv()
+        .withName("NODE_NAME")
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath("spec.nodeName")
+        .endFieldRef()
+        .endValueFrom()
+        .endEnv()
+        .build();
+  }
+
+  @Test
+  @Order(4)
   void scheduledGpuPodGetsADeviceRecordedInPodResources() throws Exception {
     admin.pods().inNamespace(ns).resource(gpuPod("trainer", 1)).create();
     await()
@@ -139,8 +281,8 @@ class SimulatedGpuNodeIT {
               assertThat(p.getSpec().getNodeName()).isEqualTo(NODE);
               assertThat(p.getStatus().getPhase()).isEqualTo("Running");
             });
-    var socket = devices.get(NODE).devices().podResourcesSocket();
-    assertThat(socket).startsWith(nodes.root());
+    var socket = cluster.devices(NODE).devices().podResourcesSocket();
+    assertThat(socket).startsWith(cluster.root());
     var channel = UnixSockets.channel(socket);
     try {
       var list =
@@ -155,14 +297,14 @@ class SimulatedGpuNodeIT {
       assertThat(device.getResourceName()).isEqualTo("nvidia.com/gpu");
       assertThat(device.getDeviceIdsList()).hasSize(1);
       assertThat(device.getDeviceIds(0)).startsWith("GPU-");
-      assertThat(backends.backend(NODE).deviceByUuid(device.getDeviceIds(0))).isPresent();
+      assertThat(cluster.backends().backend(NODE).deviceByUuid(device.getDeviceIds(0))).isPresent();
     } finally {
       channel.shutdownNow();
     }
   }
 
   @Test
-  @Order(3)
+  @Order(5)
   void podAskingForMoreGpusThanAnyNodeHasStaysPending() {
     admin.pods().inNamespace(ns).resource(gpuPod("too-big", 9)).create();
     await()
@@ -182,10 +324,10 @@ class SimulatedGpuNodeIT {
   }
 
   @Test
-  @Order(4)
+  @Order(6)
   void kubeletRestartMakesThePluginRegisterAgain() {
-    SimulatedKubelet k = nodes.kubelet(NODE);
-    assertThat(devices.get(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);
+    SimulatedKubelet k = cluster.kubelet(NODE);
+    assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(1);
     k.kill();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -196,12 +338,13 @@ class SimulatedGpuNodeIT {
         .atMost(Duration.ofSeconds(40))
         .untilAsserted(
             () -> {
-              assertThat(devices.get(NODE).devices().registrations("nvidia.com/gpu")).isEqualTo(2);
+              assertThat(cluster.devices(NODE).devices().registrations("nvidia.com/gpu"))
+                  .isEqualTo(2);
               assertThat(ready(admin.nodes().withName(NODE).get())).isEqualTo("True");
               assertThat(gpus("allocatable")).isEqualTo("8");
             });
     // The running pod kept its device through the restart.
-    assertThat(devices.get(NODE).devices().assignments())
+    assertThat(cluster.devices(NODE).devices().assignments())
         .anySatisfy(a -> assertThat(a.name()).isEqualTo("trainer"));
   }
 

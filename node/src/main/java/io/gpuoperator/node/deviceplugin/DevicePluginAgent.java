@@ -54,6 +54,7 @@ public final class DevicePluginAgent implements AutoCloseable {
   private Thread watchThread;
   private volatile boolean closed;
   private volatile boolean kubeletCreated;
+  private Path cdiSpecDir;
 
   /**
    * @param kubeletSocket the kubelet's registration socket; plugin sockets go next to it
@@ -96,6 +97,15 @@ public final class DevicePluginAgent implements AutoCloseable {
   }
 
   /**
+   * Writes the plugin's CDI spec into this directory (like {@code /var/run/cdi}) whenever a CDI
+   * device-list strategy is in use; call before {@link #start()}. Null (the default): no spec.
+   */
+  public synchronized DevicePluginAgent withCdiSpecDir(Path dir) {
+    this.cdiSpecDir = dir;
+    return this;
+  }
+
+  /**
    * Starts every resource's server and registers it (when the kubelet is there; otherwise the
    * supervisor registers it once the kubelet appears).
    *
@@ -109,6 +119,7 @@ public final class DevicePluginAgent implements AutoCloseable {
       LOG.warn("no devices to advertise; waiting (as the original: 'Waiting indefinitely')");
     }
     kubeletKey = SocketFiles.identity(kubeletSocket);
+    writeCdiSpec(resources, settings);
     for (ResourceSet r : resources) {
       startServer(new ResourceServer(r, settings, kubeletSocket, links, health.unhealthy()));
     }
@@ -127,6 +138,7 @@ public final class DevicePluginAgent implements AutoCloseable {
   public synchronized void reload(DevicePluginSettings next) throws IOException {
     GpuInventory inv = GpuInventory.read(backend, migMinorsFile);
     List<ResourceSet> resources = DeviceResourcesModel.build(inv, next);
+    writeCdiSpec(resources, next);
     settings = next;
     inventory = inv;
     health.inventory(inv);
@@ -147,6 +159,17 @@ public final class DevicePluginAgent implements AutoCloseable {
         startServer(new ResourceServer(r, next, kubeletSocket, links, health.unhealthy()));
       }
     }
+  }
+
+  private void writeCdiSpec(List<ResourceSet> resources, DevicePluginSettings s)
+      throws IOException {
+    if (cdiSpecDir == null
+        || s.deviceListStrategies().stream().noneMatch(DeviceListStrategy::cdi)) {
+      return;
+    }
+    Path file = cdiSpecDir.resolve(CdiSpecModel.FILE_NAME);
+    AtomicFiles.writeJson(file, CdiSpecModel.build(resources, s, p -> Files.exists(Path.of(p))));
+    LOG.info("CDI spec written to {}", file);
   }
 
   /** Stops and starts every resource (new sockets, new registrations), as on SIGHUP. */

@@ -3,14 +3,13 @@ package io.gpuoperator.node.validator;
 import java.util.Locale;
 
 /**
- * The validation steps, in the order a node comes up: each writes its marker file, and with {@code
- * --wait} each waits for the previous step's marker first.
+ * The validation steps, in the order of the original's validator init chain (driver, toolkit, cuda,
+ * plugin): each writes its marker file, and with {@code --wait} each waits for the previous step's
+ * marker first.
  */
 public enum Component {
   DRIVER("driver-ready"),
   TOOLKIT("toolkit-ready"),
-  // The original's chain: cuda before plugin. The operator-validator pod runs its init containers
-  // in this order, so a step waiting for a later one would never start.
   CUDA("cuda-ready"),
   PLUGIN("plugin-ready");
 
@@ -34,7 +33,7 @@ public enum Component {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** Parses driver|toolkit|plugin|cuda. */
+  /** Parses driver|toolkit|cuda|plugin. */
   public static Component parse(String name) {
     for (Component c : values()) {
       if (c.cliName().equals(name.trim().toLowerCase(Locale.ROOT))) {
@@ -42,6 +41,6 @@ public enum Component {
       }
     }
     throw new IllegalArgumentException(
-        "unknown component '" + name + "' (expected driver, toolkit, plugin or cuda)");
+        "unknown component '" + name + "' (expected driver, toolkit, cuda or plugin)");
   }
 }

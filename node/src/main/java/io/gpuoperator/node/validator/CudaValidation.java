@@ -10,8 +10,9 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * The cuda step: runs a workload pod that requests one GPU on this node (the vectorAdd sample) and
- * waits for it to complete. The pod is deleted afterwards, whatever the outcome.
+ * The cuda step: once the node advertises GPUs (the device plugin registered; otherwise the kubelet
+ * would refuse the pod), runs a workload pod that requests one GPU on this node (the vectorAdd
+ * sample) and waits for it to complete. The pod is deleted afterwards, whatever the outcome.
  */
 final class CudaValidation {
   static final String APP_LABEL = "nvidia-cuda-validator";
@@ -28,6 +29,7 @@ final class CudaValidation {
     if (config.nodeName() == null || config.nodeName().isBlank()) {
       throw new ValidationException("cuda: NODE_NAME (--node-name) is required");
     }
+    new PluginValidation(config, client).validate();
     Pod pod = workload(config, resource(client.nodes().withName(config.nodeName()).get()));
     String name = pod.getMetadata().getName();
     String ns = config.namespace();

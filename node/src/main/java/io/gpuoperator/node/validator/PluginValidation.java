@@ -19,14 +19,14 @@ final class PluginValidation {
 
   String validate() throws ValidationException, InterruptedException {
     if (config.nodeName() == null || config.nodeName().isBlank()) {
-      throw new ValidationException("plugin: NODE_NAME (--node-name) is required");
+      throw new ValidationException("NODE_NAME (--node-name) is required");
     }
     Instant deadline = Instant.now().plus(config.timeout());
     Map<String, Quantity> last = Map.of();
     while (true) {
       Node node = client.nodes().withName(config.nodeName()).get();
       if (node == null) {
-        throw new ValidationException("plugin: node " + config.nodeName() + " does not exist");
+        throw new ValidationException("node " + config.nodeName() + " does not exist");
       }
       last =
           node.getStatus() == null || node.getStatus().getCapacity() == null
@@ -46,7 +46,7 @@ final class PluginValidation {
       }
       if (!Instant.now().isBefore(deadline)) {
         throw new ValidationException(
-            "plugin: node "
+            "node "
                 + config.nodeName()
                 + " advertises no "
                 + ValidatorEnv.GPU_RESOURCE

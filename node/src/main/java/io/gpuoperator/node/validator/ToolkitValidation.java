@@ -29,12 +29,26 @@ final class ToolkitValidation {
     this.config = config;
   }
 
-  String validate() throws ValidationException {
-    checkRuntime();
-    if (config.cdiEnabled()) {
-      checkCdi();
+  /**
+   * Checks until it passes or the timeout ends: right after the driver is ready the toolkit may
+   * still be configuring the runtime, and a retry here saves an init-container restart.
+   */
+  String validate() throws ValidationException, InterruptedException {
+    java.time.Instant deadline = java.time.Instant.now().plus(config.timeout());
+    while (true) {
+      try {
+        checkRuntime();
+        if (config.cdiEnabled()) {
+          checkCdi();
+        }
+        return "";
+      } catch (ValidationException e) {
+        if (!java.time.Instant.now().isBefore(deadline)) {
+          throw e;
+        }
+      }
+      Thread.sleep(Math.max(config.poll().toMillis(), 100));
     }
-    return "";
   }
 
   private void checkRuntime() throws ValidationException {

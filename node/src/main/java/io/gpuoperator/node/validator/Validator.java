@@ -22,7 +22,7 @@ public final class Validator {
       ValidatorConfig config, GpuBackendOpener opener, Supplier<KubernetesClient> client) {
     if (config.component() == null) {
       throw new IllegalArgumentException(
-          "no component: pass --component driver|toolkit|plugin|cuda or set COMPONENT");
+          "no component: pass --component driver|toolkit|cuda|plugin or set COMPONENT");
     }
     this.config = config;
     this.opener = opener;

@@ -18,12 +18,13 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Validates one layer of the node's GPU stack and writes its marker file in the validations"
-          + " directory: driver (driver-ready), toolkit (toolkit-ready), plugin (plugin-ready),"
-          + " cuda (cuda-ready). Flags override the environment variables named in brackets.",
+          + " directory, in this order: driver (driver-ready), toolkit (toolkit-ready), cuda"
+          + " (cuda-ready), plugin (plugin-ready). Flags override the environment variables named"
+          + " in brackets.",
       "Exit codes: 0 valid, 1 validation failed, 2 bad usage."
     })
 public class ValidatorCommand implements Callable<Integer> {
-  @Option(names = "--component", description = "driver|toolkit|plugin|cuda [COMPONENT]")
+  @Option(names = "--component", description = "driver|toolkit|cuda|plugin [COMPONENT]")
   String component;
 
   @Option(names = "--wait", description = "Wait for the previous step's marker first [WITH_WAIT]")
@@ -110,7 +111,7 @@ public class ValidatorCommand implements Callable<Integer> {
     }
     if (config.component() == null) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "missing --component (driver|toolkit|plugin|cuda) or COMPONENT");
+          spec.commandLine(), "missing --component (driver|toolkit|cuda|plugin) or COMPONENT");
     }
     KubernetesClient[] created = new KubernetesClient[1];
     Supplier<KubernetesClient> clients =

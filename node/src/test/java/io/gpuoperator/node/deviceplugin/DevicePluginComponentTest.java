@@ -251,7 +251,7 @@ class DevicePluginComponentTest {
                           .build()))
           .hasMessage(
               "UNKNOWN: invalid allocation request for \"nvidia.com/gpu\": unknown device:"
-                  + " GPU-nope");
+                  + " [GPU-nope]");
     } finally {
       ch.shutdownNow();
     }

@@ -69,6 +69,7 @@ class ValidatorChainTest {
     env.put("RUNTIME_CONFIG", tmp.resolve("config.toml").toString());
     env.put("CDI_SPEC_DIR", tmp.resolve("cdi").toString());
     env.put("SLEEP_INTERVAL", "0");
+    env.put("VALIDATION_TIMEOUT", "0"); // checks fail at once unless a test allows retries
   }
 
   int run(String... args) {
@@ -163,6 +164,31 @@ class ValidatorChainTest {
   }
 
   @Test
+  void toolkitAcceptsWhatTheSimulatedToolkitLeavesOnANode() throws Exception {
+    var files =
+        io.gpuoperator.sim.kubelet.ToolkitFiles.forNode(
+            io.gpuoperator.sim.kubelet.NodeDescription.gpuNode("g", "H100-SXM5-80GB", 8));
+    Files.writeString(tmp.resolve("config.toml"), files.get("/etc/containerd/config.toml"));
+    Files.writeString(
+        tmp.resolve("cdi/management.nvidia.com-gpu.yaml"),
+        files.get("/var/run/cdi/management.nvidia.com-gpu.yaml"));
+    assertThat(run("--component", "toolkit")).as(err.toString()).isZero();
+  }
+
+  @Test
+  void toolkitRetriesUntilTheRuntimeIsConfigured() throws Exception {
+    env.put("VALIDATION_TIMEOUT", "20");
+    env.put("SLEEP_INTERVAL", "1");
+    CompletableFuture<Integer> result =
+        CompletableFuture.supplyAsync(() -> run("--component", "toolkit"));
+    Thread.sleep(1500);
+    assertThat(result).isNotDone();
+    Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
+    Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
+    assertThat(result.get(10, TimeUnit.SECONDS)).isZero();
+  }
+
+  @Test
   void toolkitWaitsForDriverReady() throws Exception {
     Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
     Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
@@ -236,7 +262,7 @@ class ValidatorChainTest {
   void badUsageIsExitCodeTwoWithTheReason() {
     assertThat(run("--component", "gpu")).isEqualTo(2);
     assertThat(err.toString())
-        .contains("unknown component 'gpu' (expected driver, toolkit, plugin or cuda)");
+        .contains("unknown component 'gpu' (expected driver, toolkit, cuda or plugin)");
     assertThat(run()).isEqualTo(2);
     assertThat(err.toString()).contains("missing --component");
     env.put("WITH_WAIT", "maybe");

@@ -94,7 +94,7 @@ class ValidatorIT {
 
   @Test
   void cudaRunsAWorkloadPodOnTheNodeAndCleansUp(KubernetesClient client) throws Exception {
-    String ns = ControlPlaneExtension.newNamespace(client, "cuda");
+    String ns = namespace(client, "cuda");
     String node = "validator-cuda-node";
     NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
     try (SimulatedKubelet kubelet =
@@ -109,7 +109,7 @@ class ValidatorIT {
 
   @Test
   void cudaFailsWhenTheWorkloadFails(KubernetesClient client) throws Exception {
-    String ns = ControlPlaneExtension.newNamespace(client, "cuda-fail");
+    String ns = namespace(client, "cuda-fail");
     String node = "validator-cuda-broken";
     NodeDescription d =
         NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8)
@@ -148,18 +148,20 @@ class ValidatorIT {
 
   @Test
   void cudaFailsOnANodeWithoutAllocatableGpus(KubernetesClient client) throws Exception {
-    String ns = ControlPlaneExtension.newNamespace(client, "cuda-nogpu");
+    String ns = namespace(client, "cuda-nogpu");
     String node = "validator-cuda-nogpu";
     NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
     try (SimulatedKubelet kubelet =
         SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(9).build()) {
       kubelet.start();
-      // No device plugin published nvidia.com/gpu: the kubelet refuses the workload pod.
-      assertThatThrownBy(
-              () -> new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).run())
+      // No device plugin published nvidia.com/gpu: no workload pod is even tried.
+      ValidatorConfig config =
+          config(node, Component.CUDA, ns)
+              .withTimeouts(Duration.ofSeconds(2), Duration.ofMillis(500));
+      assertThatThrownBy(() -> new Validator(config, r -> null, () -> client).run())
           .isInstanceOf(ValidationException.class)
-          .hasMessageContaining(
-              "failed: Pod Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0");
+          .hasMessageContaining("node validator-cuda-nogpu advertises no nvidia.com/gpu");
+      assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
     }
   }
 
@@ -173,5 +175,14 @@ class ValidatorIT {
         .patch(
             PatchContext.of(PatchType.STRATEGIC_MERGE),
             "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"},\"allocatable\":{\"nvidia.com/gpu\":\"8\"}}}");
+  }
+
+  /** A new namespace whose default service account exists (pods are refused before). */
+  static String namespace(KubernetesClient client, String prefix) {
+    String ns = ControlPlaneExtension.newNamespace(client, prefix);
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.serviceAccounts().inNamespace(ns).withName("default").get() != null);
+    return ns;
   }
 }

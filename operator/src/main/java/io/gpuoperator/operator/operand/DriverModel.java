@@ -113,6 +113,10 @@ public final class DriverModel extends ManifestOperandModel {
             .put(Labels.NFD_KERNEL_FULL, kernel);
         Container driver = DaemonSets.container(copy.getSpec().getTemplate().getSpec(), CONTAINER);
         driver.setImage(precompiledImage(ctx, kernel));
+        // The peermem sidecar runs the driver image too.
+        copy.getSpec().getTemplate().getSpec().getContainers().stream()
+            .filter(c -> c.getName().equals("nvidia-peermem-ctr"))
+            .forEach(c -> c.setImage(driver.getImage()));
         ContentHash.annotate(copy);
         out.add(copy);
       }
@@ -162,6 +166,7 @@ public final class DriverModel extends ManifestOperandModel {
         env(driver, "USE_HOST_MOFED", "true");
       }
     }
+    Sidecars.add(pod, driver, ctx, d, rdma);
     if (Boolean.TRUE.equals(d.usePrecompiled)) {
       // Marks the per-kernel DaemonSets, as the original does.
       ds.getMetadata().getLabels().put("nvidia.com/precompiled", "true");

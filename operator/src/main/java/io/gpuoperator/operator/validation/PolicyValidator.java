@@ -112,6 +112,19 @@ public final class PolicyValidator {
               "a precompiled driver needs a driver branch as version (e.g. 570), not a digest:"
                   + " the image tag is derived from it per kernel"));
     }
+    if (Boolean.TRUE.equals(d.usePrecompiled)) {
+      Map<String, ComponentSpec> extras = new LinkedHashMap<>();
+      extras.put("spec.gds.enabled", spec.gds);
+      extras.put("spec.gdrcopy.enabled", spec.gdrcopy);
+      for (var e : extras.entrySet()) {
+        if (e.getValue() != null && Boolean.TRUE.equals(e.getValue().enabled)) {
+          out.add(
+              new Violation(
+                  e.getKey(),
+                  "is not supported with a precompiled driver (spec.driver.usePrecompiled=true)"));
+        }
+      }
+    }
     if (crd && Boolean.TRUE.equals(d.usePrecompiled)) {
       out.add(
           new Violation(
@@ -427,9 +440,20 @@ public final class PolicyValidator {
     }
   }
 
-  /** The layout names of the default mig-parted ConfigMap. */
-  @SuppressWarnings("unchecked")
+  private static volatile Set<String> defaultMigConfigs;
+
+  /** The layout names of the default mig-parted ConfigMap (read once). */
   static Set<String> defaultMigConfigs() {
+    Set<String> names = defaultMigConfigs;
+    if (names == null) {
+      names = readDefaultMigConfigs();
+      defaultMigConfigs = names;
+    }
+    return names;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> readDefaultMigConfigs() {
     ConfigMap cm =
         Manifests.load(OperandNames.MIG_MANAGER).stream()
             .filter(ConfigMap.class::isInstance)
@@ -439,7 +463,7 @@ public final class PolicyValidator {
             .orElseThrow();
     Map<String, Object> config =
         Serialization.unmarshal(cm.getData().get("config.yaml"), Map.class);
-    return ((Map<String, Object>) config.get("mig-configs")).keySet();
+    return Set.copyOf(((Map<String, Object>) config.get("mig-configs")).keySet());
   }
 
   private static void dcgmExporter(ClusterPolicySpec spec, List<Violation> out) {

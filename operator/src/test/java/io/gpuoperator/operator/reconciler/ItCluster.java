@@ -150,6 +150,13 @@ final class ItCluster {
         client.pods().inNamespace(ns).resource(pod).updateStatus();
       }
     }
+    markStatus(client, ds, nodes.size());
+  }
+
+  /** The DaemonSet controller's status only: every desired node updated, ready and available. */
+  static void markStatus(KubernetesClient client, DaemonSet ds, int n) {
+    String ns = ds.getMetadata().getNamespace();
+    List<String> nodes = java.util.Collections.nCopies(n, "");
     DaemonSet live =
         client.apps().daemonSets().inNamespace(ns).withName(ds.getMetadata().getName()).get();
     live.setStatus(

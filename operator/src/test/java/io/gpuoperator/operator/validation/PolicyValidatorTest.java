@@ -50,6 +50,16 @@ class PolicyValidatorTest {
   }
 
   @Test
+  void precompiledDriverHasNoGdsOrGdrcopy() {
+    assertThat(
+            paths(
+                yaml(
+                    "  driver:\n    usePrecompiled: true\n  gds:\n    enabled: true\n"
+                        + "  gdrcopy:\n    enabled: false\n")))
+        .containsExactly("spec.gds.enabled");
+  }
+
+  @Test
   void nvidiaDriverCrdConflicts() {
     assertThat(paths(yaml("  driver:\n    useNvidiaDriverCRD: true\n    usePrecompiled: true\n")))
         .containsExactly("spec.driver.usePrecompiled");

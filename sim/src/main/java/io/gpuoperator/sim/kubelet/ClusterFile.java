@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  *   mig: {1g.10gb: 2, 3g.40gb: 1}   # MIG devices each GPU starts with
  *   overrides:          # behaviour of containers on these nodes
  *   - image: nvcr.io/nvidia/driver
- *     behaviour: {exitAfter: 2s, exitCode: 1}
+ *     behaviour: {exitAfter: 2s, exitCode: 1}   # also readyAfter, ready, writes, waitFor, files
  * - name: cpu
  * </pre>
  */
@@ -134,7 +134,8 @@ public final class ClusterFile {
         b.exitCode,
         b.ready,
         b.writes,
-        b.waitFor);
+        b.waitFor,
+        b.files);
   }
 
   private static java.time.Duration duration(String text, String field) {
@@ -200,5 +201,6 @@ public final class ClusterFile {
     @JsonProperty public boolean ready = true;
     @JsonProperty public List<String> writes;
     @JsonProperty public List<String> waitFor;
+    @JsonProperty public Map<String, String> files;
   }
 }

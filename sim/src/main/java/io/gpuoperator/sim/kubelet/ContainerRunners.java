@@ -15,15 +15,19 @@ import java.util.regex.Pattern;
 
 /**
  * Chooses how each simulated container runs, in this order: the node's behaviour overrides; this
- * project's agents, in-process, when the image is the project's and the command line names a
- * registered agent ({@code gpu-operator validator --component driver}); then declared behaviour:
- * NVIDIA's driver container becomes ready and writes {@code .driver-ctr-ready}, CUDA sample images
- * complete, shell loops waiting for {@code /run/nvidia/validations/<file>} wait for that file, init
- * containers complete, other containers run and become ready.
+ * project's agents, in-process, when the command line names a registered agent ({@code gpu-operator
+ * validator --component driver}, or args {@code [validator, --component, driver]} without a
+ * command); then declared behaviour: NVIDIA's driver container becomes ready and writes {@code
+ * .driver-ctr-ready}, CUDA sample images complete, shell loops waiting for {@code
+ * /run/nvidia/validations/<file>} wait for that file, init containers complete, other containers
+ * run and become ready.
  */
 public final class ContainerRunners {
   /** The executable name of this project's image. */
   public static final String PROJECT_BINARY = "gpu-operator";
+
+  /** The toolkit agent's subcommand. */
+  public static final String TOOLKIT_AGENT = "toolkit";
 
   private static final Pattern WAIT_FOR_MARKER =
       Pattern.compile(
@@ -53,17 +57,15 @@ public final class ContainerRunners {
         return new DeclaredContainerRunner(o.behaviour());
       }
     }
-    if (isProjectImage(c.getImage())) {
-      List<String> args = agentArgs(commandLine(c));
-      if (!args.isEmpty() && agents.containsKey(args.get(0))) {
-        return agents.get(args.get(0));
-      }
+    String agent = agentName(c);
+    if (agent != null && agents.containsKey(agent)) {
+      return agents.get(agent);
     }
-    return new DeclaredContainerRunner(declared(c, init));
+    return new DeclaredContainerRunner(declared(node, c, init));
   }
 
   /** The declared behaviour for a container no override or agent claims. */
-  DeclaredBehaviour declared(Container c, boolean init) {
+  DeclaredBehaviour declared(NodeDescription node, Container c, boolean init) {
     String image = c.getImage() == null ? "" : c.getImage().toLowerCase(Locale.ROOT);
     if (image.contains("cuda-sample") || image.contains("vectoradd")) {
       return DeclaredBehaviour.completes(Duration.ofMillis(500));
@@ -72,6 +74,10 @@ public final class ContainerRunners {
       // NVIDIA's driver container: "installs" the driver, then says so like its startup probe.
       return DeclaredBehaviour.runs(readyAfter)
           .withWrites(List.of(KubeletConstants.DRIVER_CONTAINER_READY));
+    }
+    if (!init && TOOLKIT_AGENT.equals(agentName(c))) {
+      // Our toolkit agent, not run in-process (yet): leave what it would write on the node.
+      return DeclaredBehaviour.runs(readyAfter).withFiles(ToolkitFiles.forNode(node));
     }
     List<String> waits = markersWaitedFor(c);
     DeclaredBehaviour base =
@@ -93,22 +99,24 @@ public final class ContainerRunners {
     return new ArrayList<>(out);
   }
 
-  /** Whether the image is this project's own (its last path segment is gpu-operator). */
-  static boolean isProjectImage(String image) {
-    if (image == null) {
-      return false;
+  /**
+   * The agent a container runs, when its command line is this project's: {@code gpu-operator
+   * <agent> ...}, or no command (the image's entrypoint) and args starting with the agent's name.
+   * The image does not matter: the operator runs our agents on whatever images the ClusterPolicy
+   * names (NVIDIA's, in the upstream sample).
+   */
+  static String agentName(Container c) {
+    List<String> command = c.getCommand() == null ? List.of() : c.getCommand();
+    List<String> line = commandLine(c);
+    if (!command.isEmpty() && !isProjectBinary(command.get(0))) {
+      return null;
     }
-    String repo = image;
-    int at = repo.indexOf('@');
-    if (at >= 0) {
-      repo = repo.substring(0, at);
-    }
-    int slash = repo.lastIndexOf('/');
-    int colon = repo.lastIndexOf(':');
-    if (colon > slash) {
-      repo = repo.substring(0, colon);
-    }
-    return repo.substring(slash + 1).equals(PROJECT_BINARY);
+    List<String> args = agentArgs(line);
+    return args.isEmpty() ? null : args.get(0);
+  }
+
+  private static boolean isProjectBinary(String executable) {
+    return executable.equals(PROJECT_BINARY) || executable.endsWith("/" + PROJECT_BINARY);
   }
 
   /** Command followed by args. */
@@ -127,7 +135,7 @@ public final class ContainerRunners {
   static List<String> agentArgs(List<String> line) {
     if (!line.isEmpty()) {
       String first = line.get(0);
-      if (first.equals(PROJECT_BINARY) || first.endsWith("/" + PROJECT_BINARY)) {
+      if (isProjectBinary(first)) {
         return line.subList(1, line.size());
       }
     }

@@ -3,6 +3,7 @@ package io.gpuoperator.sim.kubelet;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,6 +18,8 @@ import java.util.regex.Pattern;
  * @param ready whether it ever becomes ready (false: it runs but stays unready)
  * @param writes marker files written into the validations directory once ready (removed on stop)
  * @param waitFor marker files in the validations directory that must exist before it starts
+ * @param files host files (path on the real node, then content) written with the markers and
+ *     removed on stop, e.g. the runtime config and CDI spec the toolkit would write
  */
 public record DeclaredBehaviour(
     Duration readyAfter,
@@ -24,7 +27,8 @@ public record DeclaredBehaviour(
     int exitCode,
     boolean ready,
     List<String> writes,
-    List<String> waitFor) {
+    List<String> waitFor,
+    Map<String, String> files) {
 
   private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
 
@@ -32,29 +36,42 @@ public record DeclaredBehaviour(
     readyAfter = readyAfter == null ? Duration.ZERO : readyAfter;
     writes = writes == null ? List.of() : List.copyOf(writes);
     waitFor = waitFor == null ? List.of() : List.copyOf(waitFor);
+    files = files == null ? Map.of() : Map.copyOf(files);
+    for (String path : files.keySet()) {
+      if (!path.startsWith("/")) {
+        throw new IllegalArgumentException("files: '" + path + "' is not an absolute host path");
+      }
+    }
   }
 
   /** Runs forever, ready after the delay. */
   public static DeclaredBehaviour runs(Duration readyAfter) {
-    return new DeclaredBehaviour(readyAfter, null, 0, true, List.of(), List.of());
+    return new DeclaredBehaviour(readyAfter, null, 0, true, List.of(), List.of(), Map.of());
   }
 
   /** Runs to completion: exits 0 after the delay. */
   public static DeclaredBehaviour completes(Duration after) {
-    return new DeclaredBehaviour(Duration.ZERO, after, 0, false, List.of(), List.of());
+    return new DeclaredBehaviour(Duration.ZERO, after, 0, false, List.of(), List.of(), Map.of());
   }
 
   /** Fails: exits with the code after the delay, never ready. */
   public static DeclaredBehaviour fails(Duration after, int exitCode) {
-    return new DeclaredBehaviour(Duration.ZERO, after, exitCode, false, List.of(), List.of());
+    return new DeclaredBehaviour(
+        Duration.ZERO, after, exitCode, false, List.of(), List.of(), Map.of());
   }
 
   public DeclaredBehaviour withWrites(List<String> files) {
-    return new DeclaredBehaviour(readyAfter, exitAfter, exitCode, ready, files, waitFor);
+    return new DeclaredBehaviour(
+        readyAfter, exitAfter, exitCode, ready, files, waitFor, this.files);
   }
 
   public DeclaredBehaviour withWaitFor(List<String> files) {
-    return new DeclaredBehaviour(readyAfter, exitAfter, exitCode, ready, writes, files);
+    return new DeclaredBehaviour(readyAfter, exitAfter, exitCode, ready, writes, files, this.files);
+  }
+
+  public DeclaredBehaviour withFiles(Map<String, String> hostFiles) {
+    return new DeclaredBehaviour(
+        readyAfter, exitAfter, exitCode, ready, writes, waitFor, hostFiles);
   }
 
   /** Parses "500ms", "2s", "1m", "1h"; a bare number means seconds. */

@@ -61,13 +61,13 @@ public final class DeclaredContainerRunner implements ContainerRunner {
               if (behaviour.ready()
                   && !p.isReady()
                   && !now.isBefore(began.plus(behaviour.readyAfter()))) {
-                writeMarkers(validations, written);
+                writeMarkers(ctx, written);
                 p.markReady();
               }
               if (behaviour.exitAfter() != null
                   && !now.isBefore(began.plus(behaviour.exitAfter()))) {
                 if (behaviour.exitCode() == 0 && written.isEmpty()) {
-                  writeMarkers(validations, written);
+                  writeMarkers(ctx, written);
                 }
                 cancel(task);
                 p.exit(
@@ -90,7 +90,7 @@ public final class DeclaredContainerRunner implements ContainerRunner {
     p.onStop(
         () -> {
           cancel(task);
-          // Like the driver container's preStop: its readiness markers go away with it.
+          // Like the driver container's preStop: its markers and files go away with it.
           for (Path f : written) {
             try {
               Files.deleteIfExists(f);
@@ -103,14 +103,22 @@ public final class DeclaredContainerRunner implements ContainerRunner {
     return p;
   }
 
-  private void writeMarkers(Path dir, List<Path> written) throws IOException {
+  private void writeMarkers(ContainerContext ctx, List<Path> written) throws IOException {
+    Path dir = ctx.dirs().validations();
     for (String f : behaviour.writes()) {
-      Path target = dir.resolve(f);
-      Path tmp = dir.resolve("." + f + ".tmp");
-      Files.writeString(tmp, "");
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      written.add(target);
+      written.add(writeAtomically(dir.resolve(f), ""));
     }
+    for (var e : behaviour.files().entrySet()) {
+      written.add(writeAtomically(ctx.dirs().hostPath(e.getKey()), e.getValue()));
+    }
+  }
+
+  private static Path writeAtomically(Path target, String content) throws IOException {
+    Files.createDirectories(target.getParent());
+    Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp");
+    Files.writeString(tmp, content);
+    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    return target;
   }
 
   private static void cancel(AtomicReference<ScheduledFuture<?>> task) {

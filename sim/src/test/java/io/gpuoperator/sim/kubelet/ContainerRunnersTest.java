@@ -21,7 +21,7 @@ class ContainerRunnersTest {
   }
 
   @Test
-  void projectImageWithAgentSubcommandRunsInProcess() {
+  void agentSubcommandRunsInProcess() {
     ContainerRunner r =
         runners.select(
             NodeDescription.cpuNode("n"),
@@ -46,10 +46,28 @@ class ContainerRunnersTest {
   }
 
   @Test
-  void otherImagesOrUnknownAgentsGetDeclaredBehaviour() {
+  void agentsRunOnWhateverImageThePolicyNames() {
+    // The upstream sample policy puts our validator command line on NVIDIA's validator image.
     assertThat(
             runners.select(
-                NodeDescription.cpuNode("n"), POD, container("busybox", "validator"), true))
+                NodeDescription.cpuNode("n"),
+                POD,
+                container(
+                    "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0", "validator"),
+                true))
+        .isInstanceOf(InProcessContainerRunner.class);
+  }
+
+  @Test
+  void shellCommandsAndUnknownAgentsGetDeclaredBehaviour() {
+    Container shell =
+        new ContainerBuilder()
+            .withName("c")
+            .withImage("ghcr.io/x/gpu-operator:1")
+            .withCommand("sh", "-c")
+            .withArgs("validator")
+            .build();
+    assertThat(runners.select(NodeDescription.cpuNode("n"), POD, shell, true))
         .isInstanceOf(DeclaredContainerRunner.class);
     assertThat(
             runners.select(
@@ -75,11 +93,15 @@ class ContainerRunnersTest {
   void declaredDefaults() {
     assertThat(
             runners
-                .declared(container("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12"), false)
+                .declared(
+                    NodeDescription.cpuNode("n"),
+                    container("nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12"),
+                    false)
                 .exitAfter())
         .isNotNull();
     DeclaredBehaviour waits =
         runners.declared(
+            NodeDescription.cpuNode("n"),
             container(
                 "busybox",
                 "sh",
@@ -88,20 +110,48 @@ class ContainerRunnersTest {
             true);
     assertThat(waits.waitFor()).containsExactly("toolkit-ready");
     assertThat(waits.exitAfter()).isNotNull();
-    assertThat(runners.declared(container("nvcr.io/nvidia/driver:595.91.07"), false).writes())
+    assertThat(
+            runners
+                .declared(
+                    NodeDescription.cpuNode("n"),
+                    container("nvcr.io/nvidia/driver:595.91.07"),
+                    false)
+                .writes())
         .containsExactly(".driver-ctr-ready");
-    DeclaredBehaviour daemon = runners.declared(container("nvcr.io/nvidia/dcgm:4"), false);
+    DeclaredBehaviour daemon =
+        runners.declared(NodeDescription.cpuNode("n"), container("nvcr.io/nvidia/dcgm:4"), false);
     assertThat(daemon.exitAfter()).isNull();
     assertThat(daemon.ready()).isTrue();
   }
 
   @Test
-  void projectImageIsRecognisedByItsName() {
-    assertThat(ContainerRunners.isProjectImage("ghcr.io/gpu-operator-java/gpu-operator:0.1.0"))
-        .isTrue();
-    assertThat(ContainerRunners.isProjectImage("localhost:5000/gpu-operator")).isTrue();
-    assertThat(ContainerRunners.isProjectImage("nvcr.io/nvidia/gpu-operator-validator:1"))
-        .isFalse();
-    assertThat(ContainerRunners.isProjectImage(null)).isFalse();
+  void toolkitWithoutAnAgentLeavesRuntimeConfigAndCdiSpec() {
+    DeclaredBehaviour b =
+        runners.declared(
+            NodeDescription.gpuNode("g", "L4", 2),
+            container("nvcr.io/nvidia/k8s/container-toolkit:v1", "toolkit"),
+            false);
+    assertThat(b.files())
+        .containsKeys("/etc/containerd/config.toml", "/var/run/cdi/management.nvidia.com-gpu.yaml");
+    assertThat(b.files().get("/var/run/cdi/management.nvidia.com-gpu.yaml"))
+        .contains("kind: management.nvidia.com/gpu", "name: \"1\"", "/dev/nvidia1")
+        .doesNotContain("/dev/nvidia2");
+  }
+
+  @Test
+  void agentNameComesFromTheCommandLine() {
+    assertThat(ContainerRunners.agentName(container("any", "validator", "--component", "driver")))
+        .isEqualTo("validator");
+    Container binary =
+        new ContainerBuilder()
+            .withName("c")
+            .withCommand("/usr/bin/gpu-operator")
+            .withArgs("toolkit")
+            .build();
+    assertThat(ContainerRunners.agentName(binary)).isEqualTo("toolkit");
+    Container driver =
+        new ContainerBuilder().withName("c").withCommand("nvidia-driver").withArgs("init").build();
+    assertThat(ContainerRunners.agentName(driver)).isNull();
+    assertThat(ContainerRunners.agentName(container("any"))).isNull();
   }
 }

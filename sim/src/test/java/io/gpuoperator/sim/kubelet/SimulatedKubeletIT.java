@@ -90,6 +90,10 @@ class SimulatedKubeletIT {
     assertThat(gpu.dirs().validations()).startsWith(nodes.root()).isDirectory();
     assertThat(gpu.dirs().devicePlugins()).isNotEqualTo(cpu.dirs().devicePlugins());
     ns = ControlPlaneExtension.newNamespace(admin, "kubelet");
+    // Pods are refused until the controller-manager created the namespace's default account.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
   }
 
   @AfterAll

@@ -82,7 +82,11 @@ public final class NvmlBackend implements GpuBackend {
    *     /sys} on a host)
    */
   public static NvmlBackend open(Path library, Path sysfsRoot) {
-    NvmlLibrary lib = load(library);
+    return open(load(library), sysfsRoot);
+  }
+
+  /** Initialises NVML through an already loaded binding. */
+  static NvmlBackend open(NvmlLibrary lib, Path sysfsRoot) {
     NvmlBackend b = new NvmlBackend(lib, sysfsRoot);
     int rc = lib.nvmlInit_v2();
     if (rc != NVML_SUCCESS) {
@@ -493,18 +497,7 @@ public final class NvmlBackend implements GpuBackend {
         continue;
       }
       check(rc, "nvmlGpuInstanceGetComputeInstanceProfileInfo");
-      out.add(
-          new ComputeInstanceProfile(
-              idx,
-              Field.CIP_ID.getInt(m),
-              Field.CIP_SLICES.getInt(m),
-              Field.CIP_INSTANCES.getInt(m),
-              Field.CIP_SMS.getInt(m),
-              Field.CIP_CE.getInt(m),
-              Field.CIP_DEC.getInt(m),
-              Field.CIP_ENC.getInt(m),
-              Field.CIP_JPEG.getInt(m),
-              Field.CIP_OFA.getInt(m)));
+      out.add(NvmlStructs.ciProfile(m, idx));
     }
     return out;
   }
@@ -817,23 +810,33 @@ public final class NvmlBackend implements GpuBackend {
       if (freed) {
         throw new GpuBackendException.Uninitialized("the event subscription is closed", null);
       }
-      Memory data = Struct.EVENT_DATA.allocate();
-      int ms = (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis()));
-      int rc = nvml.nvmlEventSetWait_v2(set, data, ms);
-      if (rc == NVML_ERROR_TIMEOUT) {
-        return Optional.empty();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (true) {
+        Memory data = Struct.EVENT_DATA.allocate();
+        long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+        int rc = nvml.nvmlEventSetWait_v2(set, data, (int) Math.min(Integer.MAX_VALUE, left));
+        if (rc == NVML_ERROR_TIMEOUT) {
+          return Optional.empty();
+        }
+        check(rc, "nvmlEventSetWait_v2");
+        GpuEventType type = GpuEventType.ofMask(Field.EVENT_TYPE.getLong(data));
+        if (type == null) {
+          // A kind this build does not know (newer driver): not ours to report; keep waiting.
+          if (System.nanoTime() >= deadline) {
+            return Optional.empty();
+          }
+          continue;
+        }
+        int gpu = byHandle.getOrDefault(Pointer.nativeValue(NvmlStructs.eventDevice(data)), -1);
+        return Optional.of(
+            new GpuEvent(
+                type,
+                gpu,
+                gpu >= 0 ? devices.get(gpu).uuid() : "",
+                Field.EVENT_DATA.getLong(data),
+                Field.EVENT_GI_ID.getInt(data),
+                Field.EVENT_CI_ID.getInt(data)));
       }
-      check(rc, "nvmlEventSetWait_v2");
-      int gpu = byHandle.getOrDefault(Pointer.nativeValue(NvmlStructs.eventDevice(data)), -1);
-      GpuEventType type = GpuEventType.ofMask(Field.EVENT_TYPE.getLong(data));
-      return Optional.of(
-          new GpuEvent(
-              type,
-              gpu,
-              gpu >= 0 ? devices.get(gpu).uuid() : "",
-              Field.EVENT_DATA.getLong(data),
-              Field.EVENT_GI_ID.getInt(data),
-              Field.EVENT_CI_ID.getInt(data)));
     }
 
     @Override

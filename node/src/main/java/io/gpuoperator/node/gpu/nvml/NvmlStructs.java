@@ -1,6 +1,7 @@
 package io.gpuoperator.node.gpu.nvml;
 
 import com.sun.jna.Memory;
+import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigAttributes;
 import io.gpuoperator.node.gpu.MigProfile;
@@ -185,6 +186,20 @@ final class NvmlStructs {
         Field.GIP_OFA.getInt(m),
         memMb,
         Field.GIP_P2P.getInt(m) != 0);
+  }
+
+  static ComputeInstanceProfile ciProfile(Memory m, int index) {
+    return new ComputeInstanceProfile(
+        index,
+        Field.CIP_ID.getInt(m),
+        Field.CIP_SLICES.getInt(m),
+        Field.CIP_INSTANCES.getInt(m),
+        Field.CIP_SMS.getInt(m),
+        Field.CIP_CE.getInt(m),
+        Field.CIP_DEC.getInt(m),
+        Field.CIP_ENC.getInt(m),
+        Field.CIP_JPEG.getInt(m),
+        Field.CIP_OFA.getInt(m));
   }
 
   static MigAttributes attributes(Memory m) {
