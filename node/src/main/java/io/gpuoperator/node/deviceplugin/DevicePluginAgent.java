@@ -18,7 +18,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,7 +52,6 @@ public final class DevicePluginAgent implements AutoCloseable {
   private WatchService watcher;
   private Thread watchThread;
   private volatile boolean closed;
-  private volatile boolean kubeletCreated;
   private Path cdiSpecDir;
 
   /**
@@ -118,6 +116,7 @@ public final class DevicePluginAgent implements AutoCloseable {
     if (resources.isEmpty()) {
       LOG.warn("no devices to advertise; waiting (as the original: 'Waiting indefinitely')");
     }
+    // Registration below covers the kubelet already there; the supervisor handles any later one.
     kubeletKey = SocketFiles.identity(kubeletSocket);
     writeCdiSpec(resources, settings);
     for (ResourceSet r : resources) {
@@ -251,21 +250,17 @@ public final class DevicePluginAgent implements AutoCloseable {
       return;
     }
     try {
+      // Inotify only wakes this pass early; the socket's identity decides.
       Object key = SocketFiles.identity(kubeletSocket);
-      boolean created = kubeletCreated;
-      kubeletCreated = false;
-      if (key != null && (created || !Objects.equals(key, kubeletKey))) {
-        boolean restarted = kubeletKey != null || created;
-        kubeletKey = key;
-        if (restarted) {
-          crashes.clear();
-          LOG.info(
-              "{} was re-created (kubelet restart): re-registering every resource", kubeletSocket);
-          restartAll();
-          return;
-        }
-      } else if (key == null) {
+      if (key == null) {
         kubeletKey = null;
+      } else if (!key.equals(kubeletKey)) {
+        // A new kubelet.sock (a restarted kubelet, or the first one): register everything anew.
+        kubeletKey = key;
+        crashes.clear();
+        LOG.info("{} (re)created: re-registering every resource", kubeletSocket);
+        restartAll();
+        return;
       }
       for (String name : List.copyOf(servers.keySet())) {
         ResourceServer s = servers.get(name);
@@ -319,7 +314,6 @@ public final class DevicePluginAgent implements AutoCloseable {
                   WatchKey k = watcher.take();
                   for (WatchEvent<?> ev : k.pollEvents()) {
                     if (ev.context() instanceof Path p && p.toString().equals(name)) {
-                      kubeletCreated = true;
                       supervisor.execute(this::supervise);
                     }
                   }

@@ -176,8 +176,14 @@ public class DevicePluginCommand implements Callable<Integer> {
     DevicePluginRunner runner;
     KubernetesClient client = null;
     try {
-      Duration recovery =
-          GoDuration.parse(merged.getOrDefault(PluginNames.ENV_HEALTH_RECOVERY_PERIOD, "5m"));
+      Duration recovery;
+      try {
+        recovery =
+            GoDuration.parse(merged.getOrDefault(PluginNames.ENV_HEALTH_RECOVERY_PERIOD, "5m"));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            PluginNames.ENV_HEALTH_RECOVERY_PERIOD + ": " + e.getMessage(), e);
+      }
       String node = merged.get(PluginNames.ENV_NODE_NAME);
       ConfigSource source =
           new ConfigSource(

@@ -51,7 +51,9 @@ class HealthTrackerTest {
   void withoutARecoveryPeriodDevicesStayUnhealthyAsInTheOriginal() {
     GpuInventory inv = inventory();
     String g0 = inv.gpus().get(0).uuid();
-    HealthTracker t = new HealthTracker(XidPolicy.defaults(), Duration.ZERO, inv);
+    HealthTracker t =
+        new HealthTracker(
+            XidPolicy.defaults(), io.gpuoperator.node.config.GoDuration.parse("infinite"), inv);
     t.onBackendFailure("nvmlEventSetWait: Unknown Error", 0);
     assertThat(t.unhealthy()).hasSize(2);
     assertThat(t.tick(Long.MAX_VALUE / 2)).isFalse();

@@ -581,6 +581,13 @@ public final class KubeletDeviceManager implements AutoCloseable {
     }
     connector.shutdownNow();
     statusWriter.shutdownNow();
+    // A stopped kubelet leaves no socket behind for plugins to dial.
+    try {
+      Files.deleteIfExists(kubeletSocket());
+      Files.deleteIfExists(podResourcesSocket);
+    } catch (IOException e) {
+      LOG.warn("node/{}: cannot remove its sockets: {}", nodeName, e.getMessage());
+    }
   }
 
   private static String summary(List<ContainerAssignment> containers) {
