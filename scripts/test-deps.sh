@@ -5,12 +5,14 @@
 set -uo pipefail
 CACHE=${GPU_OPERATOR_CACHE:-$HOME/.cache/gpu-operator}
 
-# --- libnvidia-ml.so.1 (NVML) from Debian non-free, for the node module's NvmlLibraryTest.
+# --- NVML from Debian non-free, for the node module's NVML tests: libnvidia-ml.so.1 (libnvidia-ml1,
+# NvmlLibraryTest) and nvml.h (libnvidia-ml-dev, NvmlBindingTest).
 nvml() {
   local dir=$CACHE/nvml
   local lib=$dir/root/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.1
-  if [ -e "$lib" ]; then
-    echo "[test-deps] libnvidia-ml: $lib" >&2
+  local header=$dir/dev/usr/include/nvml.h
+  if [ -e "$lib" ] && [ -e "$header" ]; then
+    echo "[test-deps] NVML: $lib, $header" >&2
     return 0
   fi
   local a=$dir/apt
@@ -30,16 +32,23 @@ CONF
   (
     export APT_CONFIG=$a/apt.conf
     apt-get -q update >&2 &&
-      cd "$dir/deb" && apt-get -q download libnvidia-ml1 >&2 2>&1 | grep -v unsandboxed >&2
+      cd "$dir/deb" && apt-get -q download libnvidia-ml1 libnvidia-ml-dev 2>&1 |
+      grep -v unsandboxed >&2
   ) || true
   local deb
   deb=$(ls "$dir"/deb/libnvidia-ml1_*.deb 2>/dev/null | head -n 1)
-  if [ -z "$deb" ]; then
-    echo "[test-deps] WARNING: could not download libnvidia-ml1; NVML tests will skip" >&2
-    return 0
+  if [ -n "$deb" ]; then
+    rm -rf "$dir/root" && dpkg -x "$deb" "$dir/root"
   fi
-  rm -rf "$dir/root" && dpkg -x "$deb" "$dir/root"
-  echo "[test-deps] libnvidia-ml: $lib (from $(basename "$deb"))" >&2
+  deb=$(ls "$dir"/deb/libnvidia-ml-dev_*.deb 2>/dev/null | head -n 1)
+  if [ -n "$deb" ]; then
+    rm -rf "$dir/dev" && dpkg -x "$deb" "$dir/dev"
+  fi
+  if [ -e "$lib" ] && [ -e "$header" ]; then
+    echo "[test-deps] NVML: $lib, $header" >&2
+  else
+    echo "[test-deps] WARNING: could not fetch libnvidia-ml1/libnvidia-ml-dev; NVML tests will skip" >&2
+  fi
 }
 
 nvml

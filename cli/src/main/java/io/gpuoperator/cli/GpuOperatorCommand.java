@@ -1,5 +1,6 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Command;
     versionProvider = VersionCommand.Provider.class,
     description = "Kubernetes operator and node agents for NVIDIA GPUs.",
     subcommands = {
+      SimulateCommand.class,
       VersionCommand.class,
       OperatorCommand.class,
       PlanCommand.class,

@@ -95,5 +95,18 @@ class GpuOperatorCommandTest {
     assertThat(rc).isEqualTo(2);
     assertThat(out.toString())
         .contains("MIG_STRATEGY: unknown MIG strategy 'sometimes', expected none, single or mixed");
+    StringWriter out2 = new StringWriter();
+    cmd.setErr(new PrintWriter(out2));
+    assertThat(
+            cmd.execute(
+                "device-plugin",
+                "--backend",
+                "simulated",
+                "--node-profile",
+                "dgx-h100",
+                "--health-recovery-period",
+                "soon"))
+        .isEqualTo(2);
+    assertThat(out2.toString()).contains("DP_HEALTH_RECOVERY_PERIOD: invalid duration 'soon'");
   }
 }

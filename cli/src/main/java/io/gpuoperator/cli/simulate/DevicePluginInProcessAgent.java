@@ -54,7 +54,8 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
     }
   }
 
-  private static Path host(AgentContext ctx, String path) {
-    return path == null || path.isBlank() ? null : ctx.hostPath(path);
+  /** Through the container's mounts: the device-plugin config directory is a configMap volume. */
+  private static Path host(AgentContext ctx, String path) throws java.io.IOException {
+    return path == null || path.isBlank() ? null : ContainerPaths.resolve(ctx, path);
   }
 }

@@ -30,13 +30,23 @@ public final class SimulatedGpuBackends implements AutoCloseable {
     }
   }
 
-  /** The node profile of a simulated node: its GPUs, no MIG at start. */
+  /**
+   * The node profile of a simulated node: its GPUs, in MIG mode with the node's MIG devices when it
+   * declares some. A MIG profile the GPU model does not have is an IllegalArgumentException naming
+   * the node.
+   */
   public static NodeProfile profile(NodeDescription d) {
-    List<NodeProfile.GpuGroup> gpus =
-        d.hasGpus()
-            ? List.of(
-                new NodeProfile.GpuGroup(HardwareProfiles.builtIn(d.profile()), d.gpus(), null))
-            : List.of();
+    NodeProfile.MigLayout mig = d.mig().isEmpty() ? null : new NodeProfile.MigLayout(true, d.mig());
+    List<NodeProfile.GpuGroup> gpus;
+    try {
+      gpus =
+          d.hasGpus()
+              ? List.of(
+                  new NodeProfile.GpuGroup(HardwareProfiles.builtIn(d.profile()), d.gpus(), mig))
+              : List.of();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("node " + d.name() + ": " + e.getMessage(), e);
+    }
     String machine =
         d.hasGpus() ? "Simulated " + d.gpus() + "x " + d.profile() : "Simulated CPU node";
     return new NodeProfile(machine, DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);

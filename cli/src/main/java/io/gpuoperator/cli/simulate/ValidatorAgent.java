@@ -48,6 +48,12 @@ public final class ValidatorAgent implements InProcessAgent {
     env.putIfAbsent(SLEEP_INTERVAL, "1");
     GpuBackendOpener opener = backends.apply(ctx.nodeName());
     CommandLine cl = new CommandLine(new ValidatorCommand(env, ctx::client, config -> opener));
-    return cl.execute(ctx.args().toArray(String[]::new));
+    // What the validator prints is the container's log, not the simulator's output.
+    java.io.StringWriter log = new java.io.StringWriter();
+    cl.setOut(new java.io.PrintWriter(log, true));
+    cl.setErr(new java.io.PrintWriter(log, true));
+    int code = cl.execute(ctx.args().toArray(String[]::new));
+    LOG.debug("validator {} on node {}: exit {}: {}", ctx.args(), ctx.nodeName(), code, log);
+    return code;
   }
 }

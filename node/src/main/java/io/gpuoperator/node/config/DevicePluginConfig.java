@@ -23,7 +23,9 @@ public record DevicePluginConfig(
   /** The only supported version. */
   public static final String VERSION = "v1";
 
-  static final Set<String> MIG_STRATEGIES = Set.of("none", "single", "mixed");
+  /** The MIG strategies agents accept. */
+  public static final Set<String> MIG_STRATEGIES = Set.of("none", "single", "mixed");
+
   static final Set<String> DEVICE_LIST_STRATEGIES =
       Set.of("envvar", "volume-mounts", "cdi-annotations", "cdi-cri");
   static final Set<String> DEVICE_ID_STRATEGIES = Set.of("uuid", "index");

@@ -49,8 +49,13 @@ public final class AllocateResponseModel {
     for (String id : ids) {
       PluginDevice d = known.get(id);
       if (d == null) {
+        // The original prints the whole request as a Go slice: unknown device: [a b].
         throw new AllocationRefusedException(
-            "invalid allocation request for \"" + resource.name() + "\": unknown device: " + id);
+            "invalid allocation request for \""
+                + resource.name()
+                + "\": unknown device: ["
+                + String.join(" ", ids)
+                + "]");
       }
       devices.add(d);
     }

@@ -18,7 +18,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,7 +52,7 @@ public final class DevicePluginAgent implements AutoCloseable {
   private WatchService watcher;
   private Thread watchThread;
   private volatile boolean closed;
-  private volatile boolean kubeletCreated;
+  private Path cdiSpecDir;
 
   /**
    * @param kubeletSocket the kubelet's registration socket; plugin sockets go next to it
@@ -96,6 +95,15 @@ public final class DevicePluginAgent implements AutoCloseable {
   }
 
   /**
+   * Writes the plugin's CDI spec into this directory (like {@code /var/run/cdi}) whenever a CDI
+   * device-list strategy is in use; call before {@link #start()}. Null (the default): no spec.
+   */
+  public synchronized DevicePluginAgent withCdiSpecDir(Path dir) {
+    this.cdiSpecDir = dir;
+    return this;
+  }
+
+  /**
    * Starts every resource's server and registers it (when the kubelet is there; otherwise the
    * supervisor registers it once the kubelet appears).
    *
@@ -108,7 +116,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     if (resources.isEmpty()) {
       LOG.warn("no devices to advertise; waiting (as the original: 'Waiting indefinitely')");
     }
+    // Registration below covers the kubelet already there; the supervisor handles any later one.
     kubeletKey = SocketFiles.identity(kubeletSocket);
+    writeCdiSpec(resources, settings);
     for (ResourceSet r : resources) {
       startServer(new ResourceServer(r, settings, kubeletSocket, links, health.unhealthy()));
     }
@@ -127,6 +137,7 @@ public final class DevicePluginAgent implements AutoCloseable {
   public synchronized void reload(DevicePluginSettings next) throws IOException {
     GpuInventory inv = GpuInventory.read(backend, migMinorsFile);
     List<ResourceSet> resources = DeviceResourcesModel.build(inv, next);
+    writeCdiSpec(resources, next);
     settings = next;
     inventory = inv;
     health.inventory(inv);
@@ -147,6 +158,17 @@ public final class DevicePluginAgent implements AutoCloseable {
         startServer(new ResourceServer(r, next, kubeletSocket, links, health.unhealthy()));
       }
     }
+  }
+
+  private void writeCdiSpec(List<ResourceSet> resources, DevicePluginSettings s)
+      throws IOException {
+    if (cdiSpecDir == null
+        || s.deviceListStrategies().stream().noneMatch(DeviceListStrategy::cdi)) {
+      return;
+    }
+    Path file = cdiSpecDir.resolve(CdiSpecModel.FILE_NAME);
+    AtomicFiles.writeJson(file, CdiSpecModel.build(resources, s, p -> Files.exists(Path.of(p))));
+    LOG.info("CDI spec written to {}", file);
   }
 
   /** Stops and starts every resource (new sockets, new registrations), as on SIGHUP. */
@@ -228,21 +250,17 @@ public final class DevicePluginAgent implements AutoCloseable {
       return;
     }
     try {
+      // Inotify only wakes this pass early; the socket's identity decides.
       Object key = SocketFiles.identity(kubeletSocket);
-      boolean created = kubeletCreated;
-      kubeletCreated = false;
-      if (key != null && (created || !Objects.equals(key, kubeletKey))) {
-        boolean restarted = kubeletKey != null || created;
-        kubeletKey = key;
-        if (restarted) {
-          crashes.clear();
-          LOG.info(
-              "{} was re-created (kubelet restart): re-registering every resource", kubeletSocket);
-          restartAll();
-          return;
-        }
-      } else if (key == null) {
+      if (key == null) {
         kubeletKey = null;
+      } else if (!key.equals(kubeletKey)) {
+        // A new kubelet.sock (a restarted kubelet, or the first one): register everything anew.
+        kubeletKey = key;
+        crashes.clear();
+        LOG.info("{} (re)created: re-registering every resource", kubeletSocket);
+        restartAll();
+        return;
       }
       for (String name : List.copyOf(servers.keySet())) {
         ResourceServer s = servers.get(name);
@@ -296,7 +314,6 @@ public final class DevicePluginAgent implements AutoCloseable {
                   WatchKey k = watcher.take();
                   for (WatchEvent<?> ev : k.pollEvents()) {
                     if (ev.context() instanceof Path p && p.toString().equals(name)) {
-                      kubeletCreated = true;
                       supervisor.execute(this::supervise);
                     }
                   }

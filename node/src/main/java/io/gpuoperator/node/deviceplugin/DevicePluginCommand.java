@@ -92,6 +92,13 @@ public class DevicePluginCommand implements Callable<Integer> {
       defaultValue = DevicePluginConstants.KUBELET_SOCKET)
   String kubeletSocket;
 
+  @Option(
+      names = "--cdi-spec-dir",
+      description =
+          "Where the plugin writes its CDI spec when a CDI strategy is used (env CDI_SPEC_DIR;"
+              + " default /var/run/cdi)")
+  String cdiSpecDir;
+
   @Option(names = "--config-file", description = "Config file, version v1 (env CONFIG_FILE)")
   String configFile;
 
@@ -155,6 +162,7 @@ public class DevicePluginCommand implements Callable<Integer> {
     put(merged, PluginNames.ENV_SHARED_DEVICES_ALLOCATION_POLICY, allocationPolicy);
     put(merged, PluginNames.ENV_MPS_ROOT, mpsRoot);
     put(merged, PluginNames.ENV_CONFIG_FILE, configFile);
+    put(merged, PluginNames.ENV_CDI_SPEC_DIR, cdiSpecDir);
     put(merged, PluginNames.ENV_CONFIG_DIR, configDir);
     put(merged, PluginNames.ENV_DEFAULT_CONFIG, defaultConfig);
     put(merged, PluginNames.ENV_HEALTH_RECOVERY_PERIOD, recoveryPeriod);
@@ -168,8 +176,14 @@ public class DevicePluginCommand implements Callable<Integer> {
     DevicePluginRunner runner;
     KubernetesClient client = null;
     try {
-      Duration recovery =
-          GoDuration.parse(merged.getOrDefault(PluginNames.ENV_HEALTH_RECOVERY_PERIOD, "5m"));
+      Duration recovery;
+      try {
+        recovery =
+            GoDuration.parse(merged.getOrDefault(PluginNames.ENV_HEALTH_RECOVERY_PERIOD, "5m"));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            PluginNames.ENV_HEALTH_RECOVERY_PERIOD + ": " + e.getMessage(), e);
+      }
       String node = merged.get(PluginNames.ENV_NODE_NAME);
       ConfigSource source =
           new ConfigSource(
@@ -205,7 +219,10 @@ public class DevicePluginCommand implements Callable<Integer> {
               Path.of("/proc/driver/nvidia-caps/mig-minors"),
               recovery,
               Duration.ofSeconds(1));
-      runner.start();
+      runner
+          .withCdiSpecDir(
+              Path.of(merged.getOrDefault(PluginNames.ENV_CDI_SPEC_DIR, "/var/run/cdi")))
+          .start();
     } catch (ConfigException | IllegalArgumentException e) {
       err.println("device-plugin: " + e.getMessage());
       if (client != null) {

@@ -44,6 +44,7 @@ public final class DevicePluginRunner implements AutoCloseable {
   private volatile String label;
   private Path activeFile;
   private FileTime activeModified;
+  private Path cdiSpecDir;
 
   /**
    * @param env environment with flags laid over it, keyed by the env names
@@ -77,6 +78,25 @@ public final class DevicePluginRunner implements AutoCloseable {
             });
   }
 
+  /**
+   * The settings a config source gives before anything runs (for the command's decisions made
+   * before the GPUs are opened, such as {@code failOnInitError}).
+   */
+  public static DevicePluginSettings initialSettings(
+      ConfigSource source, Map<String, String> env, KubernetesClient client, String nodeName) {
+    return new DevicePluginRunner(
+            null, env, source, client, nodeName, Path.of("."), null, Duration.ZERO, Duration.ZERO)
+        .currentSettingsAndClose();
+  }
+
+  private DevicePluginSettings currentSettingsAndClose() {
+    try {
+      return currentSettings();
+    } finally {
+      fileWatch.shutdownNow();
+    }
+  }
+
   /** Resolves the settings the config source gives now (the first load: errors propagate). */
   public DevicePluginSettings currentSettings() {
     if (source.labelled() && client != null && nodeName != null) {
@@ -96,6 +116,12 @@ public final class DevicePluginRunner implements AutoCloseable {
     return SettingsResolver.resolve(config, env);
   }
 
+  /** Where the plugin writes its CDI spec when a CDI strategy is used (null: nowhere). */
+  public synchronized DevicePluginRunner withCdiSpecDir(Path dir) {
+    this.cdiSpecDir = dir;
+    return this;
+  }
+
   /** Starts the agent and the config watches. */
   public synchronized DevicePluginRunner start() throws IOException {
     agent =
@@ -107,6 +133,7 @@ public final class DevicePluginRunner implements AutoCloseable {
                 XidPolicy.fromEnv(env),
                 recovery,
                 supervise)
+            .withCdiSpecDir(cdiSpecDir)
             .start();
     long period = Math.max(200, supervise.toMillis() * 2);
     fileWatch.scheduleWithFixedDelay(this::checkFile, period, period, TimeUnit.MILLISECONDS);

@@ -34,6 +34,7 @@ public final class HealthMonitor implements AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
   private volatile Set<String> unhealthy = Set.of();
+  private String lastFailure;
 
   /**
    * @param pollInterval longest wait for an event before recovery is checked (and the retry
@@ -88,6 +89,10 @@ public final class HealthMonitor implements AutoCloseable {
           }
         }
         Optional<GpuEvent> event = subscription.poll(pollInterval);
+        if (lastFailure != null) {
+          LOG.info("GPU event stream works again; devices recover after the quiet period");
+          lastFailure = null;
+        }
         long now = System.currentTimeMillis();
         boolean changed;
         synchronized (this) {
@@ -104,7 +109,11 @@ public final class HealthMonitor implements AutoCloseable {
         if (!running) {
           break;
         }
-        LOG.error("GPU event stream failed, marking all devices unhealthy: {}", e.getMessage());
+        if (!java.util.Objects.equals(e.getMessage(), lastFailure)) {
+          // Once per distinct failure: the retry below runs every poll interval.
+          LOG.error("GPU event stream failed, marking all devices unhealthy: {}", e.getMessage());
+          lastFailure = e.getMessage();
+        }
         boolean changed;
         synchronized (this) {
           changed = tracker.onBackendFailure(e.getMessage(), System.currentTimeMillis());

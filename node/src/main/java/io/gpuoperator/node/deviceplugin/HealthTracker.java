@@ -26,11 +26,14 @@ public final class HealthTracker {
   private final Map<String, String> reasons = new HashMap<>();
 
   /**
-   * @param recovery quiet period after which a device is healthy again; zero or negative: never
+   * @param recovery quiet period after which a device is healthy again; zero, negative or {@code
+   *     infinite}: never
    */
   public HealthTracker(XidPolicy policy, Duration recovery, GpuInventory inventory) {
     this.policy = policy;
-    this.recoveryMillis = recovery.toMillis();
+    // "infinite" (or anything beyond a century) means never, like zero.
+    this.recoveryMillis =
+        recovery.compareTo(Duration.ofDays(36_500)) > 0 ? 0 : Math.max(0, recovery.toMillis());
     this.inventory = inventory;
   }
 

@@ -1,9 +1,12 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuLink;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Pairwise affinity of GPUs, read once from the backend: NVLinks weigh most (100 each, as in
@@ -11,6 +14,7 @@ import java.util.List;
  * node (10).
  */
 public final class LinkScores {
+  private static final Logger LOG = LoggerFactory.getLogger(LinkScores.class);
   private final int[][] scores;
 
   LinkScores(int[][] scores) {
@@ -22,15 +26,24 @@ public final class LinkScores {
     return new LinkScores(new int[gpus][gpus]);
   }
 
-  /** Scores every pair of the backend's GPUs. */
+  /**
+   * Scores every pair of the backend's GPUs. A pair whose link the backend cannot report (an old
+   * driver, a lost GPU) is scored by NUMA node alone, so allocation still works.
+   */
   public static LinkScores read(GpuBackend backend) {
     List<GpuDevice> gpus = backend.devices();
     int n = gpus.size();
     int[][] s = new int[n][n];
     for (int a = 0; a < n; a++) {
       for (int b = a + 1; b < n; b++) {
-        GpuLink link = backend.link(a, b);
-        int score = link.nvLinks() * 100 + pcieScore(link);
+        int score;
+        try {
+          GpuLink link = backend.link(a, b);
+          score = link.nvLinks() * 100 + pcieScore(link);
+        } catch (GpuBackendException e) {
+          LOG.warn("no topology between GPUs {} and {}: {}", a, b, e.getMessage());
+          score = 0;
+        }
         if (gpus.get(a).numaNode() >= 0 && gpus.get(a).numaNode() == gpus.get(b).numaNode()) {
           score += 10;
         }

@@ -66,6 +66,7 @@ public final class PluginNames {
   public static final String ENV_MOFED_ENABLED = "MOFED_ENABLED";
   public static final String ENV_KUBELET_SOCKET = "KUBELET_SOCKET";
   public static final String ENV_CONFIG_FILE = "CONFIG_FILE";
+  public static final String ENV_CDI_SPEC_DIR = "CDI_SPEC_DIR";
   public static final String ENV_DISABLE_HEALTHCHECKS = "DP_DISABLE_HEALTHCHECKS";
   public static final String ENV_ENABLE_HEALTHCHECKS = "DP_ENABLE_HEALTHCHECKS";
   public static final String ENV_HEALTH_RECOVERY_PERIOD = "DP_HEALTH_RECOVERY_PERIOD";

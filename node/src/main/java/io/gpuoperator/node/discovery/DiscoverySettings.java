@@ -48,7 +48,6 @@ public record DiscoverySettings(
 
   static final Set<String> OUTPUTS = Set.of("auto", "file", "node-feature", "node-labels");
   static final Set<String> BACKENDS = Set.of("nvml", "simulated");
-  static final Set<String> MIG_STRATEGIES = Set.of("none", "single", "mixed");
 
   /** Values given on the command line (null when not given). */
   public record Flags(
@@ -83,7 +82,7 @@ public record DiscoverySettings(
                 cf == null ? null : cf.migStrategy(),
                 "none")
             .value();
-    oneOf("mig strategy", mig, MIG_STRATEGIES);
+    oneOf("mig strategy", mig, DevicePluginConfig.MIG_STRATEGIES);
     String backend =
         pick(f.backend(), "--backend", env, List.of(DiscoveryEnv.BACKEND), null, "nvml").value();
     oneOf("backend", backend, BACKENDS);

@@ -6,8 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.SortedMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -24,17 +22,19 @@ public final class FeatureDiscoveryAgent {
   private final GpuBackend backend;
   private final LabelSink sink;
   private final String migStrategy;
-  private final DevicePluginConfig config;
+  private final Supplier<DevicePluginConfig> config;
   private final boolean noTimestamp;
   private final Supplier<String> machineType;
   private final BooleanSupplier gpuPresent;
   private final Clock clock;
-  private final CountDownLatch stopped = new CountDownLatch(1);
+  private boolean stopped;
+  private boolean wakeRequested;
 
   /**
    * An agent.
    *
    * @param backend the GPUs; null when the backend failed to start and failures are tolerated
+   * @param config the device-plugin config, asked at every pass (it may be reloaded)
    * @param machineType supplies the machine type (null when unknown)
    * @param gpuPresent PCI discovery: whether an NVIDIA GPU is on the bus
    */
@@ -42,7 +42,7 @@ public final class FeatureDiscoveryAgent {
       GpuBackend backend,
       LabelSink sink,
       String migStrategy,
-      DevicePluginConfig config,
+      Supplier<DevicePluginConfig> config,
       boolean noTimestamp,
       Supplier<String> machineType,
       BooleanSupplier gpuPresent,
@@ -65,7 +65,7 @@ public final class FeatureDiscoveryAgent {
         snapshot,
         new FeatureLabeler.Settings(
             migStrategy,
-            config,
+            config.get(),
             noTimestamp ? null : clock.instant(),
             machineType.get(),
             gpuPresent.getAsBoolean()));
@@ -85,23 +85,50 @@ public final class FeatureDiscoveryAgent {
    */
   public void run(Duration interval) throws InterruptedException {
     LOG.info("labelling every {} into {}", interval, sink.describe());
-    while (stopped.getCount() > 0) {
+    while (!isStopped()) {
       try {
         SortedMap<String, String> labels = pass();
         LOG.info("pass done: {} labels in {}", labels.size(), sink.describe());
       } catch (Exception e) {
         LOG.error("labelling pass failed; the previous labels stay in place: {}", e.toString());
       }
-      long ms = interval.toMillis() <= 0 ? Long.MAX_VALUE : interval.toMillis();
-      if (stopped.await(ms, TimeUnit.MILLISECONDS)) {
+      if (await(interval)) {
         break;
       }
     }
     LOG.info("stopped; labels left in place in {}", sink.describe());
   }
 
+  /** Waits for the interval, a wake-up or a stop; true when stopped. */
+  private synchronized boolean await(Duration interval) throws InterruptedException {
+    long deadline =
+        interval.toMillis() <= 0 || interval.compareTo(Duration.ofDays(3650)) > 0
+            ? Long.MAX_VALUE
+            : System.currentTimeMillis() + interval.toMillis();
+    while (!stopped && !wakeRequested) {
+      long left = deadline - System.currentTimeMillis();
+      if (left <= 0) {
+        break;
+      }
+      wait(left);
+    }
+    wakeRequested = false;
+    return stopped;
+  }
+
+  private synchronized boolean isStopped() {
+    return stopped;
+  }
+
+  /** Runs the next pass now (on SIGHUP, as the original restarts its loop). */
+  public synchronized void wake() {
+    wakeRequested = true;
+    notifyAll();
+  }
+
   /** Ends {@link #run} after the current pass; labels stay. */
-  public void stop() {
-    stopped.countDown();
+  public synchronized void stop() {
+    stopped = true;
+    notifyAll();
   }
 }

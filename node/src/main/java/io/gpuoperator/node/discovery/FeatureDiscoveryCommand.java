@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpuoperator.node.config.ConfigException;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.config.ReloadingConfig;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.nvml.NvmlBackend;
@@ -151,14 +152,19 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
     DiscoverySettings s;
-    DevicePluginConfig config;
+    Supplier<DevicePluginConfig> config;
     try {
       String cfg = configFile;
       if (cfg == null) {
         cfg = firstEnv(DiscoveryEnv.CONFIG_FILE, DiscoveryEnv.CONFIG_FILE_SHARED);
       }
-      config = cfg == null ? DevicePluginConfigs.empty() : DevicePluginConfigs.load(Path.of(cfg));
-      s = DiscoverySettings.resolve(flags(), env, config);
+      if (cfg == null) {
+        DevicePluginConfig empty = DevicePluginConfigs.empty();
+        config = () -> empty;
+      } else {
+        config = new ReloadingConfig(Path.of(cfg));
+      }
+      s = DiscoverySettings.resolve(flags(), env, config.get());
     } catch (ConfigException | ProfileException e) {
       err.println("feature-discovery: " + e.getMessage());
       return 2;
@@ -203,12 +209,23 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
       }
       Thread hook = new Thread(agent::stop, "feature-discovery-stop");
       Runtime.getRuntime().addShutdownHook(hook);
+      onSighup(agent);
       agent.run(s.sleepInterval());
       return 0;
     } finally {
       if (gpus != null) {
         gpus.close();
       }
+    }
+  }
+
+  /** SIGHUP (sent by the config-manager sidecar) runs a pass now, with the config re-read. */
+  @SuppressWarnings("restriction")
+  private static void onSighup(FeatureDiscoveryAgent agent) {
+    try {
+      sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> agent.wake());
+    } catch (IllegalArgumentException | UnsupportedOperationException e) {
+      LOG.warn("no SIGHUP handling here: {}", e.getMessage());
     }
   }
 

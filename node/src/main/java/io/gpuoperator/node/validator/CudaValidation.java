@@ -30,7 +30,7 @@ final class CudaValidation {
       throw new ValidationException("cuda: NODE_NAME (--node-name) is required");
     }
     new PluginValidation(config, client).validate();
-    Pod pod = workload(config);
+    Pod pod = workload(config, resource(client.nodes().withName(config.nodeName()).get()));
     String name = pod.getMetadata().getName();
     String ns = config.namespace();
     client.pods().inNamespace(ns).resource(pod).create();
@@ -69,7 +69,36 @@ final class CudaValidation {
     }
   }
 
+  /**
+   * The resource the workload asks for: {@code nvidia.com/gpu}, or under the mixed MIG strategy (no
+   * {@code nvidia.com/gpu} on the node) the first {@code nvidia.com/mig-*} resource it has.
+   */
+  static String resource(io.fabric8.kubernetes.api.model.Node node) {
+    Map<String, Quantity> allocatable =
+        node == null || node.getStatus() == null || node.getStatus().getAllocatable() == null
+            ? Map.of()
+            : node.getStatus().getAllocatable();
+    if (positive(allocatable.get(ValidatorEnv.GPU_RESOURCE))) {
+      return ValidatorEnv.GPU_RESOURCE;
+    }
+    return new java.util.TreeMap<>(allocatable)
+        .entrySet().stream()
+            .filter(e -> e.getKey().startsWith(ValidatorEnv.MIG_RESOURCE_PREFIX))
+            .filter(e -> positive(e.getValue()))
+            .map(Map.Entry::getKey)
+            .findFirst()
+            .orElse(ValidatorEnv.GPU_RESOURCE);
+  }
+
+  private static boolean positive(Quantity q) {
+    return q != null && Quantity.getAmountInBytes(q).signum() > 0;
+  }
+
   static Pod workload(ValidatorConfig config) {
+    return workload(config, ValidatorEnv.GPU_RESOURCE);
+  }
+
+  static Pod workload(ValidatorConfig config, String resource) {
     String suffix = UUID.randomUUID().toString().substring(0, 5);
     return new PodBuilder()
         .withNewMetadata()
@@ -88,7 +117,7 @@ final class CudaValidation {
         .withImage(config.cudaImage())
         .withCommand("vectorAdd")
         .withNewResources()
-        .withLimits(Map.of(ValidatorEnv.GPU_RESOURCE, new Quantity("1")))
+        .withLimits(Map.of(resource, new Quantity("1")))
         .endResources()
         .endContainer()
         .endSpec()

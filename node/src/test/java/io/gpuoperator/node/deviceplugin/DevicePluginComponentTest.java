@@ -251,7 +251,7 @@ class DevicePluginComponentTest {
                           .build()))
           .hasMessage(
               "UNKNOWN: invalid allocation request for \"nvidia.com/gpu\": unknown device:"
-                  + " GPU-nope");
+                  + " [GPU-nope]");
     } finally {
       ch.shutdownNow();
     }
@@ -265,7 +265,7 @@ class DevicePluginComponentTest {
             PluginHarness.H100X8,
             DevicePluginSettings.defaults(),
             Map.of(),
-            Duration.ofMillis(1500),
+            Duration.ofSeconds(3),
             null,
             "node-a");
     KubeletDeviceManager k = h.kubelet;
@@ -365,9 +365,9 @@ class DevicePluginComponentTest {
         .until(
             () ->
                 k.resources().size() == 3
-                    && k.registrations("nvidia.com/mig-1g.10gb") == 2
-                    && k.registrations("nvidia.com/mig-2g.20gb") == 2
-                    && k.registrations("nvidia.com/mig-3g.40gb") == 2);
+                    && k.registrations("nvidia.com/mig-1g.10gb") >= 2
+                    && k.registrations("nvidia.com/mig-2g.20gb") >= 2
+                    && k.registrations("nvidia.com/mig-3g.40gb") >= 2);
     assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
     await().atMost(WAIT).until(() -> k.devices("nvidia.com/mig-1g.10gb").size() == 4);
     assertThat(k.assignments()).extracting(a -> a.name()).containsExactly("kept");

@@ -43,7 +43,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The device plugin and the kubelet side on a real control plane (API server, scheduler,
@@ -60,7 +59,9 @@ class DevicePluginIT {
   private static final DateTimeFormatter MICRO =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
 
-  @TempDir Path dir;
+  /** One directory for the whole class: the nodes' sockets live across test methods. */
+  private Path dir;
+
   private ControlPlane cp;
   private KubernetesClient admin;
   private ScheduledExecutorService heartbeat;
@@ -70,6 +71,7 @@ class DevicePluginIT {
 
   @BeforeAll
   void startControlPlane() throws Exception {
+    dir = Files.createTempDirectory("device-plugin-it");
     cp =
         ControlPlane.builder()
             .controllerManager(true)
@@ -94,6 +96,11 @@ class DevicePluginIT {
     }
     if (cp != null) {
       cp.close();
+    }
+    if (dir != null) {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
     }
   }
 

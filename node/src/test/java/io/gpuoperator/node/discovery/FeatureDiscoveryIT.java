@@ -53,7 +53,7 @@ class FeatureDiscoveryIT {
               gpus,
               new NodeLabelSink(client, node),
               "mixed",
-              DevicePluginConfigs.empty(),
+              DevicePluginConfigs::empty,
               true,
               () -> gpus.profile().machineType(),
               () -> true,

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
@@ -31,12 +32,29 @@ public final class NodeFacts {
         serviceMonitorCrd,
         gpuNodes.size(),
         nfd,
-        mostCommon(gpuNodes, NodeFacts::osTag, null));
+        mostCommon(gpuNodes, NodeFacts::osTag, null),
+        kernelVersions(gpuNodes));
   }
 
-  /** A node the node-label reconciler marked as having NVIDIA GPUs. */
+  /** Distinct kernels of the GPU nodes, sorted: a precompiled driver gets one DaemonSet each. */
+  private static List<String> kernelVersions(Collection<Node> gpuNodes) {
+    return gpuNodes.stream()
+        .map(n -> labels(n).get(io.gpuoperator.operator.labels.Labels.NFD_KERNEL_FULL))
+        .filter(k -> k != null && !k.isBlank())
+        .distinct()
+        .sorted()
+        .toList();
+  }
+
+  /**
+   * A node the node-label reconciler marked as having NVIDIA GPUs, or will mark: NFD already says
+   * so. The label reconciler runs beside the policy reconciler, so the first render of a new
+   * cluster may come before the label; without this the driver image would lack its OS suffix and
+   * the OnDelete driver DaemonSet would get a second revision that no pod ever runs.
+   */
   public static boolean isGpuNode(Node n) {
-    return "true".equals(labels(n).get(GPU_PRESENT));
+    return "true".equals(labels(n).get(GPU_PRESENT))
+        || io.gpuoperator.operator.labels.NodeLabelRules.isGpuNode(n);
   }
 
   private static String runtime(Node n) {

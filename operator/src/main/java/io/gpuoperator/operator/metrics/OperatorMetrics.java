@@ -79,6 +79,11 @@ public final class OperatorMetrics {
     out.write(gauge.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** How many ClusterPolicy reconciliations ran (for tests and logs). */
+  public long reconciliations() {
+    return (long) reconciliations.get();
+  }
+
   /** The current GPU node count as last reconciled. */
   public double gpuNodes() {
     return gpuNodes;

@@ -105,7 +105,7 @@ public final class DaemonSets {
   }
 
   /** Kubernetes' toleration matching for one taint. */
-  static boolean tolerates(List<Toleration> tolerations, Taint taint) {
+  public static boolean tolerates(List<Toleration> tolerations, Taint taint) {
     if (tolerations == null) {
       return false;
     }

@@ -20,6 +20,7 @@ public final class DcgmExporterModel extends ManifestOperandModel {
   static final String CONTAINER = "nvidia-dcgm-exporter";
   static final String METRICS_DIR = "/etc/dcgm-exporter";
   static final String METRICS_FILE = "dcgm-metrics.csv";
+  static final String READ_PODS = "nvidia-dcgm-exporter-read-pods";
 
   public DcgmExporterModel() {
     super(OperandNames.DCGM_EXPORTER);
@@ -52,10 +53,15 @@ public final class DcgmExporterModel extends ManifestOperandModel {
 
   @Override
   protected boolean keep(HasMetadata object, RenderContext ctx) {
+    DcgmExporterSpec spec = ctx.spec().dcgmExporter;
+    if (object.getMetadata().getName().equals(READ_PODS)) {
+      // Reading pod labels and UIDs needs access to pods, granted only when asked for.
+      return spec != null
+          && (Boolean.TRUE.equals(spec.enablePodLabels) || Boolean.TRUE.equals(spec.enablePodUID));
+    }
     if (!ServiceMonitors.is(object)) {
       return true;
     }
-    DcgmExporterSpec spec = ctx.spec().dcgmExporter;
     return ctx.facts().serviceMonitorCrd()
         && spec != null
         && spec.serviceMonitor != null
@@ -113,10 +119,10 @@ public final class DcgmExporterModel extends ManifestOperandModel {
       pod.setHostPID(true);
     }
     if (Boolean.TRUE.equals(spec.enablePodLabels)) {
-      env(c, "DCGM_EXPORTER_ENABLE_POD_LABELS", "true");
+      env(c, "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_LABELS", "true");
     }
     if (Boolean.TRUE.equals(spec.enablePodUID)) {
-      env(c, "DCGM_EXPORTER_ENABLE_POD_UID", "true");
+      env(c, "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID", "true");
     }
     if (spec.hpcJobMapping != null && Boolean.TRUE.equals(spec.hpcJobMapping.enabled)) {
       String dir =

@@ -113,7 +113,10 @@ public final class DriverModel extends ManifestOperandModel {
             .put(Labels.NFD_KERNEL_FULL, kernel);
         Container driver = DaemonSets.container(copy.getSpec().getTemplate().getSpec(), CONTAINER);
         driver.setImage(precompiledImage(ctx, kernel));
-        env(driver, "KERNEL_VERSION", kernel);
+        // The peermem sidecar runs the driver image too.
+        copy.getSpec().getTemplate().getSpec().getContainers().stream()
+            .filter(c -> c.getName().equals("nvidia-peermem-ctr"))
+            .forEach(c -> c.setImage(driver.getImage()));
         ContentHash.annotate(copy);
         out.add(copy);
       }
@@ -163,9 +166,9 @@ public final class DriverModel extends ManifestOperandModel {
         env(driver, "USE_HOST_MOFED", "true");
       }
     }
+    Sidecars.add(pod, driver, ctx, d, rdma);
     if (Boolean.TRUE.equals(d.usePrecompiled)) {
-      // Precompiled images carry modules built for one kernel; the image has no compilers.
-      env(driver, "USE_PRECOMPILED", "true");
+      // Marks the per-kernel DaemonSets, as the original does.
       ds.getMetadata().getLabels().put("nvidia.com/precompiled", "true");
     }
     if (d.secretEnv != null && !d.secretEnv.isBlank()) {
@@ -173,6 +176,11 @@ public final class DriverModel extends ManifestOperandModel {
       from.add(new EnvFromSourceBuilder().withNewSecretRef(d.secretEnv.trim(), false).build());
       driver.setEnvFrom(from);
     }
+    if (!Boolean.TRUE.equals(d.usePrecompiled)) {
+      // Precompiled images need no package repositories (the original skips these too).
+      DriverConfigMounts.repoAndCerts(pod, driver, d, ctx.facts().osTag());
+    }
+    DriverConfigMounts.driverConfigs(pod, driver, d);
     probe(driver.getStartupProbe(), d.startupProbe);
     probe(driver.getLivenessProbe(), d.livenessProbe);
     probe(driver.getReadinessProbe(), d.readinessProbe);
@@ -185,9 +193,6 @@ public final class DriverModel extends ManifestOperandModel {
     if (m != null && m.env != null) {
       m.env.forEach(e -> env(manager, e.name, e.value));
     }
-    boolean autoUpgrade =
-        d.upgradePolicy == null || !Boolean.FALSE.equals(d.upgradePolicy.autoUpgrade);
-    env(manager, "DRIVER_UPGRADE_MANAGED", String.valueOf(autoUpgrade));
   }
 
   private static void probe(Probe probe, ProbeSpec spec) {

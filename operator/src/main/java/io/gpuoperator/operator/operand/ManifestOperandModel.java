@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
@@ -167,7 +166,11 @@ public abstract class ManifestOperandModel implements OperandModel {
     List<LocalObjectReference> refs = new ArrayList<>();
     secrets.forEach(s -> refs.add(new LocalObjectReference(s)));
     pod.setImagePullSecrets(refs.isEmpty() ? null : refs);
-    if (usesRuntimeClass() && !"docker".equals(ctx.facts().containerRuntime())) {
+    // With the CDI NRI plugin there are no RuntimeClasses (pre-requisites is off): the plugin
+    // injects devices for the default runtime.
+    if (usesRuntimeClass()
+        && !"docker".equals(ctx.facts().containerRuntime())
+        && new PreRequisitesModel().enabled(ctx.policy(), ctx.facts())) {
       pod.setRuntimeClassName(ctx.runtimeClass());
     }
   }
@@ -248,10 +251,5 @@ public abstract class ManifestOperandModel implements OperandModel {
       }
     }
     return out;
-  }
-
-  /** Whether a toleration list tolerates the taint (used by tests and plan). */
-  static boolean tolerates(List<Toleration> tolerations, io.fabric8.kubernetes.api.model.Taint t) {
-    return DaemonSets.tolerates(tolerations, t);
   }
 }

@@ -27,14 +27,24 @@ public final class Manifests {
   public static final String ROOT = "manifests";
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  private static final Map<String, List<String>> TEXTS = new ConcurrentHashMap<>();
+
+  /** Parsed once per operand; callers get deep copies (YAML parsing dominated rendering). */
+  private static final Map<String, List<HasMetadata>> PROTOTYPES = new ConcurrentHashMap<>();
 
   private Manifests() {}
 
   /** Fresh, mutable copies of the operand's objects, in apply order. */
   public static List<HasMetadata> load(String folder) {
     List<HasMetadata> out = new ArrayList<>();
-    for (String text : TEXTS.computeIfAbsent(folder, Manifests::read)) {
+    for (HasMetadata prototype : PROTOTYPES.computeIfAbsent(folder, Manifests::parse)) {
+      out.add(SERIALIZATION.clone(prototype));
+    }
+    return out;
+  }
+
+  private static List<HasMetadata> parse(String folder) {
+    List<HasMetadata> out = new ArrayList<>();
+    for (String text : read(folder)) {
       Object parsed = SERIALIZATION.unmarshal(text);
       if (parsed instanceof HasMetadata object) {
         out.add(object);
@@ -45,7 +55,7 @@ public final class Manifests {
             ROOT + "/" + folder + ": not a Kubernetes object: " + parsed);
       }
     }
-    return out;
+    return List.copyOf(out);
   }
 
   /** The manifest file names of an operand folder, sorted. */

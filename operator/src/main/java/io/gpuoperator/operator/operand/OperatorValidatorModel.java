@@ -53,20 +53,16 @@ public final class OperatorValidatorModel extends ManifestOperandModel {
     var pod = ds.getSpec().getTemplate().getSpec();
     env(DaemonSets.container(pod, "plugin-validation"), "MIG_STRATEGY", ctx.migStrategy());
     String cdi = String.valueOf(ctx.cdiEnabled());
-    env(DaemonSets.container(pod, "toolkit-validation"), "CDI_ENABLED", cdi);
+    String runtime =
+        ctx.facts().containerRuntime() == null ? "containerd" : ctx.facts().containerRuntime();
+    Container toolkit = DaemonSets.container(pod, "toolkit-validation");
+    env(toolkit, "CDI_ENABLED", cdi);
+    env(toolkit, "RUNTIME", runtime);
     env(DaemonSets.container(pod, "cuda-validation"), "CDI_ENABLED", cdi);
-    // The cuda and plugin validations start workload pods with the validator's own image.
-    for (String step : new String[] {"cuda-validation", "plugin-validation"}) {
-      Container c = DaemonSets.container(pod, step);
-      env(c, "VALIDATOR_IMAGE", c.getImage());
-      env(c, "VALIDATOR_IMAGE_PULL_POLICY", c.getImagePullPolicy());
-    }
-    boolean driver = new DriverModel().enabled(ctx.policy(), ctx.facts());
-    // Without a driver container the validator must find the host's driver instead of waiting.
-    env(DaemonSets.container(pod, "driver-validation"), "DRIVER_CONTAINER", String.valueOf(driver));
-    boolean plugin = new DevicePluginModel().enabled(ctx.policy(), ctx.facts());
-    if (!plugin) {
-      env(DaemonSets.container(pod, "plugin-validation"), "SKIP_VALIDATION", "true");
+    if (!new DevicePluginModel().enabled(ctx.policy(), ctx.facts())) {
+      // Without a device plugin no node ever advertises nvidia.com/gpu: the step would wait
+      // forever and keep the validator (and everything waiting on it) from becoming ready.
+      pod.getInitContainers().removeIf(c -> c.getName().equals("plugin-validation"));
     }
   }
 }

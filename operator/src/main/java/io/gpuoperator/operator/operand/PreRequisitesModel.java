@@ -13,6 +13,8 @@ import io.gpuoperator.operator.cluster.ClusterFacts;
  */
 public final class PreRequisitesModel extends ManifestOperandModel {
   static final String DEFAULT_RUNTIME_CLASS = "nvidia";
+  private static final java.util.Set<String> FIXED =
+      java.util.Set.of("nvidia-cdi", "nvidia-legacy");
 
   public PreRequisitesModel() {
     super(OperandNames.PRE_REQUISITES);
@@ -37,6 +39,14 @@ public final class PreRequisitesModel extends ManifestOperandModel {
   @Override
   protected String mainContainer() {
     return null;
+  }
+
+  /** A custom runtime class that is one of the fixed ones must not be rendered twice. */
+  @Override
+  protected boolean keep(HasMetadata object, RenderContext ctx) {
+    return !(DEFAULT_RUNTIME_CLASS.equals(object.getMetadata().getName())
+        && !DEFAULT_RUNTIME_CLASS.equals(ctx.runtimeClass())
+        && FIXED.contains(ctx.runtimeClass()));
   }
 
   @Override

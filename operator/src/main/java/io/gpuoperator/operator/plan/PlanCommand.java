@@ -76,6 +76,11 @@ public class PlanCommand implements Callable<Integer> {
       description = "Operator namespace (default: $OPERATOR_NAMESPACE or gpu-operator).")
   String namespace;
 
+  @Option(
+      names = "--manifests",
+      description = "Also print the YAML of every object to create or update.")
+  boolean manifests;
+
   /** Environment source, replaceable in tests. */
   Map<String, String> env = System.getenv();
 
@@ -122,6 +127,9 @@ public class PlanCommand implements Callable<Integer> {
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }
       out.print(PlanPrinter.print(plan, source));
+      if (manifests) {
+        out.print(PlanPrinter.manifests(plan));
+      }
       out.flush();
       return 0;
     } catch (PolicyValidationException e) {

@@ -71,6 +71,12 @@ public final class PlanPrinter {
         if (!n.change().isEmpty()) {
           out.append("    change: ").append(n.change().describe()).append('\n');
         }
+        if (!n.runs().isEmpty()) {
+          out.append("    runs: ").append(String.join(", ", n.runs())).append('\n');
+        }
+        if (!n.blocked().isEmpty()) {
+          out.append("    blocked: ").append(String.join(", ", n.blocked())).append('\n');
+        }
       }
     }
     long changedNodes = plan.nodes().stream().filter(n -> !n.change().isEmpty()).count();
@@ -91,6 +97,29 @@ public final class PlanPrinter {
           .append(" node(s) change");
     }
     out.append('\n');
+    return out.toString();
+  }
+
+  /** The rendered YAML of every object the plan creates or updates, as one multi-document. */
+  public static String manifests(Plan plan) {
+    var wanted =
+        plan.objects().stream()
+            .filter(
+                e ->
+                    e.action() == ObjectDiff.Action.CREATE
+                        || e.action() == ObjectDiff.Action.UPDATE)
+            .map(e -> e.kind() + "/" + e.namespace() + "/" + e.name())
+            .collect(Collectors.toSet());
+    StringBuilder out = new StringBuilder();
+    for (RenderedOperand op : plan.operands()) {
+      for (var o : op.objects()) {
+        if (wanted.contains(
+            o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName())) {
+          String yaml = io.fabric8.kubernetes.client.utils.Serialization.asYaml(o);
+          out.append(yaml.startsWith("---") ? yaml : "---\n" + yaml);
+        }
+      }
+    }
     return out.toString();
   }
 

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,7 +15,9 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeFacts;
+import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
@@ -23,6 +26,7 @@ import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
+import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
@@ -59,6 +63,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   static final String DAEMONSETS = "daemonsets";
   static final String NODES = "nodes";
   static final String PEERS = "policies";
+  static final String CRDS = "monitoring-crd";
 
   private final KubernetesClient client;
   private final OperatorConfig config;
@@ -74,6 +79,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+  private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
+  private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
   private volatile OperandApplier applier;
 
   public ClusterPolicyReconciler(
@@ -106,12 +113,13 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
                 .withName(NODES)
+                .withItemStore(NodeSlimming.store())
                 .withSecondaryToPrimaryMapper(n -> allPolicies(policies))
                 .withOnUpdateFilter(ClusterPolicyReconciler::factsChanged)
                 .build(),
             context);
     // Another policy appearing, changing or going away can change which one is active.
-    InformerEventSource<ClusterPolicy, ClusterPolicy> peers =
+    peers =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(ClusterPolicy.class, ClusterPolicy.class)
                 .withName(PEERS)
@@ -125,15 +133,27 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                                 b.getMetadata().getDeletionTimestamp()))
                 .build(),
             context);
+    // Installing the Prometheus operator later must add the ServiceMonitors: watch that one CRD.
+    monitoringCrd =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(
+                    CustomResourceDefinition.class, ClusterPolicy.class)
+                .withName(CRDS)
+                .withFieldSelector(
+                    new FieldSelector(
+                        new FieldSelector.Field("metadata.name", Kinds.SERVICE_MONITOR_CRD)))
+                .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
+                .build(),
+            context);
     applier = new OperandApplier(client, config.namespace(), daemonSets);
-    return List.of(daemonSets, nodes, peers);
+    return List.of(daemonSets, nodes, peers, monitoringCrd);
   }
 
   private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
     return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
-  /** Only label changes that alter the facts (GPU presence, NFD, OS) re-render the policy. */
+  /** Only label changes that alter the facts (GPU presence, NFD GPU, OS) re-render the policy. */
   static boolean factsChanged(Node before, Node after) {
     Map<String, String> a = relevant(before);
     Map<String, String> b = relevant(after);
@@ -145,18 +165,17 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     if (l == null) {
       return Map.of();
     }
-    return l.entrySet().stream()
-        .filter(
-            e ->
-                e.getKey().equals(NodeFacts.GPU_PRESENT)
-                    || e.getKey().equals(NodeFacts.OS_ID)
-                    || e.getKey().equals(NodeFacts.OS_VERSION))
-        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))
-        .entrySet()
-        .stream()
-        .collect(
-            Collectors.toMap(
-                Map.Entry::getKey, Map.Entry::getValue, (x, y) -> x, java.util.TreeMap::new));
+    Map<String, String> out = new java.util.HashMap<>();
+    List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
+    keys.addAll(
+        List.of(
+            NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION, Labels.NFD_KERNEL_FULL));
+    for (String key : keys) {
+      if (l.containsKey(key)) {
+        out.put(key, l.get(key));
+      }
+    }
+    return out;
   }
 
   @Override
@@ -164,7 +183,14 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       ClusterPolicy policy, Context<ClusterPolicy> context) {
     String name = policy.getMetadata().getName();
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
-    List<ClusterPolicy> all = context.getPrimaryCache().list().toList();
+    // The peers informer, not the primary cache: its events are what re-run this decision, so
+    // reading its own cache cannot miss the change that triggered them (a deleted active policy).
+    List<ClusterPolicy> all = peers.list().toList();
+    // Forget what this process remembers about policies that no longer exist.
+    Set<String> uids = all.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
+    uids.add(policy.getMetadata().getUid());
+    lastValid.keySet().retainAll(uids);
+    lastWritten.keySet().retainAll(uids);
     ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
     if (!active.getMetadata().getName().equals(name)) {
       LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());
@@ -266,14 +292,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   private ClusterFacts facts() {
     List<Node> all = nodes.list().toList();
-    boolean serviceMonitors =
-        client
-                .apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(Kinds.SERVICE_MONITOR_CRD)
-                .get()
-            != null;
+    boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
     return NodeFacts.of(all, kubernetesVersion, serviceMonitors);
   }
 

@@ -43,9 +43,14 @@ public class NodeLabelReconciler implements Reconciler<Node> {
 
   private volatile InformerEventSource<ClusterPolicy, Node> policies;
 
-  public NodeLabelReconciler(KubernetesClient client, NodeLabelPlanner planner) {
+  /** Only a valid spec drives labels and taints (an invalid edit keeps the last valid one). */
+  private final LastValidPolicy valid;
+
+  public NodeLabelReconciler(
+      KubernetesClient client, NodeLabelPlanner planner, LastValidPolicy valid) {
     this.client = client;
     this.planner = planner;
+    this.valid = valid;
   }
 
   @Override
@@ -69,14 +74,18 @@ public class NodeLabelReconciler implements Reconciler<Node> {
   @Override
   public UpdateControl<Node> reconcile(Node node, Context<Node> context) {
     String name = node.getMetadata().getName();
-    Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList());
+    Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList()).flatMap(valid::of);
     if (active.isEmpty()) {
       return UpdateControl.noUpdate();
     }
     Long ours = written.get(name);
     Long seen = version(node);
-    if (ours != null && seen != null && seen < ours) {
-      return UpdateControl.noUpdate();
+    if (ours != null && seen != null) {
+      if (seen < ours) {
+        return UpdateControl.noUpdate();
+      }
+      // The cache has caught up with our write: the guard is no longer needed for this node.
+      written.remove(name, ours);
     }
     Optional<String> patch = planner.mergePatch(node, active.get());
     if (patch.isEmpty()) {

@@ -12,12 +12,10 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -93,6 +91,9 @@ public final class OperandApplier {
       }
       Set<ObjectKey> existing = known.getOrDefault(operand.name(), Set.of());
       for (ObjectKey key : existing) {
+        if (!serviceMonitors && key.apiVersion().equals(Kinds.API_VERSION)) {
+          continue; // the CRD is gone, and its objects with it
+        }
         if (!wanted.contains(key)) {
           delete(owner, operand.name(), key);
           deleted++;
@@ -222,24 +223,17 @@ public final class OperandApplier {
         owner.getMetadata().getName(),
         key,
         operand);
-    var resources = client.genericKubernetesResources(key.apiVersion(), key.kind());
-    if (key.namespace() == null) {
-      resources.withName(key.name()).delete();
-    } else {
-      resources.inNamespace(key.namespace()).withName(key.name()).delete();
-    }
-  }
-
-  /** Live DaemonSets of an operand's rendering, from the informer cache. */
-  public List<Optional<DaemonSet>> liveDaemonSets(RenderedOperand operand) {
-    List<Optional<DaemonSet>> out = new ArrayList<>();
-    for (HasMetadata o : operand.objects()) {
-      if (o instanceof DaemonSet ds) {
-        String ns =
-            ds.getMetadata().getNamespace() == null ? namespace : ds.getMetadata().getNamespace();
-        out.add(daemonSets.get(new ResourceID(ds.getMetadata().getName(), ns)));
+    try {
+      var resources = client.genericKubernetesResources(key.apiVersion(), key.kind());
+      if (key.namespace() == null) {
+        resources.withName(key.name()).delete();
+      } else {
+        resources.inNamespace(key.namespace()).withName(key.name()).delete();
+      }
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
       }
     }
-    return out;
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
+import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
@@ -40,6 +41,7 @@ public final class GpuOperator implements AutoCloseable {
   private final Operator operator;
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean closing = new AtomicBoolean();
   private HttpEndpoints metricsServer;
   private HttpEndpoints healthServer;
 
@@ -77,23 +79,22 @@ public final class GpuOperator implements AutoCloseable {
                                   options.identity());
                               leader.set(true);
                             },
-                            () -> {
-                              LOG.warn(
-                                  "Lease {}: {} lost the lease",
-                                  ReconcilerKeys.LEASE_NAME,
-                                  options.identity());
-                              leader.set(false);
-                            },
+                            () -> lostLease(),
                             id -> {}),
-                        options.exitOnLostLease()));
+                        // JOSDK's own exit would call System.exit inside our shutdown hook and
+                        // hang; lostLease() exits only when the lease is lost while running.
+                        false));
               }
             });
     operator.register(
         new ClusterPolicyReconciler(client, config, renderer, metrics),
         c -> c.withName("clusterpolicy"));
     operator.register(
-        new NodeLabelReconciler(client, planner),
-        c -> c.withGenerationAware(false).withName("nodelabels"));
+        new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
+        c ->
+            c.withGenerationAware(false)
+                .withName("nodelabels")
+                .withItemStore(io.gpuoperator.operator.cluster.NodeSlimming.store()));
     if (!config.leaderElection()) {
       leader.set(true);
     }
@@ -140,6 +141,22 @@ public final class GpuOperator implements AutoCloseable {
     return ok ? 200 : 503;
   }
 
+  /**
+   * Called when leadership ends: on close (nothing to do) or because the lease was lost while
+   * running, when the process exits (if so configured) so that two replicas never reconcile at
+   * once.
+   */
+  private void lostLease() {
+    leader.set(false);
+    if (closing.get()) {
+      return;
+    }
+    LOG.warn("Lease {}: {} lost the lease", ReconcilerKeys.LEASE_NAME, options.identity());
+    if (options.exitOnLostLease()) {
+      new Thread(() -> System.exit(1), "gpu-operator-exit").start();
+    }
+  }
+
   public boolean isLeader() {
     return leader.get();
   }
@@ -163,6 +180,7 @@ public final class GpuOperator implements AutoCloseable {
   /** Stops reconciling; the lease is not released, as when the process dies. */
   @Override
   public void close() {
+    closing.set(true);
     started.set(false);
     try {
       operator.stop();

@@ -112,6 +112,19 @@ public final class PolicyValidator {
               "a precompiled driver needs a driver branch as version (e.g. 570), not a digest:"
                   + " the image tag is derived from it per kernel"));
     }
+    if (Boolean.TRUE.equals(d.usePrecompiled)) {
+      Map<String, ComponentSpec> extras = new LinkedHashMap<>();
+      extras.put("spec.gds.enabled", spec.gds);
+      extras.put("spec.gdrcopy.enabled", spec.gdrcopy);
+      for (var e : extras.entrySet()) {
+        if (e.getValue() != null && Boolean.TRUE.equals(e.getValue().enabled)) {
+          out.add(
+              new Violation(
+                  e.getKey(),
+                  "is not supported with a precompiled driver (spec.driver.usePrecompiled=true)"));
+        }
+      }
+    }
     if (crd && Boolean.TRUE.equals(d.usePrecompiled)) {
       out.add(
           new Violation(
@@ -136,9 +149,31 @@ public final class PolicyValidator {
                 "must be 0 (unlimited) or more, got " + d.upgradePolicy.maxParallelUpgrades));
       }
     }
-    if (d.secretEnv != null && !d.secretEnv.isBlank()) {
-      dnsName(d.secretEnv.trim(), "spec.driver.secretEnv", out);
-    }
+    Map<String, String> refs = new LinkedHashMap<>();
+    refs.put("spec.driver.secretEnv", d.secretEnv);
+    refs.put(
+        "spec.driver.repoConfig.configMapName",
+        d.repoConfig == null ? null : d.repoConfig.configMapName);
+    refs.put("spec.driver.certConfig.name", d.certConfig == null ? null : d.certConfig.name);
+    refs.put(
+        "spec.driver.kernelModuleConfig.name",
+        d.kernelModuleConfig == null ? null : d.kernelModuleConfig.name);
+    refs.put(
+        "spec.driver.licensingConfig.secretName",
+        d.licensingConfig == null ? null : d.licensingConfig.secretName);
+    refs.put(
+        "spec.driver.licensingConfig.configMapName",
+        d.licensingConfig == null ? null : d.licensingConfig.configMapName);
+    refs.put(
+        "spec.driver.virtualTopology.config",
+        d.virtualTopology == null ? null : d.virtualTopology.config);
+    // Empty means "not used" (the original's Helm chart writes "" for every unused reference).
+    refs.forEach(
+        (path, name) -> {
+          if (name != null && !name.isBlank()) {
+            dnsName(name.trim(), path, out);
+          }
+        });
   }
 
   /** Image triples, env names and resources of every section the operator renders. */
@@ -405,9 +440,20 @@ public final class PolicyValidator {
     }
   }
 
-  /** The layout names of the default mig-parted ConfigMap. */
-  @SuppressWarnings("unchecked")
+  private static volatile Set<String> defaultMigConfigs;
+
+  /** The layout names of the default mig-parted ConfigMap (read once). */
   static Set<String> defaultMigConfigs() {
+    Set<String> names = defaultMigConfigs;
+    if (names == null) {
+      names = readDefaultMigConfigs();
+      defaultMigConfigs = names;
+    }
+    return names;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> readDefaultMigConfigs() {
     ConfigMap cm =
         Manifests.load(OperandNames.MIG_MANAGER).stream()
             .filter(ConfigMap.class::isInstance)
@@ -417,7 +463,7 @@ public final class PolicyValidator {
             .orElseThrow();
     Map<String, Object> config =
         Serialization.unmarshal(cm.getData().get("config.yaml"), Map.class);
-    return ((Map<String, Object>) config.get("mig-configs")).keySet();
+    return Set.copyOf(((Map<String, Object>) config.get("mig-configs")).keySet());
   }
 
   private static void dcgmExporter(ClusterPolicySpec spec, List<Violation> out) {

@@ -50,11 +50,51 @@ class NodeFactsTest {
   }
 
   @Test
+  void nfdGpuNodeCountsBeforeTheOperatorLabelledIt() {
+    var facts =
+        NodeFacts.of(
+            List.of(
+                node(
+                    "g1",
+                    Map.of(
+                        "feature.node.kubernetes.io/pci-10de.present",
+                        "true",
+                        NodeFacts.OS_ID,
+                        "ubuntu",
+                        NodeFacts.OS_VERSION,
+                        "22.04"),
+                    "containerd://1.7.2"),
+                node(
+                    "cpu",
+                    Map.of(NodeFacts.OS_ID, "rhel", NodeFacts.OS_VERSION, "9.2"),
+                    "containerd://1.7.2")),
+            "v1.20.2",
+            false);
+    assertThat(facts.gpuNodeCount()).isEqualTo(1);
+    assertThat(facts.osTag()).isEqualTo("ubuntu22.04");
+  }
+
+  @Test
   void noNodesMeansNoGpusNoNfdAndDefaultRuntime() {
     var facts = NodeFacts.of(List.of(), "v1.20.2", false);
     assertThat(facts.gpuNodeCount()).isZero();
     assertThat(facts.nfdLabelsPresent()).isFalse();
     assertThat(facts.containerRuntime()).isEqualTo("containerd");
     assertThat(facts.osTag()).isNull();
+  }
+
+  @Test
+  void kernelsOfGpuNodesOnlyDistinctAndSorted() {
+    String kernel = "feature.node.kubernetes.io/kernel-version.full";
+    var facts =
+        NodeFacts.of(
+            List.of(
+                node("g1", Map.of("nvidia.com/gpu.present", "true", kernel, "6.8.0-45"), null),
+                node("g2", Map.of("nvidia.com/gpu.present", "true", kernel, "5.15.0-1"), null),
+                node("g3", Map.of("nvidia.com/gpu.present", "true", kernel, "6.8.0-45"), null),
+                node("cpu", Map.of(kernel, "4.19.0"), null)),
+            "v1.20.2",
+            false);
+    assertThat(facts.kernelVersions()).containsExactly("5.15.0-1", "6.8.0-45");
   }
 }

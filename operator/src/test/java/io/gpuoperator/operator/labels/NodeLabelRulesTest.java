@@ -314,4 +314,22 @@ class NodeLabelRulesTest {
         .contains("+nvidia.com/gpu.present=true")
         .contains("+taint nvidia.com/gpu=present:NoSchedule");
   }
+
+  @Test
+  void ownedKeysCoverEveryLabelTheRulesWrite() {
+    var owned = NodeLabelRules.ownedLabelKeys(Policies.minimal());
+    ClusterPolicy p = Policies.minimal();
+    p.getSpec().sandboxWorkloads = new SandboxWorkloadsSpec();
+    p.getSpec().sandboxWorkloads.enabled = true;
+    p.getSpec().migManager = new MigManagerSpec();
+    p.getSpec().migManager.config = new NamedRef("c");
+    p.getSpec().migManager.config.defaultEntry = "all-disabled";
+    for (String workload : List.of("container", "vm-passthrough", "vm-vgpu")) {
+      Node n =
+          node(
+              Map.of(
+                  NFD_GPU, "true", Labels.MIG_CAPABLE, "true", Labels.WORKLOAD_CONFIG, workload));
+      assertThat(owned).containsAll(NodeLabelRules.change(n, p).labelsToSet().keySet());
+    }
+  }
 }

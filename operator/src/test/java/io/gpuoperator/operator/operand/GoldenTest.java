@@ -55,8 +55,13 @@ class GoldenTest {
               ClusterFacts.offline(3, "ubuntu24.04")
                   .withKernelVersions(List.of("6.8.0-60-generic", "6.8.0-51-generic")),
               Map.of()),
+          new Case("cdi-nri", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
           new Case(
               "cdi-off", new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"), Map.of()),
+          new Case(
+              "driver-airgapped",
+              new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"),
+              Map.of()),
           new Case("mig-mixed", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
           new Case(
               "custom-images",

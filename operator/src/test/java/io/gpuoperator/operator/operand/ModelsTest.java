@@ -172,9 +172,31 @@ class ModelsTest {
                 .getSpec()
                 .getRuntimeClassName())
         .isNull();
+    p.getSpec().operator.runtimeClass = "nvidia-cdi";
+    assertThat(
+            render(new PreRequisitesModel(), p, Policies.facts()).stream()
+                .map(o -> o.getMetadata().getName()))
+        .containsExactly("nvidia-cdi", "nvidia-legacy");
     p.getSpec().cdi = new CdiSpec();
     p.getSpec().cdi.nriPluginEnabled = true;
     assertThat(new PreRequisitesModel().enabled(p, Policies.facts())).isFalse();
+  }
+
+  @Test
+  void manifestFilesAreNumberedAndEachDaemonSetIsSelectedByItsOwnDeployLabel() {
+    for (OperandModel m : Operands.ordered()) {
+      assertThat(Manifests.files(m.name()))
+          .as(m.name())
+          .isNotEmpty()
+          .allMatch(f -> f.matches("\\d{4}_[a-z0-9_-]+\\.yaml"));
+      var daemonSets =
+          Manifests.load(m.name()).stream().filter(DaemonSet.class::isInstance).toList();
+      assertThat(daemonSets.size()).as(m.name()).isLessThanOrEqualTo(1);
+      daemonSets.forEach(
+          d ->
+              assertThat(((DaemonSet) d).getSpec().getTemplate().getSpec().getNodeSelector())
+                  .containsEntry("nvidia.com/gpu.deploy." + m.name(), "true"));
+    }
   }
 
   @Test

@@ -83,6 +83,37 @@ class PlanCommandTest {
   }
 
   @Test
+  void nodesWithTaintsTheOperandsDoNotTolerateAreReported() throws IOException {
+    Path nodes =
+        write(
+            "tainted.yaml",
+            String.join(
+                "\n",
+                "apiVersion: v1",
+                "kind: List",
+                "items:",
+                "  - apiVersion: v1",
+                "    kind: Node",
+                "    metadata:",
+                "      name: reserved-gpu",
+                "      labels:",
+                "        feature.node.kubernetes.io/pci-10de.present: 'true'",
+                "    spec:",
+                "      taints:",
+                "        - key: node.kubernetes.io/unschedulable",
+                "          effect: NoSchedule",
+                "        - key: dedicated",
+                "          value: training",
+                "          effect: NoSchedule",
+                ""));
+    Run r = run("-f", sample().toString(), "--nodes", nodes.toString());
+    assertThat(r.rc()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("    blocked: nvidia-driver-daemonset (taint dedicated=training:NoSchedule)")
+        .doesNotContain("    runs:");
+  }
+
+  @Test
   void invalidPolicyExitsOneNamingEachField() throws IOException {
     Path p =
         write(
@@ -155,9 +186,13 @@ class PlanCommandTest {
   }
 
   @Test
-  void namespaceOptionMovesEveryNamespacedObject() throws IOException {
-    Run r = run("-f", sample().toString(), "-n", "nvidia-gpu-operator");
+  void manifestsOptionPrintsTheObjectsInTheChosenNamespace() throws IOException {
+    Run r = run("-f", sample().toString(), "-n", "nvidia-gpu-operator", "--manifests");
     assertThat(r.rc()).isZero();
-    assertThat(r.out()).contains("DaemonSet/nvidia-driver-daemonset: create");
+    assertThat(r.out())
+        .contains("DaemonSet/nvidia-driver-daemonset: create")
+        .contains("kind: \"DaemonSet\"")
+        .contains("name: \"nvidia-device-plugin-daemonset\"\n  namespace: \"nvidia-gpu-operator\"")
+        .doesNotContain("namespace: \"gpu-operator\"");
   }
 }

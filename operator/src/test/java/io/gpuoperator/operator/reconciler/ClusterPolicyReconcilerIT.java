@@ -188,6 +188,18 @@ class ClusterPolicyReconcilerIT {
               assertThat(notReady(p)).containsExactlyInAnyOrderElementsOf(SAMPLE_DS_OPERANDS);
             });
 
+    // The driver is OnDelete: a status saying 2/2 is not enough without ready pods of the newest
+    // ControllerRevision.
+    ItCluster.markStatus(admin, daemonSet("nvidia-driver-daemonset"), GPU_NODES.size());
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(policy().getStatus().operands)
+                    .filteredOn(o -> o.name.equals("driver"))
+                    .singleElement()
+                    .satisfies(o -> assertThat(o.reason).contains("ControllerRevision")));
+
     // Every DaemonSet but the device plugin's ready: the status names only that one.
     for (String name : SAMPLE_DAEMONSETS) {
       if (!name.equals("nvidia-device-plugin-daemonset")) {
@@ -238,6 +250,24 @@ class ClusterPolicyReconcilerIT {
 
   @Test
   @Order(3)
+  void aRestartedOperatorReconcilesEverythingAndWritesNothing() throws Exception {
+    long mark = audit.mark();
+    operator.close();
+    // Same identity: it holds the Lease already, so it leads again at once.
+    operator =
+        OperatorInstance.start(
+            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    await().atMost(Duration.ofSeconds(30)).until(operator.operator::isLeader);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> operator.operator.metrics().reconciliations() > 0);
+    Thread.sleep(5_000);
+    assertThat(audit.writesSince(mark, operator.userAgent)).isEmpty();
+    assertThat(policy().getStatus().state).isEqualTo(State.READY);
+  }
+
+  @Test
+  @Order(4)
   void disablingAnOperandRemovesItsObjectsAndReenablingRecreatesThem() {
     patchPolicy("{\"spec\":{\"gfd\":{\"enabled\":false}}}");
     await()
@@ -274,7 +304,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void aUsersDeployPinSurvivesReconciliation() throws Exception {
     admin
         .nodes()
@@ -306,7 +336,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void anInvalidPolicyIsReportedAndLeavesTheDaemonSetsAlone() throws Exception {
     Map<String, String> before =
         daemonSets().stream()
@@ -360,8 +390,8 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(6)
-  void aSecondPolicyIsIgnoredAndSaysWhichIsActive() {
+  @Order(7)
+  void aSecondPolicyIsIgnoredUntilTheActiveOneIsDeleted() {
     admin.resource(ItCluster.samplePolicy("zz-second-policy")).create();
     await()
         .atMost(Duration.ofSeconds(30))
@@ -376,7 +406,76 @@ class ClusterPolicyReconcilerIT {
     assertThat(daemonSet("nvidia-driver-daemonset").getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(o -> assertThat(o.getName()).isEqualTo(POLICY));
-    admin.resources(ClusterPolicy.class).withName("zz-second-policy").delete();
+
+    // The active policy goes away: the other one takes over the operands.
+    admin.resources(ClusterPolicy.class).withName(POLICY).delete();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              ClusterPolicy second =
+                  admin.resources(ClusterPolicy.class).withName("zz-second-policy").get();
+              assertThat(second.getStatus().state).isNotEqualTo(State.IGNORED);
+              assertThat(daemonSets())
+                  .extracting(d -> d.getMetadata().getName())
+                  .containsExactlyInAnyOrderElementsOf(SAMPLE_DAEMONSETS);
+              assertThat(daemonSet("nvidia-driver-daemonset").getMetadata().getOwnerReferences())
+                  .singleElement()
+                  .satisfies(o -> assertThat(o.getName()).isEqualTo("zz-second-policy"));
+            });
+  }
+
+  @Test
+  @Order(8)
+  void serviceMonitorsAppearOnceTheirCrdIsInstalled() {
+    var crd =
+        new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
+            .withNewMetadata()
+            .withName(Kinds.SERVICE_MONITOR_CRD)
+            .endMetadata()
+            .withNewSpec()
+            .withGroup("monitoring.coreos.com")
+            .withScope("Namespaced")
+            .withNewNames()
+            .withKind("ServiceMonitor")
+            .withPlural("servicemonitors")
+            .withSingular("servicemonitor")
+            .withListKind("ServiceMonitorList")
+            .endNames()
+            .addNewVersion()
+            .withName("v1")
+            .withServed(true)
+            .withStorage(true)
+            .withNewSchema()
+            .withNewOpenAPIV3Schema()
+            .withType("object")
+            .withXKubernetesPreserveUnknownFields(true)
+            .endOpenAPIV3Schema()
+            .endSchema()
+            .endVersion()
+            .endSpec()
+            .build();
+    admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          admin
+                              .genericKubernetesResources(Kinds.API_VERSION, Kinds.SERVICE_MONITOR)
+                              .inNamespace(ns)
+                              .withName("gpu-operator")
+                              .get())
+                      .isNotNull());
+    } finally {
+      admin
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(Kinds.SERVICE_MONITOR_CRD)
+          .delete();
+    }
   }
 
   static String get(String url) throws Exception {

@@ -50,6 +50,16 @@ class PolicyValidatorTest {
   }
 
   @Test
+  void precompiledDriverHasNoGdsOrGdrcopy() {
+    assertThat(
+            paths(
+                yaml(
+                    "  driver:\n    usePrecompiled: true\n  gds:\n    enabled: true\n"
+                        + "  gdrcopy:\n    enabled: false\n")))
+        .containsExactly("spec.gds.enabled");
+  }
+
+  @Test
   void nvidiaDriverCrdConflicts() {
     assertThat(paths(yaml("  driver:\n    useNvidiaDriverCRD: true\n    usePrecompiled: true\n")))
         .containsExactly("spec.driver.usePrecompiled");
@@ -119,6 +129,17 @@ class PolicyValidatorTest {
             "spec.devicePlugin.resources.requests.cpu",
             "spec.migManager.config.default",
             "spec.dcgmExporter.service.type");
+  }
+
+  @Test
+  void driverConfigReferencesMustBeNames() {
+    assertThat(
+            paths(
+                yaml(
+                    "  driver:\n    repoConfig:\n      configMapName: Local_Repos\n"
+                        + "    certConfig:\n      name: ''\n"
+                        + "    licensingConfig:\n      secretName: lic\n")))
+        .containsExactly("spec.driver.repoConfig.configMapName");
   }
 
   @Test

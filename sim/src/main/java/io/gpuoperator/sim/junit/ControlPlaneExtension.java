@@ -41,7 +41,11 @@ public class ControlPlaneExtension implements ParameterResolver {
         .controlPlane;
   }
 
-  /** Creates a fresh namespace whose name starts with the prefix. */
+  /**
+   * Creates a fresh namespace whose name starts with the prefix, and waits (up to 30 s) for the
+   * controller-manager to give it its default ServiceAccount with a token: until then the API
+   * server refuses pods there ("serviceaccount \"default\" not found").
+   */
   public static String newNamespace(KubernetesClient client, String prefix) {
     String name =
         (prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-")
@@ -51,6 +55,19 @@ public class ControlPlaneExtension implements ParameterResolver {
         .namespaces()
         .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
         .create();
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline) {
+      var sa = client.serviceAccounts().inNamespace(name).withName("default").get();
+      if (sa != null && sa.getSecrets() != null && !sa.getSecrets().isEmpty()) {
+        break;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
     return name;
   }
 

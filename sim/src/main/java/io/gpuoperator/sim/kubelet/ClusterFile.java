@@ -29,6 +29,7 @@ import java.util.stream.Collectors;
  *   os: {id: ubuntu, versionId: "22.04"}
  *   kernel: 5.15.0-105-generic
  *   labels: {team: ml}
+ *   mig: {1g.10gb: 2, 3g.40gb: 1}   # MIG devices each GPU starts with
  *   overrides:          # behaviour of containers on these nodes
  *   - image: nvcr.io/nvidia/driver
  *     behaviour: {exitAfter: 2s, exitCode: 1}   # also readyAfter, ready, writes, waitFor, files
@@ -113,7 +114,8 @@ public final class ClusterFile {
                   n.maxPods,
                   n.containerRuntimeVersion,
                   n.labels,
-                  overrides));
+                  overrides,
+                  n.mig));
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
         }
@@ -176,6 +178,7 @@ public final class ClusterFile {
     @JsonProperty public int maxPods;
     @JsonProperty public String containerRuntimeVersion;
     @JsonProperty public Map<String, String> labels;
+    @JsonProperty public Map<String, Integer> mig;
     @JsonProperty public List<OverrideSpec> overrides = List.of();
   }
 

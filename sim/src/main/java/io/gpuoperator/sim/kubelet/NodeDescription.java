@@ -9,6 +9,8 @@ import java.util.Map;
  *
  * @param profile hardware profile name, e.g. H100-SXM5-80GB; null for a node without GPUs
  * @param gpus number of GPUs (0 without a profile)
+ * @param mig the MIG devices each GPU starts with, by profile (e.g. {@code 1g.10gb: 2}); empty for
+ *     MIG disabled
  */
 public record NodeDescription(
     String name,
@@ -22,7 +24,8 @@ public record NodeDescription(
     int maxPods,
     String containerRuntimeVersion,
     Map<String, String> labels,
-    List<BehaviourOverride> overrides) {
+    List<BehaviourOverride> overrides,
+    Map<String, Integer> mig) {
 
   public static final String DEFAULT_OS_ID = "ubuntu";
   public static final String DEFAULT_OS_VERSION = "22.04";
@@ -50,17 +53,22 @@ public record NodeDescription(
         containerRuntimeVersion == null ? DEFAULT_RUNTIME : containerRuntimeVersion;
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     overrides = overrides == null ? List.of() : List.copyOf(overrides);
+    mig = mig == null ? Map.of() : Map.copyOf(mig);
+    if (!mig.isEmpty() && profile == null) {
+      throw new IllegalArgumentException("node " + name + ": mig set but no GPU profile");
+    }
   }
 
   /** A GPU node with defaults for everything else. */
   public static NodeDescription gpuNode(String name, String profile, int gpus) {
     return new NodeDescription(
-        name, profile, gpus, null, null, null, null, null, 0, null, null, null);
+        name, profile, gpus, null, null, null, null, null, 0, null, null, null, null);
   }
 
   /** A node without GPUs. */
   public static NodeDescription cpuNode(String name) {
-    return new NodeDescription(name, null, 0, null, null, null, null, null, 0, null, null, null);
+    return new NodeDescription(
+        name, null, 0, null, null, null, null, null, 0, null, null, null, null);
   }
 
   public boolean hasGpus() {
@@ -80,6 +88,25 @@ public record NodeDescription(
         maxPods,
         containerRuntimeVersion,
         labels,
-        list);
+        list,
+        mig);
+  }
+
+  /** This node with its GPUs starting in MIG mode with these devices each (profile: count). */
+  public NodeDescription withMig(Map<String, Integer> devices) {
+    return new NodeDescription(
+        name,
+        profile,
+        gpus,
+        osId,
+        osVersionId,
+        kernel,
+        cpu,
+        memory,
+        maxPods,
+        containerRuntimeVersion,
+        labels,
+        overrides,
+        devices);
   }
 }

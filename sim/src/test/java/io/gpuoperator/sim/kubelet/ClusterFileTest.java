@@ -47,6 +47,21 @@ class ClusterFileTest {
   }
 
   @Test
+  void readsTheMigLayoutANodeStartsWith() {
+    List<NodeDescription> nodes =
+        ClusterFile.parse(
+            "nodes:\n- name: mig\n  profile: H100-SXM5-80GB\n  gpus: 2\n"
+                + "  mig: {1g.10gb: 2, 3g.40gb: 1}\n- name: cpu\n",
+            "c.yaml");
+    assertThat(nodes.get(0).mig())
+        .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("1g.10gb", 2, "3g.40gb", 1));
+    assertThat(nodes.get(1).mig()).isEmpty();
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- name: a\n  mig: {1g.10gb: 1}\n", "c.yaml"))
+        .hasMessageContaining("c.yaml: nodes[0]: node a: mig set but no GPU profile");
+  }
+
+  @Test
   void unknownFieldIsReportedWithFileLineAndPath() {
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  gpu: 8\n", "c.yaml"))
         .isInstanceOf(IllegalArgumentException.class)

@@ -1,7 +1,5 @@
 package io.gpuoperator.node.gpu.nvml;
 
-import static io.gpuoperator.node.gpu.nvml.NvmlStructs.zeroed;
-
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
@@ -27,6 +25,8 @@ import io.gpuoperator.node.gpu.MigProfile;
 import io.gpuoperator.node.gpu.Placement;
 import io.gpuoperator.node.gpu.Telemetry;
 import io.gpuoperator.node.gpu.TopologyLevel;
+import io.gpuoperator.node.gpu.nvml.NvmlStructs.Field;
+import io.gpuoperator.node.gpu.nvml.NvmlStructs.Struct;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -82,7 +82,11 @@ public final class NvmlBackend implements GpuBackend {
    *     /sys} on a host)
    */
   public static NvmlBackend open(Path library, Path sysfsRoot) {
-    NvmlLibrary lib = load(library);
+    return open(load(library), sysfsRoot);
+  }
+
+  /** Initialises NVML through an already loaded binding. */
+  static NvmlBackend open(NvmlLibrary lib, Path sysfsRoot) {
     NvmlBackend b = new NvmlBackend(lib, sysfsRoot);
     int rc = lib.nvmlInit_v2();
     if (rc != NVML_SUCCESS) {
@@ -138,7 +142,7 @@ public final class NvmlBackend implements GpuBackend {
   private GpuDevice describe(int index, Pointer h) {
     String name = string((buf, n) -> nvml.nvmlDeviceGetName(h, buf, n), "nvmlDeviceGetName");
     String uuid = string((buf, n) -> nvml.nvmlDeviceGetUUID(h, buf, n), "nvmlDeviceGetUUID");
-    Memory pci = zeroed(NvmlStructs.PCI_INFO_SIZE);
+    Memory pci = Struct.PCI_INFO.allocate();
     check(nvml.nvmlDeviceGetPciInfo_v3(h, pci), "nvmlDeviceGetPciInfo_v3");
     String busId = NvmlStructs.pciBusId(pci);
     IntByReference minor = new IntByReference(-1);
@@ -151,7 +155,7 @@ public final class NvmlBackend implements GpuBackend {
     check(
         nvml.nvmlDeviceGetCudaComputeCapability(h, major, min),
         "nvmlDeviceGetCudaComputeCapability");
-    Memory mem = zeroed(NvmlStructs.MEMORY_SIZE);
+    Memory mem = Struct.MEMORY.allocate();
     check(nvml.nvmlDeviceGetMemoryInfo(h, mem), "nvmlDeviceGetMemoryInfo");
     IntByReference cur = new IntByReference();
     IntByReference pend = new IntByReference();
@@ -162,18 +166,18 @@ public final class NvmlBackend implements GpuBackend {
             uuid,
             name,
             busId,
-            pci.getInt(NvmlStructs.PCI_DEVICE_ID_OFFSET),
-            pci.getInt(NvmlStructs.PCI_SUBSYSTEM_ID_OFFSET),
+            Field.PCI_DEVICE_ID.getInt(pci),
+            Field.PCI_SUBSYSTEM_ID.getInt(pci),
             -1,
             minor.getValue(),
-            mem.getLong(0),
+            Field.MEMORY_TOTAL.getLong(mem),
             major.getValue(),
             min.getValue(),
             -1,
             migCapable,
             0);
     String dir = partial.sysfsBusId();
-    Memory attrs = zeroed(NvmlStructs.ATTRIBUTES_SIZE);
+    Memory attrs = Struct.ATTRIBUTES.allocate();
     int sms =
         nvml.nvmlDeviceGetAttributes_v2(h, attrs) == NVML_SUCCESS
             ? NvmlStructs.attributes(attrs).multiprocessorCount()
@@ -187,7 +191,7 @@ public final class NvmlBackend implements GpuBackend {
         partial.pciSubsystemId(),
         (int) sysfsHex(dir, "class"),
         minor.getValue(),
-        mem.getLong(0),
+        Field.MEMORY_TOTAL.getLong(mem),
         major.getValue(),
         min.getValue(),
         (int) sysfsLong(dir, "numa_node"),
@@ -342,14 +346,14 @@ public final class NvmlBackend implements GpuBackend {
       IntByReference ci = new IntByReference();
       check(nvml.nvmlDeviceGetGpuInstanceId(mig, gi), "nvmlDeviceGetGpuInstanceId");
       check(nvml.nvmlDeviceGetComputeInstanceId(mig, ci), "nvmlDeviceGetComputeInstanceId");
-      Memory attrs = zeroed(NvmlStructs.ATTRIBUTES_SIZE);
+      Memory attrs = Struct.ATTRIBUTES.allocate();
       check(nvml.nvmlDeviceGetAttributes_v2(mig, attrs), "nvmlDeviceGetAttributes_v2");
       MigAttributes a = NvmlStructs.attributes(attrs);
       Pointer giHandle = gpuInstanceHandle(h, gi.getValue());
-      Memory giInfo = zeroed(NvmlStructs.GI_INFO_SIZE);
+      Memory giInfo = Struct.GI_INFO.allocate();
       check(nvml.nvmlGpuInstanceGetInfo(giHandle, giInfo), "nvmlGpuInstanceGetInfo");
-      int giProfileId = giInfo.getInt(12);
-      Memory ciInfo = zeroed(NvmlStructs.CI_INFO_SIZE);
+      int giProfileId = Field.GI_PROFILE_ID.getInt(giInfo);
+      Memory ciInfo = Struct.CI_INFO.allocate();
       PointerByReference ciRef = new PointerByReference();
       check(
           nvml.nvmlGpuInstanceGetComputeInstanceById(giHandle, ci.getValue(), ciRef),
@@ -375,10 +379,10 @@ public final class NvmlBackend implements GpuBackend {
               gi.getValue(),
               ci.getValue(),
               giProfileId,
-              ciInfo.getInt(20),
+              Field.CI_PROFILE_ID.getInt(ciInfo),
               profile,
               a,
-              NvmlStructs.placement(giInfo, 16)));
+              NvmlStructs.placement(giInfo, Field.GI_PLACEMENT.offset)));
     }
     return out;
   }
@@ -396,7 +400,7 @@ public final class NvmlBackend implements GpuBackend {
     Pointer h = handle(gpu);
     List<GpuInstanceProfile> out = new ArrayList<>();
     for (int idx = 0; idx < NvmlStructs.GI_PROFILE_INDEX_COUNT; idx++) {
-      Memory info = zeroed(NvmlStructs.GI_PROFILE_INFO_SIZE);
+      Memory info = Struct.GI_PROFILE_INFO.allocate();
       int rc = nvml.nvmlDeviceGetGpuInstanceProfileInfo(h, idx, info);
       if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT) {
         continue;
@@ -409,14 +413,14 @@ public final class NvmlBackend implements GpuBackend {
 
   @Override
   public List<Placement> gpuInstancePossiblePlacements(int gpu, int profileId) {
-    Memory buf = zeroed(NvmlStructs.PLACEMENT_SIZE * 32);
+    Memory buf = Struct.GI_PLACEMENT.allocate(32);
     IntByReference count = new IntByReference(32);
     check(
         nvml.nvmlDeviceGetGpuInstancePossiblePlacements_v2(handle(gpu), profileId, buf, count),
         "nvmlDeviceGetGpuInstancePossiblePlacements_v2");
     List<Placement> out = new ArrayList<>();
     for (int i = 0; i < count.getValue(); i++) {
-      out.add(NvmlStructs.placement(buf, (long) i * NvmlStructs.PLACEMENT_SIZE));
+      out.add(NvmlStructs.placement(buf, (long) i * Struct.GI_PLACEMENT.size));
     }
     return out;
   }
@@ -435,7 +439,7 @@ public final class NvmlBackend implements GpuBackend {
     Pointer h = handle(gpu);
     List<GpuInstance> out = new ArrayList<>();
     for (GpuInstanceProfile p : gpuInstanceProfiles(gpu)) {
-      Memory buf = zeroed(Native.POINTER_SIZE * 32);
+      Memory buf = NvmlStructs.zeroed(Native.POINTER_SIZE * 32);
       IntByReference count = new IntByReference(32);
       check(nvml.nvmlDeviceGetGpuInstances(h, p.id(), buf, count), "nvmlDeviceGetGpuInstances");
       for (int i = 0; i < count.getValue(); i++) {
@@ -447,9 +451,13 @@ public final class NvmlBackend implements GpuBackend {
   }
 
   private GpuInstance gpuInstanceInfo(int gpu, Pointer gi) {
-    Memory info = zeroed(NvmlStructs.GI_INFO_SIZE);
+    Memory info = Struct.GI_INFO.allocate();
     check(nvml.nvmlGpuInstanceGetInfo(gi, info), "nvmlGpuInstanceGetInfo");
-    return new GpuInstance(gpu, info.getInt(8), info.getInt(12), NvmlStructs.placement(info, 16));
+    return new GpuInstance(
+        gpu,
+        Field.GI_ID.getInt(info),
+        Field.GI_PROFILE_ID.getInt(info),
+        NvmlStructs.placement(info, Field.GI_PLACEMENT.offset));
   }
 
   @Override
@@ -463,9 +471,7 @@ public final class NvmlBackend implements GpuBackend {
 
   @Override
   public GpuInstance createGpuInstance(int gpu, int profileId, Placement placement) {
-    Memory p = zeroed(NvmlStructs.PLACEMENT_SIZE);
-    p.setInt(0, placement.start());
-    p.setInt(4, placement.size());
+    Memory p = NvmlStructs.placement(placement);
     PointerByReference gi = new PointerByReference();
     check(
         nvml.nvmlDeviceCreateGpuInstanceWithPlacement(handle(gpu), profileId, p, gi),
@@ -485,24 +491,13 @@ public final class NvmlBackend implements GpuBackend {
     Pointer gi = gpuInstanceHandle(handle(gpu), gpuInstanceId);
     List<ComputeInstanceProfile> out = new ArrayList<>();
     for (int idx = 0; idx < NvmlStructs.CI_PROFILE_INDEX_COUNT; idx++) {
-      Memory m = zeroed(NvmlStructs.CI_PROFILE_INFO_SIZE);
+      Memory m = Struct.CI_PROFILE_INFO.allocate();
       int rc = nvml.nvmlGpuInstanceGetComputeInstanceProfileInfo(gi, idx, 0, m);
       if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_INVALID_ARGUMENT) {
         continue;
       }
       check(rc, "nvmlGpuInstanceGetComputeInstanceProfileInfo");
-      out.add(
-          new ComputeInstanceProfile(
-              idx,
-              m.getInt(0),
-              m.getInt(4),
-              m.getInt(8),
-              m.getInt(12),
-              m.getInt(16),
-              m.getInt(20),
-              m.getInt(24),
-              m.getInt(28),
-              m.getInt(32)));
+      out.add(NvmlStructs.ciProfile(m, idx));
     }
     return out;
   }
@@ -512,7 +507,7 @@ public final class NvmlBackend implements GpuBackend {
     Pointer gi = gpuInstanceHandle(handle(gpu), gpuInstanceId);
     List<ComputeInstance> out = new ArrayList<>();
     for (ComputeInstanceProfile p : computeInstanceProfiles(gpu, gpuInstanceId)) {
-      Memory buf = zeroed(Native.POINTER_SIZE * 16);
+      Memory buf = NvmlStructs.zeroed(Native.POINTER_SIZE * 16);
       IntByReference count = new IntByReference(16);
       check(
           nvml.nvmlGpuInstanceGetComputeInstances(gi, p.id(), buf, count),
@@ -528,9 +523,10 @@ public final class NvmlBackend implements GpuBackend {
   }
 
   private ComputeInstance computeInstanceInfo(int gpu, int giId, Pointer ci) {
-    Memory info = zeroed(NvmlStructs.CI_INFO_SIZE);
+    Memory info = Struct.CI_INFO.allocate();
     check(nvml.nvmlComputeInstanceGetInfo_v2(ci, info), "nvmlComputeInstanceGetInfo_v2");
-    return new ComputeInstance(gpu, giId, info.getInt(16), info.getInt(20));
+    return new ComputeInstance(
+        gpu, giId, Field.CI_ID.getInt(info), Field.CI_PROFILE_ID.getInt(info));
   }
 
   @Override
@@ -575,13 +571,14 @@ public final class NvmlBackend implements GpuBackend {
   @Override
   public Telemetry telemetry(int gpu) {
     Pointer h = handle(gpu);
-    Memory util = zeroed(NvmlStructs.UTILIZATION_SIZE);
+    Memory util = Struct.UTILIZATION.allocate();
     long gpuUtil =
         optional(
             () -> nvml.nvmlDeviceGetUtilizationRates(h, util),
-            () -> util.getInt(0),
+            () -> Field.UTIL_GPU.getInt(util),
             "nvmlDeviceGetUtilizationRates");
-    long memUtil = gpuUtil == Telemetry.UNSUPPORTED ? Telemetry.UNSUPPORTED : util.getInt(4);
+    long memUtil =
+        gpuUtil == Telemetry.UNSUPPORTED ? Telemetry.UNSUPPORTED : Field.UTIL_MEMORY.getInt(util);
     IntByReference v = new IntByReference();
     IntByReference period = new IntByReference();
     long enc =
@@ -594,22 +591,22 @@ public final class NvmlBackend implements GpuBackend {
             () -> nvml.nvmlDeviceGetDecoderUtilization(h, v, period),
             v::getValue,
             "nvmlDeviceGetDecoderUtilization");
-    Memory mem = zeroed(NvmlStructs.MEMORY_V2_SIZE);
-    mem.setInt(0, NvmlStructs.MEMORY_V2_VERSION);
+    Memory mem = Struct.MEMORY_V2.allocate();
+    mem.setInt(Field.MEMORY_V2_VERSION.offset, NvmlStructs.MEMORY_V2_VERSION);
     long used;
     long free;
     long reserved;
     int rc = nvml.nvmlDeviceGetMemoryInfo_v2(h, mem);
     if (rc == NVML_SUCCESS) {
-      reserved = mem.getLong(16);
-      free = mem.getLong(24);
-      used = mem.getLong(32);
+      reserved = Field.MEMORY_V2_RESERVED.getLong(mem);
+      free = Field.MEMORY_V2_FREE.getLong(mem);
+      used = Field.MEMORY_V2_USED.getLong(mem);
     } else {
-      Memory m1 = zeroed(NvmlStructs.MEMORY_SIZE);
+      Memory m1 = Struct.MEMORY.allocate();
       check(nvml.nvmlDeviceGetMemoryInfo(h, m1), "nvmlDeviceGetMemoryInfo");
       reserved = Telemetry.UNSUPPORTED;
-      free = m1.getLong(8);
-      used = m1.getLong(16);
+      free = Field.MEMORY_FREE.getLong(m1);
+      used = Field.MEMORY_USED.getLong(m1);
     }
     long temp =
         optional(
@@ -735,7 +732,7 @@ public final class NvmlBackend implements GpuBackend {
         && type.getValue() == NVML_NVLINK_DEVICE_TYPE_SWITCH) {
       return 2;
     }
-    Memory pci = zeroed(NvmlStructs.PCI_INFO_SIZE);
+    Memory pci = Struct.PCI_INFO.allocate();
     check(
         nvml.nvmlDeviceGetNvLinkRemotePciInfo_v2(dev, link, pci),
         "nvmlDeviceGetNvLinkRemotePciInfo_v2");
@@ -813,23 +810,33 @@ public final class NvmlBackend implements GpuBackend {
       if (freed) {
         throw new GpuBackendException.Uninitialized("the event subscription is closed", null);
       }
-      Memory data = zeroed(NvmlStructs.EVENT_DATA_SIZE);
-      int ms = (int) Math.min(Integer.MAX_VALUE, Math.max(0, timeout.toMillis()));
-      int rc = nvml.nvmlEventSetWait_v2(set, data, ms);
-      if (rc == NVML_ERROR_TIMEOUT) {
-        return Optional.empty();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (true) {
+        Memory data = Struct.EVENT_DATA.allocate();
+        long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+        int rc = nvml.nvmlEventSetWait_v2(set, data, (int) Math.min(Integer.MAX_VALUE, left));
+        if (rc == NVML_ERROR_TIMEOUT) {
+          return Optional.empty();
+        }
+        check(rc, "nvmlEventSetWait_v2");
+        GpuEventType type = GpuEventType.ofMask(Field.EVENT_TYPE.getLong(data));
+        if (type == null) {
+          // A kind this build does not know (newer driver): not ours to report; keep waiting.
+          if (System.nanoTime() >= deadline) {
+            return Optional.empty();
+          }
+          continue;
+        }
+        int gpu = byHandle.getOrDefault(Pointer.nativeValue(NvmlStructs.eventDevice(data)), -1);
+        return Optional.of(
+            new GpuEvent(
+                type,
+                gpu,
+                gpu >= 0 ? devices.get(gpu).uuid() : "",
+                Field.EVENT_DATA.getLong(data),
+                Field.EVENT_GI_ID.getInt(data),
+                Field.EVENT_CI_ID.getInt(data)));
       }
-      check(rc, "nvmlEventSetWait_v2");
-      int gpu = byHandle.getOrDefault(Pointer.nativeValue(data.getPointer(0)), -1);
-      GpuEventType type = GpuEventType.ofMask(data.getLong(8));
-      return Optional.of(
-          new GpuEvent(
-              type,
-              gpu,
-              gpu >= 0 ? devices.get(gpu).uuid() : "",
-              data.getLong(16),
-              data.getInt(24),
-              data.getInt(28)));
     }
 
     @Override

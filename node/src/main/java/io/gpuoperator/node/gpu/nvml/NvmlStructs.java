@@ -1,60 +1,139 @@
 package io.gpuoperator.node.gpu.nvml;
 
 import com.sun.jna.Memory;
+import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigAttributes;
 import io.gpuoperator.node.gpu.MigProfile;
 import io.gpuoperator.node.gpu.Placement;
 import java.nio.charset.StandardCharsets;
 
-/** Sizes, offsets and decoders of the NVML structs the binding passes as raw memory (nvml.h). */
+/**
+ * The NVML structs the binding passes as raw memory: their sizes ({@link Struct}) and every field
+ * offset the code reads or writes ({@link Field}), as laid out by {@code nvml.h} on 64-bit Linux.
+ * NvmlStructsLayoutTest checks each one against NVIDIA's header.
+ */
 final class NvmlStructs {
-  /**
-   * nvmlPciInfo_t: busIdLegacy[16], domain, bus, device, pciDeviceId, pciSubSystemId, busId[32].
-   */
-  static final int PCI_INFO_SIZE = 68;
 
-  static final int PCI_DEVICE_ID_OFFSET = 28;
-  static final int PCI_SUBSYSTEM_ID_OFFSET = 32;
-  static final int PCI_BUS_ID_OFFSET = 36;
+  /** Struct sizes in bytes. */
+  enum Struct {
+    PCI_INFO("nvmlPciInfo_t", 68),
+    MEMORY("nvmlMemory_t", 24),
+    MEMORY_V2("nvmlMemory_v2_t", 40),
+    UTILIZATION("nvmlUtilization_t", 8),
+    ATTRIBUTES("nvmlDeviceAttributes_t", 40),
+    GI_PROFILE_INFO("nvmlGpuInstanceProfileInfo_t", 48),
+    GI_PLACEMENT("nvmlGpuInstancePlacement_t", 8),
+    GI_INFO("nvmlGpuInstanceInfo_t", 24),
+    CI_PROFILE_INFO("nvmlComputeInstanceProfileInfo_t", 36),
+    CI_INFO("nvmlComputeInstanceInfo_t", 32),
+    EVENT_DATA("nvmlEventData_t", 32);
 
-  /** nvmlMemory_t: total, free, used (unsigned long long). */
-  static final int MEMORY_SIZE = 24;
+    final String cName;
+    final int size;
 
-  /** nvmlMemory_v2_t: version, (pad), total, reserved, free, used. */
-  static final int MEMORY_V2_SIZE = 40;
+    Struct(String cName, int size) {
+      this.cName = cName;
+      this.size = size;
+    }
 
-  static final int MEMORY_V2_VERSION = MEMORY_V2_SIZE | (2 << 24);
+    /** Zeroed memory for one struct. */
+    Memory allocate() {
+      return zeroed(size);
+    }
 
-  /** nvmlUtilization_t: gpu, memory. */
-  static final int UTILIZATION_SIZE = 8;
+    /** Zeroed memory for an array of structs. */
+    Memory allocate(int count) {
+      return zeroed(size * count);
+    }
+  }
 
-  /** nvmlDeviceAttributes_t: eight unsigned ints, then memorySizeMB. */
-  static final int ATTRIBUTES_SIZE = 40;
+  /** Field offsets in bytes. */
+  enum Field {
+    PCI_DEVICE_ID(Struct.PCI_INFO, "pciDeviceId", 28),
+    PCI_SUBSYSTEM_ID(Struct.PCI_INFO, "pciSubSystemId", 32),
+    PCI_BUS_ID(Struct.PCI_INFO, "busId", 36),
+    MEMORY_TOTAL(Struct.MEMORY, "total", 0),
+    MEMORY_FREE(Struct.MEMORY, "free", 8),
+    MEMORY_USED(Struct.MEMORY, "used", 16),
+    MEMORY_V2_VERSION(Struct.MEMORY_V2, "version", 0),
+    MEMORY_V2_RESERVED(Struct.MEMORY_V2, "reserved", 16),
+    MEMORY_V2_FREE(Struct.MEMORY_V2, "free", 24),
+    MEMORY_V2_USED(Struct.MEMORY_V2, "used", 32),
+    UTIL_GPU(Struct.UTILIZATION, "gpu", 0),
+    UTIL_MEMORY(Struct.UTILIZATION, "memory", 4),
+    ATTR_SMS(Struct.ATTRIBUTES, "multiprocessorCount", 0),
+    ATTR_CE(Struct.ATTRIBUTES, "sharedCopyEngineCount", 4),
+    ATTR_DEC(Struct.ATTRIBUTES, "sharedDecoderCount", 8),
+    ATTR_ENC(Struct.ATTRIBUTES, "sharedEncoderCount", 12),
+    ATTR_JPEG(Struct.ATTRIBUTES, "sharedJpegCount", 16),
+    ATTR_OFA(Struct.ATTRIBUTES, "sharedOfaCount", 20),
+    ATTR_GI_SLICES(Struct.ATTRIBUTES, "gpuInstanceSliceCount", 24),
+    ATTR_CI_SLICES(Struct.ATTRIBUTES, "computeInstanceSliceCount", 28),
+    ATTR_MEMORY_MB(Struct.ATTRIBUTES, "memorySizeMB", 32),
+    GIP_ID(Struct.GI_PROFILE_INFO, "id", 0),
+    GIP_P2P(Struct.GI_PROFILE_INFO, "isP2pSupported", 4),
+    GIP_SLICES(Struct.GI_PROFILE_INFO, "sliceCount", 8),
+    GIP_INSTANCES(Struct.GI_PROFILE_INFO, "instanceCount", 12),
+    GIP_SMS(Struct.GI_PROFILE_INFO, "multiprocessorCount", 16),
+    GIP_CE(Struct.GI_PROFILE_INFO, "copyEngineCount", 20),
+    GIP_DEC(Struct.GI_PROFILE_INFO, "decoderCount", 24),
+    GIP_ENC(Struct.GI_PROFILE_INFO, "encoderCount", 28),
+    GIP_JPEG(Struct.GI_PROFILE_INFO, "jpegCount", 32),
+    GIP_OFA(Struct.GI_PROFILE_INFO, "ofaCount", 36),
+    GIP_MEMORY_MB(Struct.GI_PROFILE_INFO, "memorySizeMB", 40),
+    PLACEMENT_START(Struct.GI_PLACEMENT, "start", 0),
+    PLACEMENT_SIZE(Struct.GI_PLACEMENT, "size", 4),
+    GI_ID(Struct.GI_INFO, "id", 8),
+    GI_PROFILE_ID(Struct.GI_INFO, "profileId", 12),
+    GI_PLACEMENT(Struct.GI_INFO, "placement", 16),
+    CIP_ID(Struct.CI_PROFILE_INFO, "id", 0),
+    CIP_SLICES(Struct.CI_PROFILE_INFO, "sliceCount", 4),
+    CIP_INSTANCES(Struct.CI_PROFILE_INFO, "instanceCount", 8),
+    CIP_SMS(Struct.CI_PROFILE_INFO, "multiprocessorCount", 12),
+    CIP_CE(Struct.CI_PROFILE_INFO, "sharedCopyEngineCount", 16),
+    CIP_DEC(Struct.CI_PROFILE_INFO, "sharedDecoderCount", 20),
+    CIP_ENC(Struct.CI_PROFILE_INFO, "sharedEncoderCount", 24),
+    CIP_JPEG(Struct.CI_PROFILE_INFO, "sharedJpegCount", 28),
+    CIP_OFA(Struct.CI_PROFILE_INFO, "sharedOfaCount", 32),
+    CI_ID(Struct.CI_INFO, "id", 16),
+    CI_PROFILE_ID(Struct.CI_INFO, "profileId", 20),
+    EVENT_DEVICE(Struct.EVENT_DATA, "device", 0),
+    EVENT_TYPE(Struct.EVENT_DATA, "eventType", 8),
+    EVENT_DATA(Struct.EVENT_DATA, "eventData", 16),
+    EVENT_GI_ID(Struct.EVENT_DATA, "gpuInstanceId", 24),
+    EVENT_CI_ID(Struct.EVENT_DATA, "computeInstanceId", 28);
 
-  /** nvmlGpuInstanceProfileInfo_t: ten unsigned ints, then memorySizeMB. */
-  static final int GI_PROFILE_INFO_SIZE = 48;
+    final Struct struct;
+    final String cName;
+    final int offset;
 
-  /** nvmlGpuInstancePlacement_t: start, size. */
-  static final int PLACEMENT_SIZE = 8;
+    Field(Struct struct, String cName, int offset) {
+      this.struct = struct;
+      this.cName = cName;
+      this.offset = offset;
+    }
 
-  /** nvmlGpuInstanceInfo_t: device, id, profileId, placement. */
-  static final int GI_INFO_SIZE = 24;
+    int getInt(Memory m) {
+      return m.getInt(offset);
+    }
 
-  /** nvmlComputeInstanceProfileInfo_t: nine unsigned ints. */
-  static final int CI_PROFILE_INFO_SIZE = 36;
+    long getLong(Memory m) {
+      return m.getLong(offset);
+    }
+  }
 
-  /** nvmlComputeInstanceInfo_t: device, gpuInstance, id, profileId, placement. */
-  static final int CI_INFO_SIZE = 32;
+  /** {@code nvmlMemory_v2}: the struct size with version 2 in the top byte. */
+  static final int MEMORY_V2_VERSION = Struct.MEMORY_V2.size | (2 << 24);
 
-  /** nvmlEventData_t: device, eventType, eventData, gpuInstanceId, computeInstanceId. */
-  static final int EVENT_DATA_SIZE = 32;
-
-  /** NVML_GPU_INSTANCE_PROFILE_* indices this build asks for (1_SLICE .. 2_SLICE_ALL_ME). */
+  /** NVML_GPU_INSTANCE_PROFILE_* indices asked for (1_SLICE .. 2_SLICE_ALL_ME, newest driver). */
   static final int GI_PROFILE_INDEX_COUNT = 0x11;
 
-  /** NVML_COMPUTE_INSTANCE_PROFILE_* indices this build asks for (1_SLICE .. 7_SLICE_NVL). */
+  /** NVML_COMPUTE_INSTANCE_PROFILE_* indices asked for (1_SLICE .. 7_SLICE_NVL). */
   static final int CI_PROFILE_INDEX_COUNT = 0x9;
+
+  /** NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE. */
+  static final int BUS_ID_LENGTH = 32;
 
   private NvmlStructs() {}
 
@@ -73,7 +152,7 @@ final class NvmlStructs {
   }
 
   static String pciBusId(Memory pci) {
-    return cString(pci.getByteArray(PCI_BUS_ID_OFFSET, 32));
+    return cString(pci.getByteArray(Field.PCI_BUS_ID.offset, BUS_ID_LENGTH));
   }
 
   /** The go-nvlib attribute suffix of a GPU-instance profile index. */
@@ -88,41 +167,69 @@ final class NvmlStructs {
   }
 
   static GpuInstanceProfile giProfile(Memory m, int index, long totalMemoryBytes) {
-    int slices = m.getInt(8);
-    long memMb = m.getLong(40);
+    int slices = Field.GIP_SLICES.getInt(m);
+    long memMb = Field.GIP_MEMORY_MB.getLong(m);
     MigProfile p =
         new MigProfile(
             slices, slices, MigProfile.memoryGb(memMb, totalMemoryBytes), profileSuffix(index));
     return new GpuInstanceProfile(
         index,
-        m.getInt(0),
+        Field.GIP_ID.getInt(m),
         p,
         slices,
-        m.getInt(12),
-        m.getInt(16),
-        m.getInt(20),
-        m.getInt(24),
-        m.getInt(28),
-        m.getInt(32),
-        m.getInt(36),
+        Field.GIP_INSTANCES.getInt(m),
+        Field.GIP_SMS.getInt(m),
+        Field.GIP_CE.getInt(m),
+        Field.GIP_DEC.getInt(m),
+        Field.GIP_ENC.getInt(m),
+        Field.GIP_JPEG.getInt(m),
+        Field.GIP_OFA.getInt(m),
         memMb,
-        m.getInt(4) != 0);
+        Field.GIP_P2P.getInt(m) != 0);
+  }
+
+  static ComputeInstanceProfile ciProfile(Memory m, int index) {
+    return new ComputeInstanceProfile(
+        index,
+        Field.CIP_ID.getInt(m),
+        Field.CIP_SLICES.getInt(m),
+        Field.CIP_INSTANCES.getInt(m),
+        Field.CIP_SMS.getInt(m),
+        Field.CIP_CE.getInt(m),
+        Field.CIP_DEC.getInt(m),
+        Field.CIP_ENC.getInt(m),
+        Field.CIP_JPEG.getInt(m),
+        Field.CIP_OFA.getInt(m));
   }
 
   static MigAttributes attributes(Memory m) {
     return new MigAttributes(
-        m.getInt(0),
-        m.getInt(4),
-        m.getInt(8),
-        m.getInt(12),
-        m.getInt(16),
-        m.getInt(20),
-        m.getInt(24),
-        m.getInt(28),
-        m.getLong(32));
+        Field.ATTR_SMS.getInt(m),
+        Field.ATTR_CE.getInt(m),
+        Field.ATTR_DEC.getInt(m),
+        Field.ATTR_ENC.getInt(m),
+        Field.ATTR_JPEG.getInt(m),
+        Field.ATTR_OFA.getInt(m),
+        Field.ATTR_GI_SLICES.getInt(m),
+        Field.ATTR_CI_SLICES.getInt(m),
+        Field.ATTR_MEMORY_MB.getLong(m));
   }
 
+  /** A placement struct starting at an offset (an array element or a nested field). */
   static Placement placement(Memory m, long offset) {
-    return new Placement(m.getInt(offset), m.getInt(offset + 4));
+    return new Placement(
+        m.getInt(offset + Field.PLACEMENT_START.offset),
+        m.getInt(offset + Field.PLACEMENT_SIZE.offset));
+  }
+
+  static Memory placement(Placement p) {
+    Memory m = Struct.GI_PLACEMENT.allocate();
+    m.setInt(Field.PLACEMENT_START.offset, p.start());
+    m.setInt(Field.PLACEMENT_SIZE.offset, p.size());
+    return m;
+  }
+
+  static com.sun.jna.Pointer eventDevice(Memory m) {
+    return m.getPointer(Field.EVENT_DEVICE.offset);
   }
 }

@@ -252,8 +252,7 @@ public final class SimulatedBackend implements GpuBackend {
   public synchronized Telemetry telemetry(int gpu) {
     SimulatedGpu g = gpu(gpu);
     long elapsed = Math.max(0, clock.millis() - startMillis);
-    long migUsed = 0;
-    return telemetry.get(gpu).read(elapsed, g.ecc, migUsed);
+    return telemetry.get(gpu).read(elapsed, g.ecc);
   }
 
   @Override

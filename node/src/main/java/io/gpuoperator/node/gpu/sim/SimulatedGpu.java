@@ -125,6 +125,7 @@ final class SimulatedGpu {
     for (HardwareProfile.GiProfile p : hw.mig().gpuInstanceProfiles()) {
       out.add(toApi(p));
     }
+    out.sort(Comparator.comparingInt(GpuInstanceProfile::index));
     return out;
   }
 

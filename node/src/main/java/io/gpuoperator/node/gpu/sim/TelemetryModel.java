@@ -35,7 +35,7 @@ final class TelemetryModel {
     return mean + amplitude * Math.sin(2 * Math.PI * t / periodS + phase);
   }
 
-  Telemetry read(long elapsedMillis, long[] ecc, long migMemoryUsedBytes) {
+  Telemetry read(long elapsedMillis, long[] ecc) {
     double t = elapsedMillis / 1000.0;
     long second = elapsedMillis / 1000;
     SplittableRandom noise = new SplittableRandom(mix(seed, gpu, second));
@@ -44,8 +44,7 @@ final class TelemetryModel {
     long memUtil = Math.round(clamp(util * 0.7 + noise.nextDouble() * 0.05) * 100);
     long total = hw.memoryMiB() << 20;
     long reserved = Math.min(total / 100, 512L << 20);
-    long used = Math.max(migMemoryUsedBytes, Math.round((total - reserved) * (0.05 + 0.6 * util)));
-    used = Math.min(used, total - reserved);
+    long used = Math.round((total - reserved) * (0.05 + 0.6 * util));
     double idleW = hw.power().idleWatts();
     double spanW = hw.power().maxWatts() - idleW;
     long powerMw = Math.round((idleW + spanW * util) * 1000);

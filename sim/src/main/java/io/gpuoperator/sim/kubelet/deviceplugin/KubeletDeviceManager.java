@@ -187,9 +187,10 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   /**
-   * Allocates the devices a pod requests from registered resources, container by container, as the
-   * kubelet does before starting it. Idempotent: a pod already admitted gets its assignment back.
-   * On refusal the assignment is rolled back and, with a client, the pod is failed with the reason
+   * Allocates the devices a pod requests from registered resources, container by container (init
+   * containers first; their devices may be reused by the containers after them), as the kubelet
+   * does before starting it. Idempotent: a pod already admitted gets its assignment back. On
+   * refusal the assignment is rolled back and, with a client, the pod is failed with the reason
    * {@code UnexpectedAdmissionError} and the plugin's error in its message.
    */
   public Admission admit(Pod pod) {
@@ -202,17 +203,33 @@ public final class KubeletDeviceManager implements AutoCloseable {
     }
     List<ContainerAssignment> done = new ArrayList<>();
     String failure = null;
-    for (Container c : pod.getSpec().getContainers()) {
+    // Init containers run one after another, so each may reuse the devices of the ones before,
+    // and the app containers may reuse theirs too (the kubelet's reusable devices).
+    List<ContainerAssignment> appOnly = new ArrayList<>();
+    List<Container> init =
+        pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers();
+    List<Container> all = new ArrayList<>(init);
+    all.addAll(pod.getSpec().getContainers());
+    for (int i = 0; i < all.size() && failure == null; i++) {
+      Container c = all.get(i);
+      boolean isInit = i < init.size();
       for (Map.Entry<String, Integer> request : deviceRequests(c).entrySet()) {
         try {
-          done.add(allocate(uid, c.getName(), request.getKey(), request.getValue(), done));
+          ContainerAssignment a =
+              allocate(
+                  c.getName(),
+                  isInit,
+                  request.getKey(),
+                  request.getValue(),
+                  isInit ? List.of() : appOnly);
+          done.add(a);
+          if (!isInit) {
+            appOnly.add(a);
+          }
         } catch (AdmissionException e) {
           failure = e.getMessage();
           break;
         }
-      }
-      if (failure != null) {
-        break;
       }
     }
     String ns = pod.getMetadata().getNamespace();
@@ -236,7 +253,11 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   private ContainerAssignment allocate(
-      String uid, String container, String resource, int count, List<ContainerAssignment> pending)
+      String container,
+      boolean initContainer,
+      String resource,
+      int count,
+      List<ContainerAssignment> pending)
       throws AdmissionException {
     PluginEndpoint endpoint;
     List<String> available;
@@ -270,7 +291,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
       if (endpoint.options().getPreStartRequired()) {
         endpoint.preStart(chosen);
       }
-      return new ContainerAssignment(container, resource, chosen, response);
+      return new ContainerAssignment(container, resource, chosen, response, initContainer);
     } catch (StatusRuntimeException e) {
       throw new AdmissionException(
           "Allocate failed due to " + goStatusText(e) + ", which is unexpected");
@@ -560,6 +581,13 @@ public final class KubeletDeviceManager implements AutoCloseable {
     }
     connector.shutdownNow();
     statusWriter.shutdownNow();
+    // A stopped kubelet leaves no socket behind for plugins to dial.
+    try {
+      Files.deleteIfExists(kubeletSocket());
+      Files.deleteIfExists(podResourcesSocket);
+    } catch (IOException e) {
+      LOG.warn("node/{}: cannot remove its sockets: {}", nodeName, e.getMessage());
+    }
   }
 
   private static String summary(List<ContainerAssignment> containers) {

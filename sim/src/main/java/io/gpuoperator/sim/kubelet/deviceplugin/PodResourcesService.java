@@ -78,6 +78,9 @@ final class PodResourcesService extends PodResourcesListerGrpc.PodResourcesListe
   private PodResources toProto(PodAssignment pod) {
     Map<String, ContainerResources.Builder> containers = new LinkedHashMap<>();
     for (ContainerAssignment c : pod.containers()) {
+      if (c.initContainer()) {
+        continue;
+      }
       var builder =
           containers.computeIfAbsent(
               c.container(), name -> ContainerResources.newBuilder().setName(name));

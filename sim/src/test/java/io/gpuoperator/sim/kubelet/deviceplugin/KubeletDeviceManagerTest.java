@@ -125,6 +125,44 @@ class KubeletDeviceManagerTest {
   }
 
   @Test
+  void appContainersReuseTheDevicesOfInitContainers() throws Exception {
+    kubelet = new KubeletDeviceManager("n1", dir, null).start();
+    startPlugin("dev.sock", List.of("d0", "d1", "d2"));
+    register(request("dev.sock"));
+    await(() -> kubelet.allocatableDevices().getOrDefault(RESOURCE, List.of()).size() == 3);
+    Pod pod =
+        new PodBuilder(pod("p1", 2))
+            .editSpec()
+            .addNewInitContainer()
+            .withName("validate")
+            .withNewResources()
+            .addToLimits(RESOURCE, new Quantity("2"))
+            .endResources()
+            .endInitContainer()
+            .endSpec()
+            .build();
+    Admission a = kubelet.admit(pod);
+    assertThat(a.admitted()).isTrue();
+    assertThat(a.assignment().containers())
+        .extracting(ContainerAssignment::container)
+        .containsExactly("validate", "main");
+    // Three devices suffice for 2 + 2: the app container takes the init container's devices.
+    assertThat(a.assignment().containers().get(1).deviceIds())
+        .isEqualTo(a.assignment().containers().get(0).deviceIds());
+    ManagedChannel ch = UnixSockets.channel(kubelet.podResourcesSocket());
+    try {
+      var list =
+          PodResourcesListerGrpc.newBlockingStub(ch)
+              .list(ListPodResourcesRequest.getDefaultInstance());
+      assertThat(list.getPodResources(0).getContainersList())
+          .extracting(c -> c.getName())
+          .containsExactly("main");
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  @Test
   void pluginErrorFailsThePodWithTheGoFormattedStatus() throws Exception {
     kubelet = new KubeletDeviceManager("n1", dir, null).start();
     startPlugin("dev.sock", List.of("d0", "refuse"));

@@ -1,0 +1,355 @@
+package io.gpuoperator.cli.simulate;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.plan.PolicyFile;
+import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
+import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
+import io.gpuoperator.operator.runtime.GpuOperator;
+import io.gpuoperator.operator.runtime.OperatorClients;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.kubelet.DevicePluginSupport;
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import io.gpuoperator.sim.kubelet.SimulatedKubelet;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole GPU cluster on this machine: a real control plane (etcd, kube-apiserver,
+ * kube-controller-manager, kube-scheduler), one simulated kubelet per node with the kubelet side of
+ * the device-plugin API, this project's agents running in-process in the pods bound to them, the
+ * CRDs, a ClusterPolicy and the operator. {@link #close()} stops every process and removes every
+ * directory it created.
+ */
+public final class Simulation implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Simulation.class);
+
+  /**
+   * The project's default policy: this project's images (none set, so the operator's defaults), the
+   * MIG strategy given, and the operands the original's Helm chart enables by default (the
+   * standalone DCGM and the node-status exporter are off there).
+   */
+  public static String defaultPolicy(String migStrategy) {
+    return """
+        apiVersion: nvidia.com/v1
+        kind: ClusterPolicy
+        metadata:
+          name: cluster-policy
+        spec:
+          mig:
+            strategy: %s
+          dcgm:
+            enabled: false
+          nodeStatusExporter:
+            enabled: false
+        """
+        .formatted(migStrategy);
+  }
+
+  /** The default cluster: 2 nodes of 8x H100-80GB, 4x A100-40GB, a node without GPU, 2x L4. */
+  public static List<NodeDescription> defaultCluster() {
+    return List.of(
+        NodeDescription.gpuNode("h100-0", "H100-SXM5-80GB", 8),
+        NodeDescription.gpuNode("h100-1", "H100-SXM5-80GB", 8),
+        NodeDescription.gpuNode("a100-0", "A100-SXM4-40GB", 4),
+        NodeDescription.cpuNode("cpu-0"),
+        NodeDescription.gpuNode("l4-0", "L4", 2));
+  }
+
+  private final Builder options;
+  private final List<AutoCloseable> resources = new ArrayList<>();
+  private ControlPlane controlPlane;
+  private KubernetesClient admin;
+  private SimulatedCluster cluster;
+  private GpuOperator operator;
+  private ClusterPolicy policy;
+  private boolean closed;
+
+  private Simulation(Builder options) {
+    this.options = options;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts everything, reporting each long step to the progress consumer. */
+  private Simulation start() throws IOException, InterruptedException {
+    PolicyFile parsed = PolicyFile.parse(options.policyYaml);
+    if (!parsed.valid()) {
+      throw new IllegalArgumentException(
+          options.policySource
+              + " is not a valid ClusterPolicy: "
+              + parsed.errors().stream().map(Object::toString).collect(Collectors.joining("; ")));
+    }
+    policy = parsed.policy();
+    List<String> names = options.nodes.stream().map(NodeDescription::name).toList();
+    for (NodeDescription d : options.nodes) {
+      SimulatedGpuBackends.profile(d); // bad MIG layouts fail here, before anything starts
+    }
+    try {
+      step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
+      controlPlane =
+          ControlPlane.builder()
+              .controllerManager(true)
+              .scheduler(true)
+              .nodeMonitorGracePeriod(options.nodeMonitorGracePeriod)
+              .nodes(names)
+              .start();
+      resources.add(controlPlane);
+      admin = controlPlane.client();
+      step("installing the CRDs and namespace " + options.namespace);
+      Crds.apply(admin);
+      admin
+          .namespaces()
+          .resource(
+              new NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName(options.namespace)
+                  .endMetadata()
+                  .build())
+          .create();
+      options.beforePolicy.accept(admin);
+
+      step("starting " + names.size() + " simulated nodes");
+      cluster = SimulatedCluster.start(controlPlane, options.nodes, options.kubeletOptions);
+      resources.add(cluster);
+
+      step("starting the operator (namespace " + options.namespace + ")");
+      KubernetesClient operatorClient =
+          OperatorClients.create(
+              controlPlane.kubeconfig().toFile(),
+              "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
+      resources.add(operatorClient);
+      OperatorConfig config =
+          new OperatorConfig(
+              options.namespace,
+              OperandImages.all(),
+              0,
+              0,
+              false,
+              options.namespace,
+              Duration.ofSeconds(15),
+              Duration.ofSeconds(10),
+              Duration.ofSeconds(2));
+      operator =
+          new GpuOperator(
+                  operatorClient,
+                  config,
+                  new OperandRegistryRenderer(),
+                  new NodeLabelRulesPlanner(),
+                  new GpuOperator.Options("simulate", "127.0.0.1", false, 8))
+              .start();
+      resources.add(operator);
+
+      step(
+          "applying ClusterPolicy "
+              + policy.getMetadata().getName()
+              + " ("
+              + options.policySource
+              + ")");
+      admin.resources(ClusterPolicy.class).resource(policy).create();
+      if (options.kubeconfigOut != null) {
+        Files.createDirectories(options.kubeconfigOut.toAbsolutePath().getParent());
+        ContainerPaths.writeAtomically(
+            options.kubeconfigOut, Files.readString(controlPlane.kubeconfig()));
+      }
+      return this;
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void step(String what) {
+    LOG.info("simulate: {}", what);
+    options.progress.accept(what);
+  }
+
+  /** The admin client of the simulated cluster. */
+  public KubernetesClient client() {
+    return admin;
+  }
+
+  public ControlPlane controlPlane() {
+    return controlPlane;
+  }
+
+  public List<NodeDescription> nodes() {
+    return options.nodes;
+  }
+
+  public String namespace() {
+    return options.namespace;
+  }
+
+  public String policyName() {
+    return policy.getMetadata().getName();
+  }
+
+  /** The kubeconfig written for users, or null. */
+  public Path kubeconfigOut() {
+    return options.kubeconfigOut;
+  }
+
+  public SimulatedKubelet kubelet(String node) {
+    return cluster.kubelet(node);
+  }
+
+  /** The kubelet side of the device-plugin and pod-resources APIs of a node. */
+  public DevicePluginSupport devicePlugins(String node) {
+    return cluster.devices(node);
+  }
+
+  public SimulatedGpuBackends backends() {
+    return cluster.backends();
+  }
+
+  /** The temp directory holding every node's directories. */
+  public Path nodesRoot() {
+    return cluster.root();
+  }
+
+  /** What the cluster looks like now. */
+  public SimulationStatus status() {
+    return SimulationStatus.read(admin, options.nodes, options.namespace, policyName());
+  }
+
+  /**
+   * Waits until the ClusterPolicy is ready and every GPU node advertises its GPUs; calls {@code
+   * onChange} with each new status. Returns the last status either way.
+   */
+  public SimulationStatus awaitReady(Duration timeout, Consumer<SimulationStatus> onChange)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    SimulationStatus last = null;
+    while (true) {
+      SimulationStatus now;
+      try {
+        now = status();
+      } catch (RuntimeException e) {
+        LOG.warn("simulate: reading the cluster's status failed: {}", e.toString());
+        now = last;
+      }
+      if (now != null && !now.equals(last)) {
+        onChange.accept(now);
+        last = now;
+      }
+      if ((now != null && now.ready()) || System.nanoTime() > deadline) {
+        return last;
+      }
+      Thread.sleep(500);
+    }
+  }
+
+  /** Stops the operator, the kubelets and their containers, the control plane; removes dirs. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      try {
+        resources.get(i).close();
+      } catch (Exception e) {
+        LOG.warn("simulate: stopping {} failed: {}", resources.get(i).getClass(), e.toString());
+      }
+    }
+    if (options.kubeconfigOut != null) {
+      try {
+        // It points at a cluster that no longer exists.
+        Files.deleteIfExists(options.kubeconfigOut);
+      } catch (IOException e) {
+        LOG.warn("simulate: cannot remove {}: {}", options.kubeconfigOut, e.toString());
+      }
+    }
+  }
+
+  /** What to simulate. */
+  public static final class Builder {
+    private List<NodeDescription> nodes = defaultCluster();
+    private String policyYaml = defaultPolicy("single");
+    private String policySource = "the default policy";
+    private String namespace = "gpu-operator";
+    private String nodeMonitorGracePeriod = "40s";
+    private KubeletOptions kubeletOptions =
+        new KubeletOptions(
+            Duration.ofSeconds(10),
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(10));
+    private Path kubeconfigOut;
+    private Consumer<String> progress = s -> {};
+    private Consumer<KubernetesClient> beforePolicy = c -> {};
+
+    private Builder() {}
+
+    public Builder nodes(List<NodeDescription> nodes) {
+      if (nodes.isEmpty()) {
+        throw new IllegalArgumentException("a simulation needs at least one node");
+      }
+      this.nodes = List.copyOf(nodes);
+      return this;
+    }
+
+    /** The ClusterPolicy YAML; {@code source} names it in errors (e.g. the file). */
+    public Builder policy(String yaml, String source) {
+      this.policyYaml = yaml;
+      this.policySource = source;
+      return this;
+    }
+
+    public Builder namespace(String namespace) {
+      this.namespace = namespace;
+      return this;
+    }
+
+    /** The controller-manager's --node-monitor-grace-period (default 40s, as Kubernetes). */
+    public Builder nodeMonitorGracePeriod(String duration) {
+      this.nodeMonitorGracePeriod = duration;
+      return this;
+    }
+
+    public Builder kubeletOptions(KubeletOptions options) {
+      this.kubeletOptions = options;
+      return this;
+    }
+
+    /** Where to write the cluster's admin kubeconfig (removed on close); null for nowhere. */
+    public Builder kubeconfigOut(Path file) {
+      this.kubeconfigOut = file;
+      return this;
+    }
+
+    /** Hears each long start-up step. */
+    public Builder progress(Consumer<String> progress) {
+      this.progress = progress;
+      return this;
+    }
+
+    /** Runs with the admin client after the namespace exists and before the policy is applied. */
+    public Builder beforePolicy(Consumer<KubernetesClient> action) {
+      this.beforePolicy = action;
+      return this;
+    }
+
+    /** Starts the simulation; on failure everything started so far is stopped. */
+    public Simulation start() throws IOException, InterruptedException {
+      return new Simulation(this).start();
+    }
+  }
+}

@@ -1,0 +1,231 @@
+package io.gpuoperator.cli.simulate;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.common.OperandStatus;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A snapshot of the simulated cluster: the ClusterPolicy's state and, per node, its GPU product
+ * label, GPU resources and how many of the operator's pods on it are ready.
+ *
+ * @param policyState the ClusterPolicy's status.state, or null before the operator wrote one
+ * @param notReady why the policy is not ready (its operands that are not), empty when ready
+ */
+public record SimulationStatus(String policyState, List<String> notReady, List<NodeRow> nodes) {
+  public static final String GPU_RESOURCE = "nvidia.com/gpu";
+  public static final String MIG_RESOURCE_PREFIX = "nvidia.com/mig-";
+  public static final String PRODUCT_LABEL = "nvidia.com/gpu.product";
+
+  /**
+   * One node.
+   *
+   * @param gpus GPUs the node's hardware has
+   * @param product its {@code nvidia.com/gpu.product} label, null when unlabelled
+   * @param resources allocatable {@code nvidia.com/gpu} and {@code nvidia.com/mig-*}, by name
+   * @param operandsReady the operands' pods (of DaemonSets in the operator namespace) on the node
+   *     that are ready
+   * @param operands the operands' pods on the node
+   * @param nodeReady the Node's Ready condition (True, False, Unknown)
+   */
+  public record NodeRow(
+      String name,
+      int gpus,
+      String product,
+      Map<String, Long> resources,
+      int operandsReady,
+      int operands,
+      String nodeReady) {
+
+    /** Allocatable {@code nvidia.com/gpu}, 0 when absent. */
+    public long gpuAllocatable() {
+      return resources.getOrDefault(GPU_RESOURCE, 0L);
+    }
+
+    /**
+     * Whether the node advertises its GPUs: {@code nvidia.com/gpu} a positive multiple of the GPU
+     * count (time-slicing multiplies it), or MIG resources; nodes without GPUs trivially do.
+     */
+    public boolean advertisesGpus() {
+      if (gpus == 0) {
+        return true;
+      }
+      long n = gpuAllocatable();
+      boolean mig =
+          resources.entrySet().stream()
+              .anyMatch(e -> e.getKey().startsWith(MIG_RESOURCE_PREFIX) && e.getValue() > 0);
+      return (n >= gpus && n % gpus == 0) || mig;
+    }
+
+    /** Labelled with a product exactly when it has GPUs. */
+    public boolean labelledCorrectly() {
+      return (gpus > 0) == (product != null);
+    }
+
+    /** The resources as {@code name=n} pairs, {@code -} for none. */
+    public String resourcesText() {
+      if (resources.isEmpty()) {
+        return "-";
+      }
+      List<String> out = new ArrayList<>();
+      resources.forEach((k, v) -> out.add(k + "=" + v));
+      return String.join(",", out);
+    }
+  }
+
+  /**
+   * Ready: the ClusterPolicy is ready, every node is labelled with a product exactly when it has
+   * GPUs, and every GPU node advertises them.
+   */
+  public boolean ready() {
+    return "ready".equals(policyState)
+        && nodes.stream().allMatch(n -> n.labelledCorrectly() && n.advertisesGpus());
+  }
+
+  /** Why the cluster is not ready yet, for the timeout message; empty when ready. */
+  public List<String> reasons() {
+    List<String> out = new ArrayList<>();
+    if (!"ready".equals(policyState)) {
+      out.add(
+          "ClusterPolicy state is "
+              + (policyState == null ? "not reported yet" : policyState)
+              + (notReady.isEmpty() ? "" : " (" + String.join("; ", notReady) + ")"));
+    }
+    for (NodeRow n : nodes) {
+      if (!n.labelledCorrectly()) {
+        out.add(
+            "node "
+                + n.name()
+                + (n.gpus() > 0
+                    ? " has no " + PRODUCT_LABEL + " label"
+                    : " has no GPU but is labelled " + n.product()));
+      }
+      if (!n.advertisesGpus()) {
+        out.add(
+            "node " + n.name() + " has " + n.gpus() + " GPUs but advertises " + n.resourcesText());
+      }
+    }
+    return out;
+  }
+
+  /** Reads nodes, the operator's pods and the ClusterPolicy. */
+  public static SimulationStatus read(
+      KubernetesClient client, List<NodeDescription> nodes, String namespace, String policy) {
+    Map<String, Node> byName = new HashMap<>();
+    for (Node n : client.nodes().list().getItems()) {
+      byName.put(n.getMetadata().getName(), n);
+    }
+    Map<String, int[]> pods = new HashMap<>();
+    for (Pod p : client.pods().inNamespace(namespace).list().getItems()) {
+      String node = p.getSpec().getNodeName();
+      if (node == null || !ownedByDaemonSet(p)) {
+        continue; // e.g. the validator's short-lived cuda workload pod is no operand
+      }
+      int[] c = pods.computeIfAbsent(node, k -> new int[2]);
+      c[1]++;
+      if (podReady(p)) {
+        c[0]++;
+      }
+    }
+    List<NodeRow> rows = new ArrayList<>();
+    for (NodeDescription d : nodes) {
+      Node n = byName.get(d.name());
+      Map<String, Long> resources = new TreeMap<>();
+      String product = null;
+      String ready = null;
+      if (n != null) {
+        product =
+            n.getMetadata().getLabels() == null
+                ? null
+                : n.getMetadata().getLabels().get(PRODUCT_LABEL);
+        Map<String, Quantity> alloc =
+            n.getStatus() == null || n.getStatus().getAllocatable() == null
+                ? Map.of()
+                : n.getStatus().getAllocatable();
+        alloc.forEach(
+            (k, v) -> {
+              if (k.equals(GPU_RESOURCE) || k.startsWith(MIG_RESOURCE_PREFIX)) {
+                resources.put(k, Quantity.getAmountInBytes(v).longValue());
+              }
+            });
+        if (n.getStatus() != null && n.getStatus().getConditions() != null) {
+          ready =
+              n.getStatus().getConditions().stream()
+                  .filter(c -> "Ready".equals(c.getType()))
+                  .map(c -> c.getStatus())
+                  .findFirst()
+                  .orElse(null);
+        }
+      }
+      int[] c = pods.getOrDefault(d.name(), new int[2]);
+      rows.add(new NodeRow(d.name(), d.gpus(), product, resources, c[0], c[1], ready));
+    }
+    ClusterPolicy cp = client.resources(ClusterPolicy.class).withName(policy).get();
+    String state = null;
+    List<String> notReady = new ArrayList<>();
+    if (cp != null && cp.getStatus() != null) {
+      state = cp.getStatus().state == null ? null : cp.getStatus().state.value();
+      if (cp.getStatus().operands != null) {
+        for (OperandStatus o : cp.getStatus().operands) {
+          if (o.state != null && !"ready".equals(o.state.value())) {
+            notReady.add(o.name + " " + (o.reason != null ? o.reason : o.state.value()));
+          }
+        }
+      }
+    }
+    return new SimulationStatus(state, List.copyOf(notReady), List.copyOf(rows));
+  }
+
+  static boolean ownedByDaemonSet(Pod p) {
+    return p.getMetadata().getOwnerReferences() != null
+        && p.getMetadata().getOwnerReferences().stream()
+            .anyMatch(o -> "DaemonSet".equals(o.getKind()));
+  }
+
+  static boolean podReady(Pod p) {
+    return p.getStatus() != null
+        && p.getStatus().getConditions() != null
+        && p.getStatus().getConditions().stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /** The final table: node, product, GPUs, allocatable, operands ready. */
+  public List<String> table() {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"NODE", "PRODUCT", "GPUS", "ALLOCATABLE", "OPERANDS READY", "READY"});
+    for (NodeRow n : nodes) {
+      rows.add(
+          new String[] {
+            n.name(),
+            n.product() == null ? "-" : n.product(),
+            Integer.toString(n.gpus()),
+            n.resourcesText(),
+            n.operandsReady() + "/" + n.operands(),
+            n.nodeReady() == null ? "-" : n.nodeReady()
+          });
+    }
+    int[] width = new int[rows.get(0).length];
+    for (String[] r : rows) {
+      for (int i = 0; i < r.length; i++) {
+        width[i] = Math.max(width[i], r[i].length());
+      }
+    }
+    List<String> out = new ArrayList<>();
+    for (String[] r : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < r.length; i++) {
+        line.append(i == r.length - 1 ? r[i] : String.format("%-" + (width[i] + 2) + "s", r[i]));
+      }
+      out.add(line.toString().stripTrailing());
+    }
+    return out;
+  }
+}

@@ -1,0 +1,347 @@
+package io.gpuoperator.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.kubelet.podresources.v1.ContainerDevices;
+import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
+import io.gpuoperator.kubelet.podresources.v1.PodResources;
+import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import io.gpuoperator.sim.kubelet.SimulatedKubelet;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * End to end: one simulation (control plane with controller-manager and scheduler, simulated
+ * kubelets, in-process agents, the operator) of a small cluster under a policy with the mixed MIG
+ * strategy and a time-slicing device-plugin config, shared by the ordered tests below.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SimulateIT {
+  static final String H100 = "e2e-h100";
+  static final String L4 = "e2e-l4";
+  static final String CPU = "e2e-cpu";
+  static final String MIG = "e2e-mig";
+  static final String WORKLOADS = "workloads";
+  static final Map<String, Integer> MIG_LAYOUT = Map.of("1g.10gb", 2, "2g.20gb", 1, "3g.40gb", 1);
+
+  static final String POLICY =
+      """
+      apiVersion: nvidia.com/v1
+      kind: ClusterPolicy
+      metadata:
+        name: cluster-policy
+      spec:
+        mig:
+          strategy: mixed
+        dcgm:
+          enabled: false
+        devicePlugin:
+          config:
+            name: time-slicing
+      """;
+
+  static final String TIME_SLICING_4 =
+      """
+      version: v1
+      sharing:
+        timeSlicing:
+          resources:
+          - name: nvidia.com/gpu
+            replicas: 4
+      """;
+
+  static Simulation sim;
+  static KubernetesClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    sim =
+        Simulation.builder()
+            .nodes(
+                List.of(
+                    NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+                    NodeDescription.gpuNode(L4, "L4", 1),
+                    NodeDescription.cpuNode(CPU),
+                    NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1).withMig(MIG_LAYOUT)))
+            .policy(POLICY, "SimulateIT policy")
+            .nodeMonitorGracePeriod("16s")
+            .kubeletOptions(
+                new KubeletOptions(
+                    Duration.ofSeconds(4),
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(10)))
+            .beforePolicy(
+                c ->
+                    c.configMaps()
+                        .inNamespace("gpu-operator")
+                        .resource(
+                            new ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName("time-slicing")
+                                .endMetadata()
+                                .withData(Map.of("ts4", TIME_SLICING_4))
+                                .build())
+                        .create())
+            .start();
+    client = sim.client();
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName(WORKLOADS).endMetadata().build())
+        .create();
+    // Pods need the namespace's default ServiceAccount, created a moment after the namespace.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                client.serviceAccounts().inNamespace(WORKLOADS).withName("default").get() != null);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sim != null) {
+      sim.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void clusterBecomesReadyWithEveryGpuNodeLabelledAndAdvertised() throws Exception {
+    List<SimulationStatus> seen = new ArrayList<>();
+    SimulationStatus status = sim.awaitReady(Duration.ofMinutes(4), seen::add);
+    assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
+    Map<String, SimulationStatus.NodeRow> rows =
+        status.nodes().stream().collect(Collectors.toMap(SimulationStatus.NodeRow::name, r -> r));
+    assertThat(rows.get(H100).product()).isEqualTo("NVIDIA-H100-80GB-HBM3");
+    assertThat(rows.get(L4).product()).isEqualTo("NVIDIA-L4");
+    assertThat(rows.get(MIG).product()).startsWith("NVIDIA-H100");
+    assertThat(rows.get(CPU).product()).isNull();
+    assertThat(rows.get(H100).gpuAllocatable()).isEqualTo(8);
+    assertThat(rows.get(L4).gpuAllocatable()).isEqualTo(1);
+    assertThat(rows.get(CPU).resources()).isEmpty();
+    assertThat(rows.get(CPU).operands()).isZero();
+    assertThat(rows.get(H100).operands()).isPositive().isEqualTo(rows.get(H100).operandsReady());
+    // Progress was observed on the way, not only the end state.
+    assertThat(seen.size()).isGreaterThan(1);
+    assertThat(seen.get(0).ready()).isFalse();
+  }
+
+  @Test
+  @Order(2)
+  void mixedStrategyNodeAdvertisesItsMigLayout() {
+    SimulationStatus.NodeRow mig = row(MIG);
+    assertThat(mig.resources())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "nvidia.com/mig-1g.10gb", 2L,
+                "nvidia.com/mig-2g.20gb", 1L,
+                "nvidia.com/mig-3g.40gb", 1L));
+    // Under the mixed strategy a MIG GPU is not also advertised whole.
+    assertThat(mig.gpuAllocatable()).isZero();
+  }
+
+  @Test
+  @Order(3)
+  void gpuPodIsScheduledOnAGpuNodeWithItsDeviceInPodResources() throws Exception {
+    client.pods().inNamespace(WORKLOADS).resource(gpuPod("trainer", 1, null)).create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(phase(client.pods().inNamespace(WORKLOADS).withName("trainer").get()))
+                    .isEqualTo("Running"));
+    Pod pod = client.pods().inNamespace(WORKLOADS).withName("trainer").get();
+    String node = pod.getSpec().getNodeName();
+    assertThat(node).isIn(H100, L4);
+    List<String> ids = deviceIds(node, "trainer");
+    assertThat(ids).hasSize(1);
+    assertThat(sim.backends().backend(node).deviceByUuid(ids.get(0))).isPresent();
+    client.pods().inNamespace(WORKLOADS).withName("trainer").withGracePeriod(0).delete();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> client.pods().inNamespace(WORKLOADS).withName("trainer").get() == null);
+  }
+
+  @Test
+  @Order(4)
+  void podAskingForMoreGpusThanAnyNodeHasStaysPendingWithTheSchedulersReason() {
+    client.pods().inNamespace(WORKLOADS).resource(gpuPod("too-big", 9, null)).create();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              Pod p = client.pods().inNamespace(WORKLOADS).withName("too-big").get();
+              assertThat(phase(p)).isEqualTo("Pending");
+              assertThat(p.getSpec().getNodeName()).isNull();
+              assertThat(p.getStatus().getConditions())
+                  .anySatisfy(
+                      c -> {
+                        assertThat(c.getType()).isEqualTo("PodScheduled");
+                        assertThat(c.getReason()).isEqualTo("Unschedulable");
+                        assertThat(c.getMessage()).contains("Insufficient nvidia.com/gpu");
+                      });
+              List<Event> events =
+                  client.v1().events().inNamespace(WORKLOADS).list().getItems().stream()
+                      .filter(e -> "too-big".equals(e.getInvolvedObject().getName()))
+                      .toList();
+              assertThat(events).anyMatch(e -> "FailedScheduling".equals(e.getReason()));
+            });
+  }
+
+  @Test
+  @Order(5)
+  void timeSlicingWithFourReplicasAdvertisesFourTimesTheGpusAndFourPodsShareOne() throws Exception {
+    client
+        .nodes()
+        .withName(L4)
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("nvidia.com/device-plugin.config", "ts4");
+              return n;
+            });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(row(L4).gpuAllocatable()).isEqualTo(4));
+    for (int i = 0; i < 4; i++) {
+      client.pods().inNamespace(WORKLOADS).resource(gpuPod("shared-" + i, 1, L4)).create();
+    }
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              for (int i = 0; i < 4; i++) {
+                assertThat(
+                        phase(client.pods().inNamespace(WORKLOADS).withName("shared-" + i).get()))
+                    .isEqualTo("Running");
+              }
+            });
+    Set<String> physical = new java.util.HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      List<String> ids = deviceIds(L4, "shared-" + i);
+      assertThat(ids).hasSize(1);
+      assertThat(ids.get(0)).contains("::");
+      physical.add(ids.get(0).substring(0, ids.get(0).indexOf("::")));
+    }
+    assertThat(physical).hasSize(1);
+    assertThat(sim.backends().backend(L4).deviceByUuid(physical.iterator().next())).isPresent();
+  }
+
+  @Test
+  @Order(6)
+  void killedKubeletMakesTheNodeNotReadyAndItsRestartBringsTheGpusBack() {
+    SimulatedKubelet k = sim.kubelet(H100);
+    int before = sim.devicePlugins(H100).devices().registrations("nvidia.com/gpu");
+    assertThat(before).isPositive();
+    k.kill();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(() -> assertThat(row(H100).nodeReady()).isEqualTo("Unknown"));
+    k.start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(sim.devicePlugins(H100).devices().registrations("nvidia.com/gpu"))
+                  .isGreaterThan(before);
+              SimulationStatus.NodeRow r = row(H100);
+              assertThat(r.nodeReady()).isEqualTo("True");
+              assertThat(r.gpuAllocatable()).isEqualTo(8);
+            });
+  }
+
+  @Test
+  @Order(7)
+  void closingLeavesNoProcessAndNoDirectory() throws Exception {
+    List<Long> pids = sim.controlPlane().pids();
+    Path cpDir = sim.controlPlane().directory();
+    Path nodesDir = sim.nodesRoot();
+    assertThat(pids).isNotEmpty();
+    assertThat(nodesDir).exists();
+    sim.close();
+    for (long pid : pids) {
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+    }
+    assertThat(Files.exists(cpDir)).as("control-plane dir %s", cpDir).isFalse();
+    assertThat(Files.exists(nodesDir)).as("nodes dir %s", nodesDir).isFalse();
+  }
+
+  static SimulationStatus.NodeRow row(String node) {
+    return sim.status().nodes().stream().filter(r -> r.name().equals(node)).findFirst().get();
+  }
+
+  static List<String> deviceIds(String node, String pod) throws Exception {
+    Path socket = sim.devicePlugins(node).devices().podResourcesSocket();
+    assertThat(socket).startsWith(sim.nodesRoot());
+    var channel = UnixSockets.channel(socket);
+    try {
+      var list =
+          PodResourcesListerGrpc.newBlockingStub(channel)
+              .list(ListPodResourcesRequest.getDefaultInstance());
+      PodResources r =
+          list.getPodResourcesList().stream()
+              .filter(p -> p.getName().equals(pod) && p.getNamespace().equals(WORKLOADS))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("pod " + pod + " not in pod-resources"));
+      List<String> ids = new ArrayList<>();
+      for (ContainerDevices d : r.getContainers(0).getDevicesList()) {
+        assertThat(d.getResourceName()).isEqualTo("nvidia.com/gpu");
+        ids.addAll(d.getDeviceIdsList());
+      }
+      return ids;
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  static Pod gpuPod(String name, int gpus, String node) {
+    PodBuilder b =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("main")
+            .withImage("nvcr.io/nvidia/pytorch:24.05-py3")
+            .withNewResources()
+            .addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
+            .endResources()
+            .endContainer()
+            .endSpec();
+    if (node != null) {
+      b.editSpec().addToNodeSelector("kubernetes.io/hostname", node).endSpec();
+    }
+    return b.build();
+  }
+
+  static String phase(Pod p) {
+    return p == null || p.getStatus() == null ? null : p.getStatus().getPhase();
+  }
+}

@@ -1,0 +1,88 @@
+package io.gpuoperator.node.discovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.gpuoperator.node.config.ReloadingConfig;
+import io.gpuoperator.node.gpu.sim.HardwareProfiles;
+import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The labelling loop: wake-ups re-read a changed config; failures and stops keep the labels. */
+class FeatureDiscoveryAgentTest {
+  @TempDir Path dir;
+
+  @Test
+  void wakeRereadsAChangedConfigAndBadConfigsOrFailedPassesKeepTheLabels() throws Exception {
+    Path cfg = dir.resolve("config.yaml");
+    Path out = dir.resolve("features.d/gfd");
+    Files.writeString(cfg, "version: v1\n");
+    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.builtInNode("dgx-a100"), "n1");
+    FeatureDiscoveryAgent agent =
+        new FeatureDiscoveryAgent(
+            gpus,
+            new FeatureFileSink(out),
+            "none",
+            new ReloadingConfig(cfg),
+            true,
+            () -> "DGX A100",
+            () -> true,
+            Clock.systemUTC());
+    Thread loop =
+        new Thread(
+            () -> {
+              try {
+                agent.run(Duration.ofHours(1)); // only wake-ups run further passes
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    loop.start();
+    try {
+      await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(out));
+      assertThat(Files.readString(out)).contains("nvidia.com/gpu.product=NVIDIA-A100-SXM4-40GB\n");
+
+      write(
+          cfg,
+          "version: v1\nsharing:\n  timeSlicing:\n    resources: [{name: nvidia.com/gpu, replicas: 4}]\n",
+          1);
+      agent.wake();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> Files.readString(out).contains("gpu.product=NVIDIA-A100-SXM4-40GB-SHARED\n"));
+      assertThat(Files.readString(out)).contains("nvidia.com/gpu.replicas=4\n");
+
+      String shared = Files.readString(out);
+      write(
+          cfg,
+          "version: v1\nsharing:\n  timeSlicing:\n    resources: [{name: nvidia.com/gpu, replicas: 0}]\n",
+          2);
+      agent.wake(); // an invalid config: the last good one stays in use
+      Thread.sleep(300);
+      assertThat(Files.readString(out)).isEqualTo(shared);
+      gpus.setLost(0, true); // a pass that fails outright publishes nothing
+      agent.wake();
+      Thread.sleep(300);
+      assertThat(Files.readString(out)).isEqualTo(shared);
+    } finally {
+      agent.stop();
+      loop.join(5_000);
+    }
+    assertThat(loop.isAlive()).isFalse();
+    assertThat(out).exists(); // never removed on stop
+  }
+
+  private static void write(Path file, String text, int tick) throws Exception {
+    Files.writeString(file, text);
+    // Make the change visible even on file systems with coarse timestamps.
+    Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(tick)));
+  }
+}

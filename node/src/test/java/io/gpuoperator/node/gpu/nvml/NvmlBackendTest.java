@@ -1,0 +1,138 @@
+package io.gpuoperator.node.gpu.nvml;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.gpuoperator.node.gpu.GpuBackendException;
+import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuEvent;
+import io.gpuoperator.node.gpu.GpuEventSubscription;
+import io.gpuoperator.node.gpu.GpuEventType;
+import io.gpuoperator.node.gpu.GpuInstance;
+import io.gpuoperator.node.gpu.GpuInstanceProfile;
+import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.gpu.sim.HardwareProfiles;
+import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.EnumSet;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * NvmlBackend's logic over a stand-in NVML answering from the simulator: everything it reports must
+ * equal what the simulator reports directly. Struct offsets are checked separately against nvml.h
+ * (NvmlBindingTest) and symbols against the real library (NvmlLibraryTest).
+ */
+class NvmlBackendTest {
+  @TempDir Path sysfs;
+
+  final Clock clock = Clock.fixed(Instant.parse("2026-11-30T10:00:00Z"), ZoneOffset.UTC);
+  final SimulatedBackend sim =
+      new SimulatedBackend(
+          HardwareProfiles.parseNode(
+              """
+              driverVersion: 550.54.15
+              cudaVersion: "12.4"
+              numaNodes: 2
+              gpus:
+                - model: H100-SXM5-80GB
+                  count: 1
+                  mig: {enabled: true, devices: {1g.10gb+me: 1, 1g.20gb: 1, 3g.40gb: 1}}
+                - {model: H100-SXM5-80GB, count: 1}
+              """,
+              "t"),
+          "node-1",
+          clock);
+
+  NvmlBackend open() {
+    return NvmlBackend.open(new SimulatedNvml(sim), sysfs);
+  }
+
+  @Test
+  void devicesAndMigDevicesEqualTheSimulatorsAndSysfsIsRead() throws Exception {
+    GpuDevice first = sim.devices().get(0);
+    Path dev = sysfs.resolve("bus/pci/devices").resolve(first.sysfsBusId());
+    Files.createDirectories(dev);
+    Files.writeString(dev.resolve("class"), "0x030200\n");
+    Files.writeString(dev.resolve("numa_node"), "1\n");
+    try (NvmlBackend nvml = open()) {
+      assertThat(nvml.driverVersion()).isEqualTo("550.54.15");
+      assertThat(nvml.cudaDriverVersion()).isEqualTo(12040);
+      GpuDevice d = nvml.devices().get(0);
+      assertThat(d)
+          .usingRecursiveComparison()
+          .ignoringFields("numaNode", "pciClass")
+          .isEqualTo(first);
+      assertThat(d.numaNode()).isEqualTo(1);
+      assertThat(d.pciClass()).isEqualTo(0x030200);
+      assertThat(nvml.devices().get(1).numaNode()).isEqualTo(-1); // no sysfs entry
+      assertThat(nvml.migDevices(0)).isEqualTo(sim.migDevices(0));
+      assertThat(nvml.migDevices(0))
+          .extracting(m -> m.profile().name())
+          .containsExactlyInAnyOrder("1g.10gb+me", "1g.20gb", "3g.40gb");
+      assertThat(nvml.migDevices(1)).isEmpty();
+      assertThat(nvml.gpuInstanceProfiles(0)).isEqualTo(sim.gpuInstanceProfiles(0));
+      assertThat(nvml.gpuInstances(0)).isEqualTo(sim.gpuInstances(0));
+      assertThat(nvml.telemetry(1)).isEqualTo(sim.telemetry(1));
+      assertThat(nvml.link(0, 1).nvLinks()).isEqualTo(18);
+      assertThat(nvml.link(0, 1).pcie()).isEqualTo(sim.link(0, 1).pcie());
+    }
+  }
+
+  @Test
+  void migOperationsGoThroughAndErrorsAreTyped() {
+    try (NvmlBackend nvml = open()) {
+      GpuInstanceProfile oneG =
+          nvml.gpuInstanceProfiles(0).stream()
+              .filter(p -> p.name().equals("1g.10gb"))
+              .findFirst()
+              .orElseThrow();
+      assertThat(nvml.gpuInstanceRemainingCapacity(0, oneG.id())).isEqualTo(1);
+      assertThat(nvml.gpuInstancePossiblePlacements(0, oneG.id())).hasSize(7);
+      GpuInstance gi = nvml.createGpuInstance(0, oneG.id());
+      assertThatThrownBy(() -> nvml.createGpuInstance(0, oneG.id(), new Placement(0, 1)))
+          .isInstanceOf(GpuBackendException.InsufficientResources.class)
+          .hasMessage("nvmlDeviceCreateGpuInstanceWithPlacement: INSUFFICIENT_RESOURCES");
+      var ci = nvml.computeInstanceProfiles(0, gi.id()).get(0);
+      var created = nvml.createComputeInstance(0, gi.id(), ci.id());
+      assertThat(nvml.computeInstances(0, gi.id())).containsExactly(created);
+      assertThat(nvml.migDevices(0)).hasSize(4).isEqualTo(sim.migDevices(0));
+      nvml.destroyComputeInstance(0, gi.id(), created.id());
+      nvml.destroyGpuInstance(0, gi.id());
+      assertThat(sim.gpuInstances(0)).hasSize(3);
+      assertThatThrownBy(() -> nvml.destroyGpuInstance(0, 99))
+          .isInstanceOf(GpuBackendException.NotFound.class);
+      assertThat(nvml.setMigMode(1, true).resetPending()).isTrue();
+    }
+  }
+
+  @Test
+  void eventsArriveWithTheirGpuAndTimeoutsAreEmpty() throws Exception {
+    try (NvmlBackend nvml = open();
+        GpuEventSubscription s = nvml.subscribe(EnumSet.of(GpuEventType.XID_CRITICAL_ERROR))) {
+      assertThat(s.registeredGpus()).containsExactly(0, 1);
+      assertThat(s.poll(Duration.ofMillis(10))).isEmpty();
+      sim.injectXid(1, 79);
+      Optional<GpuEvent> e = s.poll(Duration.ofSeconds(2));
+      assertThat(e).isPresent();
+      assertThat(e.get().gpuIndex()).isEqualTo(1);
+      assertThat(e.get().gpuUuid()).isEqualTo(sim.devices().get(1).uuid());
+      assertThat(e.get().data()).isEqualTo(79);
+      assertThat(e.get().type()).isEqualTo(GpuEventType.XID_CRITICAL_ERROR);
+      assertThat(e.get().wholeGpu()).isTrue();
+    }
+  }
+
+  @Test
+  void callsAfterCloseFailAsUninitialised() {
+    NvmlBackend nvml = open();
+    nvml.close();
+    assertThatThrownBy(() -> nvml.migMode(0)).isInstanceOf(GpuBackendException.Uninitialized.class);
+  }
+}

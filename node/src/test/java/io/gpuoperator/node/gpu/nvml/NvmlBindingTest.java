@@ -1,0 +1,114 @@
+package io.gpuoperator.node.gpu.nvml;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import com.sun.jna.ptr.LongByReference;
+import com.sun.jna.ptr.PointerByReference;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Checks the JNA binding against NVIDIA's own {@code nvml.h} (Debian's libnvidia-ml-dev, fetched by
+ * scripts/test-deps.sh; path in {@code -Dgpu-operator.nvml.header}): every struct size and field
+ * offset the backend uses, and every bound function's parameter list.
+ */
+class NvmlBindingTest {
+  static NvmlHeader header;
+
+  @BeforeAll
+  static void read() throws Exception {
+    String prop = System.getProperty("gpu-operator.nvml.header", "");
+    Path file = prop.isEmpty() ? null : Path.of(prop);
+    Assumptions.assumeTrue(
+        file != null && Files.exists(file),
+        "nvml.h not found at '"
+            + prop
+            + "': scripts/test-deps.sh fetches it from Debian non-free (it could not be fetched)");
+    header = new NvmlHeader(Files.readString(file));
+  }
+
+  @Test
+  void structSizesAndOffsetsMatchTheHeader() {
+    for (NvmlStructs.Struct s : NvmlStructs.Struct.values()) {
+      assertThat(header.layout(s.cName).size()).as("sizeof(%s)", s.cName).isEqualTo(s.size);
+    }
+    for (NvmlStructs.Field f : NvmlStructs.Field.values()) {
+      assertThat(header.layout(f.struct.cName).offsets())
+          .as("offsetof(%s, %s)", f.struct.cName, f.cName)
+          .containsEntry(f.cName, f.offset);
+    }
+    assertThat(NvmlStructs.MEMORY_V2_VERSION)
+        .isEqualTo(header.layout("nvmlMemory_v2_t").size() | (2 << 24));
+  }
+
+  @Test
+  void everyBoundFunctionHasTheHeadersParameters() {
+    List<String> problems = new ArrayList<>();
+    for (Method m : NvmlLibrary.class.getDeclaredMethods()) {
+      NvmlHeader.Prototype p = header.functions.get(m.getName());
+      if (p == null) {
+        problems.add(m.getName() + ": not declared in nvml.h");
+        continue;
+      }
+      Class<?>[] java = m.getParameterTypes();
+      if (java.length != p.params().size()) {
+        problems.add(m.getName() + ": " + java.length + " parameters, nvml.h has " + p.params());
+        continue;
+      }
+      for (int i = 0; i < java.length; i++) {
+        String c = p.params().get(i);
+        if (!compatible(java[i], c)) {
+          problems.add(
+              m.getName() + " parameter " + i + ": " + java[i].getSimpleName() + " vs " + c);
+        }
+      }
+    }
+    assertThat(problems).isEmpty();
+  }
+
+  private static boolean compatible(Class<?> java, String c) {
+    boolean pointer = c.endsWith("*");
+    String base = pointer ? c.substring(0, c.length() - 1).trim() : c;
+    base = base.replace("const ", "");
+    boolean fourBytes =
+        base.equals("unsigned int")
+            || base.equals("int")
+            || header.enums.contains(base)
+            || base.equals("nvmlReturn_t");
+    if (java == int.class) {
+      return !pointer && fourBytes;
+    }
+    if (java == long.class) {
+      return !pointer && base.equals("unsigned long long");
+    }
+    if (java == Pointer.class) {
+      return !pointer && header.handles.contains(base);
+    }
+    if (java == String.class || java == byte[].class) {
+      return pointer && base.equals("char");
+    }
+    if (java == IntByReference.class) {
+      return pointer && fourBytes;
+    }
+    if (java == LongByReference.class) {
+      return pointer && base.equals("unsigned long long");
+    }
+    if (java == PointerByReference.class) {
+      return pointer && header.handles.contains(base);
+    }
+    if (java == Memory.class) {
+      // A struct, or an array of handles (e.g. nvmlGpuInstance_t *gpuInstances).
+      return pointer && (header.hasStruct(base) || header.handles.contains(base));
+    }
+    return false;
+  }
+}
