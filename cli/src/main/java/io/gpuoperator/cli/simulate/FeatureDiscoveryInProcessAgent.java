@@ -65,7 +65,7 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
             gpus,
             new NodeLabelSink(ctx.client(), ctx.nodeName()),
             s.migStrategy(),
-            config,
+            () -> config,
             s.noTimestamp(),
             () -> machine,
             () -> !gpus.devices().isEmpty(),
