@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
@@ -18,9 +20,7 @@ import picocli.CommandLine;
  * backend, and the simulation's client.
  */
 public final class ValidatorAgent implements InProcessAgent {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(ValidatorAgent.class);
-
+  private static final Logger LOG = LoggerFactory.getLogger(ValidatorAgent.class);
   private final Function<String, GpuBackendOpener> backends;
 
   /** {@code backends} gives the GPU backend opener of a node, by node name. */

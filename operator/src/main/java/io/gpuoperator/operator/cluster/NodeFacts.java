@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
@@ -31,7 +32,18 @@ public final class NodeFacts {
         serviceMonitorCrd,
         gpuNodes.size(),
         nfd,
-        mostCommon(gpuNodes, NodeFacts::osTag, null));
+        mostCommon(gpuNodes, NodeFacts::osTag, null),
+        kernelVersions(gpuNodes));
+  }
+
+  /** Distinct kernels of the GPU nodes, sorted: a precompiled driver gets one DaemonSet each. */
+  private static List<String> kernelVersions(Collection<Node> gpuNodes) {
+    return gpuNodes.stream()
+        .map(n -> labels(n).get(io.gpuoperator.operator.labels.Labels.NFD_KERNEL_FULL))
+        .filter(k -> k != null && !k.isBlank())
+        .distinct()
+        .sorted()
+        .toList();
   }
 
   /**

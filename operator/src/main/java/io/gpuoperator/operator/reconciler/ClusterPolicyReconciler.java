@@ -167,7 +167,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     }
     Map<String, String> out = new java.util.HashMap<>();
     List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
-    keys.addAll(List.of(NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION));
+    keys.addAll(
+        List.of(
+            NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION, Labels.NFD_KERNEL_FULL));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));

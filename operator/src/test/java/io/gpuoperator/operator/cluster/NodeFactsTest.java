@@ -82,4 +82,19 @@ class NodeFactsTest {
     assertThat(facts.containerRuntime()).isEqualTo("containerd");
     assertThat(facts.osTag()).isNull();
   }
+
+  @Test
+  void kernelsOfGpuNodesOnlyDistinctAndSorted() {
+    String kernel = "feature.node.kubernetes.io/kernel-version.full";
+    var facts =
+        NodeFacts.of(
+            List.of(
+                node("g1", Map.of("nvidia.com/gpu.present", "true", kernel, "6.8.0-45"), null),
+                node("g2", Map.of("nvidia.com/gpu.present", "true", kernel, "5.15.0-1"), null),
+                node("g3", Map.of("nvidia.com/gpu.present", "true", kernel, "6.8.0-45"), null),
+                node("cpu", Map.of(kernel, "4.19.0"), null)),
+            "v1.20.2",
+            false);
+    assertThat(facts.kernelVersions()).containsExactly("5.15.0-1", "6.8.0-45");
+  }
 }

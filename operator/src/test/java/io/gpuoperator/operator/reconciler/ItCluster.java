@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import java.io.InputStream;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -42,36 +41,15 @@ final class ItCluster {
         .build();
   }
 
-  /**
-   * The documentation sample policy, without its empty strings (the API server built here decodes
-   * "" in custom resources as null and rejects them; see COMMON known issue).
-   */
+  /** The documentation sample policy, as written (its empty strings mean "unset"). */
   static ClusterPolicy samplePolicy(String name) {
     try (InputStream in =
         ClusterPolicy.class.getResourceAsStream("/io/gpuoperator/api/samples/clusterpolicy.yaml")) {
-      var tree = Serialization.yamlMapper().readTree(in);
-      stripEmptyStrings(tree);
-      ClusterPolicy p = Serialization.yamlMapper().treeToValue(tree, ClusterPolicy.class);
+      ClusterPolicy p = Serialization.unmarshal(in, ClusterPolicy.class);
       p.getMetadata().setName(name);
       return p;
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
-    }
-  }
-
-  private static void stripEmptyStrings(com.fasterxml.jackson.databind.JsonNode node) {
-    if (node.isObject()) {
-      Iterator<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>> it = node.fields();
-      while (it.hasNext()) {
-        var e = it.next();
-        if (e.getValue().isTextual() && e.getValue().asText().isEmpty()) {
-          it.remove();
-        } else {
-          stripEmptyStrings(e.getValue());
-        }
-      }
-    } else if (node.isArray()) {
-      node.forEach(ItCluster::stripEmptyStrings);
     }
   }
 
