@@ -231,8 +231,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     try {
       startServer(fresh);
     } catch (IOException e) {
-      servers.remove(name);
-      LOG.error("resource {}: cannot restart its server: {}", name, e.getMessage());
+      // Kept, not serving: the supervisor tries again (and gives up after too many failures).
+      servers.put(name, fresh);
+      LOG.error("resource {}: cannot restart its server (retrying): {}", name, e.getMessage());
     }
   }
 

@@ -132,7 +132,8 @@ public class DevicePluginCommand implements Callable<Integer> {
 
   @Option(
       names = "--node-profile",
-      description = "Simulated node profile: a built-in name or a file (env NODE_PROFILE)")
+      description =
+          "Simulated node profile: a built-in name or a file (env GPU_NODE_PROFILE or NODE_PROFILE)")
   String nodeProfile;
 
   @Option(names = "--nvml-library", description = "Path of libnvidia-ml.so.1 (env NVML_LIBRARY)")
@@ -253,10 +254,14 @@ public class DevicePluginCommand implements Callable<Integer> {
   private GpuBackend openBackend(Map<String, String> merged, String node) {
     String kind = backend != null ? backend : merged.getOrDefault("GPU_BACKEND", "nvml");
     if (kind.equals("simulated")) {
-      String profile = nodeProfile != null ? nodeProfile : merged.get("NODE_PROFILE");
+      // feature-discovery reads GPU_NODE_PROFILE, the validator NODE_PROFILE: take either.
+      String profile =
+          nodeProfile != null
+              ? nodeProfile
+              : merged.getOrDefault("GPU_NODE_PROFILE", merged.get("NODE_PROFILE"));
       if (profile == null) {
         throw new IllegalArgumentException(
-            "--backend simulated needs --node-profile (or NODE_PROFILE)");
+            "--backend simulated needs --node-profile (or GPU_NODE_PROFILE)");
       }
       return new SimulatedBackend(
           HardwareProfiles.node(profile), node == null ? "localhost" : node);

@@ -303,10 +303,10 @@ class KubeletDeviceManagerTest {
   }
 
   private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + 10_000_000_000L;
+    long deadline = System.nanoTime() + 30_000_000_000L;
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
+        throw new AssertionError("condition not met within 30 s");
       }
       Thread.sleep(20);
     }
