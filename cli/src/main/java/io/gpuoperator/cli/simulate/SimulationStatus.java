@@ -180,6 +180,13 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
           }
         }
       }
+      if (notReady.isEmpty() && !"ready".equals(state) && cp.getStatus().conditions != null) {
+        // No operand to blame (e.g. the policy failed to apply): the Ready condition says why.
+        cp.getStatus().conditions.stream()
+            .filter(c -> "Ready".equals(c.getType()) && !"True".equals(c.getStatus()))
+            .filter(c -> c.getMessage() != null && !c.getMessage().isBlank())
+            .forEach(c -> notReady.add(c.getReason() + ": " + c.getMessage()));
+      }
     }
     return new SimulationStatus(state, List.copyOf(notReady), List.copyOf(rows));
   }
