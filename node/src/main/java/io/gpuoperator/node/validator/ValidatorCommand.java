@@ -50,7 +50,7 @@ public class ValidatorCommand implements Callable<Integer> {
   @Option(
       names = "--node-profile",
       description =
-          "Node profile of the simulated backend [NODE_PROFILE, default <driver-root>/node-profile.yaml]")
+          "Node profile of the simulated backend [GPU_NODE_PROFILE, default <driver-root>/node-profile.yaml]")
   Path nodeProfile;
 
   @Option(names = "--runtime", description = "containerd|crio|docker [RUNTIME, default containerd]")

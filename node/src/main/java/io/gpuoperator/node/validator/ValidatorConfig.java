@@ -49,7 +49,7 @@ public record ValidatorConfig(
         Path.of(env.getOrDefault(VALIDATIONS_DIR, DEFAULT_VALIDATIONS_DIR)),
         Path.of(env.getOrDefault(NVIDIA_DRIVER_ROOT, DEFAULT_DRIVER_ROOT)),
         backend(env.getOrDefault(GPU_BACKEND, "nvml"), GPU_BACKEND),
-        path(env.get(NODE_PROFILE)),
+        path(env.getOrDefault(NODE_PROFILE, env.get(NODE_PROFILE_LEGACY))),
         runtime(env.getOrDefault(RUNTIME, "containerd")),
         Path.of(env.getOrDefault(RUNTIME_CONFIG, DEFAULT_RUNTIME_CONFIG)),
         path(env.get(RUNTIME_DROP_IN_CONFIG)),

@@ -12,7 +12,13 @@ public final class ValidatorEnv {
   public static final String DRIVER_ROOT_CTR_PATH = "DRIVER_ROOT_CTR_PATH";
   public static final String NVIDIA_DEV_ROOT = "NVIDIA_DEV_ROOT";
   public static final String GPU_BACKEND = "GPU_BACKEND";
-  public static final String NODE_PROFILE = "NODE_PROFILE";
+
+  /** Simulated node profile: the same variable as feature discovery and the device plugin. */
+  public static final String NODE_PROFILE = "GPU_NODE_PROFILE";
+
+  /** Older name of {@link #NODE_PROFILE}, still read. */
+  public static final String NODE_PROFILE_LEGACY = "NODE_PROFILE";
+
   public static final String RUNTIME = "RUNTIME";
   public static final String RUNTIME_CONFIG = "RUNTIME_CONFIG";
   public static final String RUNTIME_DROP_IN_CONFIG = "RUNTIME_DROP_IN_CONFIG";
