@@ -1,27 +1,49 @@
 #!/usr/bin/env bash
-# Builds (once) the real Kubernetes control plane the tests and the simulator run against:
-# etcd from Debian, and kube-apiserver / kube-controller-manager / kube-scheduler v1.20.2 built from
-# Debian bookworm's `kubernetes` source package. The result is cached; a complete cache returns at once.
+# Builds (once) the real Kubernetes control plane the tests and the simulator run against, from Go
+# modules with the machine's Go: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+# kubectl. No source patches; every binary is version-stamped, so `--version` and the API server's
+# discovery report the real version. The result is cached per version and recipe; a complete cache
+# returns at once.
 #
-#   scripts/k8s-binaries.sh            # prints the cache directory on its last line
+#   scripts/k8s-binaries.sh            # prints the binaries' directory on its last line
 #   GPU_OPERATOR_K8S_DIR=/some/dir scripts/k8s-binaries.sh
 #
-# Never touches /etc/apt: the source download uses a private apt configuration under the cache.
+# Binaries you already have (the envtest convention, or our own variable) are used as they are and
+# nothing is built: KUBEBUILDER_ASSETS or GPU_OPERATOR_K8S_BIN, a folder with etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler and kubectl.
 set -euo pipefail
 
-K8S_VERSION=v1.20.2
+# The versions, pinned here only (the Java side reads them from scripts/k8s-versions.env).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=k8s-versions.env
+. "$ROOT/scripts/k8s-versions.env"
 # Bump when the build recipe changes, so caches built by an older recipe are rebuilt.
-RECIPE=2
-CACHE=${GPU_OPERATOR_K8S_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-operator/k8s/$K8S_VERSION}
-BIN=$CACHE/bin
-BINARIES=(kube-apiserver kube-controller-manager kube-scheduler)
+RECIPE=1
+BINARIES=(etcd kube-apiserver kube-controller-manager kube-scheduler kubectl)
 
 step() { printf '[k8s-binaries] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+fail() { printf 'k8s-binaries: %s\n' "$*" >&2; exit 1; }
+
+# --- Binaries given by the user: use them, build nothing.
+for var in GPU_OPERATOR_K8S_BIN KUBEBUILDER_ASSETS; do
+  dir=${!var:-}
+  [ -n "$dir" ] || continue
+  missing=()
+  for b in "${BINARIES[@]}"; do [ -x "$dir/$b" ] || missing+=("$b"); done
+  [ ${#missing[@]} -eq 0 ] ||
+    fail "$var=$dir lacks ${missing[*]} (it needs ${BINARIES[*]}, executable); unset it to build them"
+  step "using the binaries in $var=$dir (nothing built)"
+  (cd "$dir" && pwd)
+  exit 0
+done
+
+CACHE=${GPU_OPERATOR_K8S_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-operator/k8s/$K8S_VERSION-etcd$ETCD_VERSION}
+BIN=$CACHE/bin
+STAMP="k8s $K8S_VERSION etcd $ETCD_VERSION recipe $RECIPE"
 
 complete() {
-  [ -x "$BIN/etcd" ] || return 1
   for b in "${BINARIES[@]}"; do [ -x "$BIN/$b" ] || return 1; done
-  [ "$(cat "$BIN/.complete" 2>/dev/null)" = "recipe $RECIPE" ] || return 1
+  [ "$(cat "$BIN/.complete" 2>/dev/null)" = "$STAMP" ]
 }
 
 if complete; then
@@ -30,88 +52,99 @@ if complete; then
   exit 0
 fi
 
-if [ "$(id -u)" != 0 ] && ! command -v sudo >/dev/null; then
-  echo "k8s-binaries: installing build packages needs root (apt-get); run as root or install:" \
-    "etcd-server golang-go rsync openssl golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev" >&2
-  exit 1
+# --- Go: the machine's own, new enough for the pinned modules, no toolchain switch.
+PATH=$PATH:/usr/local/go/bin
+command -v go >/dev/null || fail "Go is not installed (looked on PATH and in /usr/local/go/bin).
+  Ways out: install Go $GO_MIN or newer at /usr/local/go; or point KUBEBUILDER_ASSETS (or
+  GPU_OPERATOR_K8S_BIN) at a folder holding ${BINARIES[*]} of Kubernetes $K8S_VERSION."
+have=$(go env GOVERSION | sed 's/^go//')
+if [ "$(printf '%s\n%s\n' "$GO_MIN" "$have" | sort -V | head -n 1)" != "$GO_MIN" ]; then
+  fail "Go $have is too old: Kubernetes $K8S_VERSION and etcd $ETCD_VERSION need Go $GO_MIN or newer.
+  Ways out: install Go $GO_MIN+ at /usr/local/go; or export GOTOOLCHAIN=go$GO_MIN (the go command then
+  fetches that toolchain through the module proxy); or point KUBEBUILDER_ASSETS at prebuilt binaries."
 fi
-SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+export GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=0 GOFLAGS=-mod=mod
+export GOCACHE=$CACHE/go-build
+mkdir -p "$BIN" "$CACHE/src"
 
-PKGS=(etcd-server golang-go rsync openssl golang-github-modern-go-reflect2-dev golang-github-json-iterator-go-dev)
-missing=()
-for p in "${PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  step "1/5 apt-get install ${missing[*]}"
-  $SUDO apt-get update -q >&2
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}" >&2
+# --- Kubernetes: a throwaway module that requires k8s.io/kubernetes and replaces every staging module
+# k8s.io/kubernetes' own go.mod points at ./staging with the published v0.<minor>.<patch> module.
+K=$CACHE/src/kubernetes
+mkdir -p "$K"
+if [ ! -s "$K/go.sum" ] || [ "$(cat "$K/.resolved" 2>/dev/null)" != "$K8S_VERSION" ]; then
+  step "1/4 resolving k8s.io/kubernetes $K8S_VERSION and its staging modules (module proxy)"
+  modfile=$(cd "$K" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" |
+    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
+  [ -s "$modfile" ] || fail "could not download k8s.io/kubernetes@$K8S_VERSION from the Go module proxy ($(go env GOPROXY))"
+  staging_version=v0.${K8S_VERSION#v1.}
+  {
+    echo "module gpu-operator.local/k8s-build"
+    echo
+    echo "go $(sed -n 's/^go //p' "$modfile")"
+    echo
+    echo "require k8s.io/kubernetes $K8S_VERSION"
+    echo
+    sed -n 's#^\s*\(k8s.io/[^ ]*\) => \./staging/.*#replace \1 => \1 '"$staging_version"'#p' "$modfile"
+  } >"$K/go.mod"
+  rm -f "$K/go.sum"
+  (cd "$K" && go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" \
+    "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" \
+    "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION") >&2 || fail "resolving the Kubernetes modules failed (see above)"
+  echo "$K8S_VERSION" >"$K/.resolved"
 else
-  step "1/5 build packages already installed"
+  step "1/4 Kubernetes modules already resolved"
 fi
 
-mkdir -p "$BIN"
-ETCD=$(command -v etcd || echo /usr/bin/etcd)
-ln -sfn "$ETCD" "$BIN/etcd"
-
-W=$CACHE/src
-mkdir -p "$W/apt/lists/partial" "$W/apt/cache/archives/partial"
-cd "$W"
-if ! ls kubernetes_*.orig.tar.gz >/dev/null 2>&1; then
-  step "2/5 downloading Debian's kubernetes source package (private apt config in $W/apt)"
-  URI=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-  [ -n "$URI" ] || URI=http://deb.debian.org/debian
-  echo "deb-src $URI bookworm main" > apt/sources.list
-  APTO=(-o "Dir::Etc::SourceList=$W/apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-        -o "Dir::State::Lists=$W/apt/lists" -o "Dir::Cache=$W/apt/cache")
-  apt-get "${APTO[@]}" update -q >&2
-  apt-get "${APTO[@]}" source --download-only kubernetes >&2
-else
-  step "2/5 source package already downloaded"
-fi
-
-TREE=$(ls -d kubernetes-1.20.*/ 2>/dev/null | head -1 || true)
-if [ -z "$TREE" ]; then
-  step "3/5 unpacking the source tree and replacing vendored reflect2/json-iterator"
-  tar xzf kubernetes_*.orig.tar.gz
-  TREE=$(ls -d kubernetes-1.20.*/ | head -1)
-  # The vendored reflect2 1.0.1 crashes the apiserver (SIGSEGV) on the first server-side apply when
-  # built with Go >= 1.18; Debian's newer reflect2 and json-iterator sources fix it.
-  for p in github.com/modern-go/reflect2 github.com/json-iterator/go; do
-    find "$TREE/vendor/$p" -maxdepth 1 -type f \( -name '*.go' -o -name '*.s' \) -delete
-    for f in /usr/share/gocode/src/$p/*.go /usr/share/gocode/src/$p/*.s; do
-      [ -f "$f" ] && [[ "$f" != *_test.go ]] && cp "$f" "$TREE/vendor/$p/"
-    done
-  done
-else
-  step "3/5 source tree already unpacked"
-fi
-# Go >= 1.18 made reflect.DeepEqual(reflect.Zero(T), reflect.ValueOf(v)) true for zero values, so the
-# vendored OpenAPI validators treat "" (and 0, false) in custom resources as null and reject them
-# ("must be of type string"). Built with Go 1.15, as upstream shipped it, only nil counted as null;
-# restore exactly that (the same fix kube-openapi made later).
-for f in "$TREE/vendor/k8s.io/kube-openapi/pkg/validation/validate/type.go" \
-         "$TREE/vendor/github.com/go-openapi/validate/type.go"; do
-  sed -i 's/if data == nil || reflect.DeepEqual(reflect.Zero(reflect.TypeOf(data)), reflect.ValueOf(data)) {/if data == nil {/' "$f"
-  grep -q 'if data == nil {$' "$f" || { echo "k8s-binaries: could not patch $f" >&2; exit 1; }
+# The same stamps Kubernetes' own build (hack/lib/version.sh) writes.
+minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+ldflags=""
+for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+  ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$now"
 done
-cd "$TREE"
 
-step "4/5 building ${BINARIES[*]} (about 5 minutes on 2 cores)"
-export GOPATH=$PWD/.go CGO_ENABLED=0 GOPROXY=off GOFLAGS=
-mkdir -p .go/src/k8s.io
-ln -sfn ../../.. .go/src/k8s.io/kubernetes
-HOME=$W KUBE_GIT_VERSION=$K8S_VERSION KUBE_GIT_TREE_STATE=clean \
-  make WHAT="cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler" >&2
+step "2/4 building kube-apiserver kube-controller-manager kube-scheduler kubectl $K8S_VERSION (cold: about 20 minutes on 2 cores)"
+(cd "$K" && go build -trimpath -ldflags "-s -w$ldflags" -o "$CACHE/src/out/" \
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl) >&2 ||
+  fail "building Kubernetes $K8S_VERSION failed (see above); rerun to resume from the build cache"
 
-step "5/5 installing into $BIN"
+# --- etcd: its server module holds the main package; a throwaway module keeps its own dependency
+# versions apart from Kubernetes'.
+E=$CACHE/src/etcd
+mkdir -p "$E"
+if [ ! -s "$E/go.sum" ] || [ "$(cat "$E/.resolved" 2>/dev/null)" != "$ETCD_VERSION" ]; then
+  step "3/4 resolving and building etcd $ETCD_VERSION"
+  modfile=$(cd "$E" && go mod download -json "go.etcd.io/etcd/server/v3@$ETCD_VERSION" |
+    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
+  [ -s "$modfile" ] || fail "could not download go.etcd.io/etcd/server/v3@$ETCD_VERSION from the Go module proxy"
+  printf 'module gpu-operator.local/etcd-build\n\ngo %s\n\nrequire go.etcd.io/etcd/server/v3 %s\n' \
+    "$(sed -n 's/^go //p' "$modfile")" "$ETCD_VERSION" >"$E/go.mod"
+  rm -f "$E/go.sum"
+  (cd "$E" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION") >&2 ||
+    fail "resolving the etcd modules failed (see above)"
+  echo "$ETCD_VERSION" >"$E/.resolved"
+else
+  step "3/4 building etcd $ETCD_VERSION"
+fi
+(cd "$E" && go build -trimpath -ldflags "-s -w" -o "$CACHE/src/out/etcd" go.etcd.io/etcd/server/v3) >&2 ||
+  fail "building etcd $ETCD_VERSION failed (see above)"
+
+step "4/4 installing into $BIN"
 for b in "${BINARIES[@]}"; do
-  install -m 0755 "_output/bin/$b" "$BIN/$b.tmp"
+  install -m 0755 "$CACHE/src/out/$b" "$BIN/$b.tmp"
   mv -f "$BIN/$b.tmp" "$BIN/$b"
-  "$BIN/$b" --version >&2
 done
-# The build tree is 2 GB; only the binaries are needed from now on.
-if [ "${GPU_OPERATOR_K8S_KEEP_SRC:-}" != 1 ]; then
-  rm -rf "$W/$TREE/_output/local" "$W/$TREE/.go"
+"$BIN/kube-apiserver" --version >&2
+"$BIN/kubectl" version --client >&2
+"$BIN/etcd" --version | head -n 1 >&2
+"$BIN/kube-apiserver" --version | grep -qx "Kubernetes $K8S_VERSION" ||
+  fail "kube-apiserver does not report $K8S_VERSION (version stamping failed)"
+# The build cache is 2-3 GB; the resolved modules stay in GOMODCACHE for a rebuild.
+if [ "${GPU_OPERATOR_K8S_KEEP_BUILD_CACHE:-}" != 1 ]; then
+  rm -rf "$GOCACHE" "$CACHE/src/out"
 fi
-echo "recipe $RECIPE" > "$BIN/.complete"
+echo "$STAMP" >"$BIN/.complete"
 step "done"
 echo "$BIN"

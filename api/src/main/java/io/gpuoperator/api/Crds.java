@@ -37,11 +37,7 @@ public final class Crds {
     return out;
   }
 
-  /**
-   * Creates or updates every CRD and waits until the API server serves them. Not server-side apply:
-   * a 1.20 server refuses the CEL rules (x-kubernetes-validations) in an apply patch, while a plain
-   * create or update drops them, so the same CRD works on 1.20 and enforces them on newer servers.
-   */
+  /** Creates or updates every CRD and waits until the API server serves them. */
   public static void apply(KubernetesClient client) {
     for (CustomResourceDefinition crd : load()) {
       client

@@ -17,8 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A driver for the nodes its selector matches. CEL rules are ignored by a 1.20 API server; the
- * operator checks the same rules in code.
+ * A driver for the nodes its selector matches. The API server enforces the CEL rules; the operator
+ * checks the same rules in code, so {@code plan} finds them offline.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(

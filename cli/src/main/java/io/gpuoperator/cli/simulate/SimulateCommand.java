@@ -145,8 +145,11 @@ public class SimulateCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       out.println("The cluster is up; inspect it while it runs:");
+      // The kubectl built with the control plane (same version), not whatever is on PATH.
       out.println(
-          "  kubectl --kubeconfig "
+          "  "
+              + sim.controlPlane().kubectl()
+              + " --kubeconfig "
               + sim.kubeconfigOut()
               + " get nodes -L "
               + SimulationStatus.PRODUCT_LABEL);

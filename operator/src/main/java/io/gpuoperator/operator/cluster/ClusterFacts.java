@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * What the operator learned about the cluster before rendering (observe, then act).
  *
- * @param kubernetesVersion server git version, e.g. "v1.20.2"
+ * @param kubernetesVersion server git version, e.g. "v1.36.3"
  * @param containerRuntime containerd, crio or docker, from the GPU nodes' containerRuntimeVersion
  * @param serviceMonitorCrd whether monitoring.coreos.com ServiceMonitor exists
  * @param gpuNodeCount nodes labelled nvidia.com/gpu.present=true
@@ -45,9 +45,13 @@ public record ClusterFacts(
         List.of());
   }
 
-  /** Facts for rendering without a cluster (plan --nodes, golden tests). */
+  /**
+   * Facts for rendering without a cluster (plan --nodes, golden tests): the oldest supported
+   * server, since what renders for it renders for every supported one.
+   */
   public static ClusterFacts offline(int gpuNodes, String osTag) {
-    return new ClusterFacts("v1.20.2", "containerd", false, gpuNodes, gpuNodes > 0, osTag);
+    return new ClusterFacts(
+        KubernetesVersion.MINIMUM.gitVersion(), "containerd", false, gpuNodes, gpuNodes > 0, osTag);
   }
 
   /** The same facts with the GPU nodes' kernel versions. */

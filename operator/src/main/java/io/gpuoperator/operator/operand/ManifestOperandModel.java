@@ -111,7 +111,6 @@ public abstract class ManifestOperandModel implements OperandModel {
         transformDaemonSet(ds, ctx);
       }
       customize(object, ctx);
-      ServerVersion.adapt(object, ctx.facts().kubernetesVersion());
       if (object instanceof DaemonSet ds) {
         DaemonSets.applyLabelsAndAnnotations(ds, ctx.spec().daemonsets);
       }

@@ -49,7 +49,7 @@ public record Plan(
       List<String> runs,
       List<String> blocked) {}
 
-  /** Tolerations the 1.20 DaemonSet controller adds to every daemon pod (hostNetwork aside). */
+  /** Tolerations the DaemonSet controller adds to every daemon pod (hostNetwork aside). */
   static final List<Toleration> DAEMON_POD_TOLERATIONS =
       List.of(
           exists("node.kubernetes.io/not-ready", "NoExecute"),

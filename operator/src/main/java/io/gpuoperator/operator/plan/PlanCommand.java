@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.validation.PolicyValidationException;
@@ -122,7 +123,7 @@ public class PlanCommand implements Callable<Integer> {
         }
       } else {
         List<Node> nodes = nodesFile == null ? List.of() : readNodes(nodesFile);
-        ClusterFacts facts = PlanFacts.of(nodes, "v1.20.2", false);
+        ClusterFacts facts = PlanFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
         plan = Plan.build(policy.policy(), nodes, facts, config, List.of());
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
@@ -83,16 +84,21 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
   private volatile OperandApplier applier;
 
+  /**
+   * @param kubernetesVersion the API server's git version, read once at start; a server older than
+   *     {@link KubernetesVersion#MINIMUM} gets a condition instead of operands
+   */
   public ClusterPolicyReconciler(
       KubernetesClient client,
       OperatorConfig config,
       PolicyRenderer renderer,
-      OperatorMetrics metrics) {
+      OperatorMetrics metrics,
+      String kubernetesVersion) {
     this.client = client;
     this.config = config;
     this.renderer = renderer;
     this.metrics = metrics;
-    this.kubernetesVersion = client.getKubernetesVersion().getGitVersion();
+    this.kubernetesVersion = kubernetesVersion;
   }
 
   @Override
@@ -198,6 +204,18 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           policy,
           PolicyStatusModel.ignored(
               generation, config.namespace(), active.getMetadata().getName(), policy.getStatus()));
+      return UpdateControl.noUpdate();
+    }
+
+    Optional<String> unsupported = KubernetesVersion.unsupportedReason(kubernetesVersion);
+    if (unsupported.isPresent()) {
+      if (writeStatus(
+          policy,
+          PolicyStatusModel.unsupportedServer(
+              generation, config.namespace(), unsupported.get(), policy.getStatus()))) {
+        LOG.error("ClusterPolicy {}: {}", name, unsupported.get());
+        warn(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get());
+      }
       return UpdateControl.noUpdate();
     }
 

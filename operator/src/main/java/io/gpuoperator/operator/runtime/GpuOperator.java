@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.runtime;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
@@ -86,8 +87,11 @@ public final class GpuOperator implements AutoCloseable {
                         false));
               }
             });
+    String serverVersion = client.getKubernetesVersion().getGitVersion();
+    KubernetesVersion.unsupportedReason(serverVersion)
+        .ifPresent(reason -> LOG.error("{}; every ClusterPolicy will report it", reason));
     operator.register(
-        new ClusterPolicyReconciler(client, config, renderer, metrics),
+        new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion),
         c -> c.withName("clusterpolicy"));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),

@@ -11,6 +11,9 @@ public final class Conditions {
   public static final String NO_GPU_NODES = "NoGPUNodes";
   public static final String NFD_LABELS_MISSING = "NFDLabelsMissing";
 
+  /** Not in the original (it fails at start instead): the API server is too old. */
+  public static final String UNSUPPORTED_KUBERNETES_VERSION = "UnsupportedKubernetesVersion";
+
   /** Not in the original (it keeps ignored policies' status untouched): names the active one. */
   public static final String IGNORED = "Ignored";
 

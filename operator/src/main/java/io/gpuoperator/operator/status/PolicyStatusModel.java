@@ -61,6 +61,24 @@ public final class PolicyStatusModel {
         previous);
   }
 
+  /**
+   * The API server is older than the operator supports: nothing is rendered, and the condition says
+   * which version is needed.
+   */
+  public static ClusterPolicyStatus unsupportedServer(
+      long generation, String namespace, String message, ClusterPolicyStatus previous) {
+    return build(
+        State.NOT_READY,
+        generation,
+        namespace,
+        false,
+        Conditions.UNSUPPORTED_KUBERNETES_VERSION,
+        message,
+        true,
+        null,
+        previous);
+  }
+
   /** Applying failed with an API error (retried by the framework). */
   public static ClusterPolicyStatus failed(
       long generation, String namespace, String message, ClusterPolicyStatus previous) {

@@ -26,9 +26,9 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Cross-field rules of a ClusterPolicy that a Kubernetes 1.20 CRD schema cannot express (no CEL),
- * checked by the operator before rendering and by {@code plan} offline. Each violation names the
- * field path as the API server would ({@code spec.cdi.nriPluginEnabled}).
+ * Cross-field rules of a ClusterPolicy, checked by the operator before rendering and by {@code
+ * plan} offline (where no API server evaluates the CRD's rules). Each violation names the field
+ * path as the API server would ({@code spec.cdi.nriPluginEnabled}).
  */
 public final class PolicyValidator {
   private static final Pattern QUALIFIED_NAME =

@@ -12,9 +12,9 @@ import java.util.stream.Collectors;
 
 /**
  * Checks a raw ClusterPolicy document against the openAPIV3Schema of the CRD this build generates,
- * with the structural-schema subset a 1.20 API server enforces (types, int-or-string, enum,
- * pattern, minimum/maximum, length, required). Fields the schema does not know are reported as
- * warnings: the API server would silently drop them.
+ * with the structural-schema subset the API server enforces (types, int-or-string, enum, pattern,
+ * minimum/maximum, length, required). Fields the schema does not know are reported as warnings: the
+ * API server would silently drop them.
  */
 public final class SchemaValidator {
   private final JSONSchemaProps root;

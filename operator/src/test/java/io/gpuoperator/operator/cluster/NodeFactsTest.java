@@ -40,7 +40,7 @@ class NodeFactsTest {
                 node("g2", gpu, "cri-o://1.28"),
                 node("g3", gpu, "cri-o://1.28"),
                 node("cpu", Map.of("feature.node.kubernetes.io/cpu-model.id", "1"), "docker://24")),
-            "v1.20.2",
+            "v1.36.3",
             true);
     assertThat(facts.gpuNodeCount()).isEqualTo(3);
     assertThat(facts.containerRuntime()).isEqualTo("crio");
@@ -68,7 +68,7 @@ class NodeFactsTest {
                     "cpu",
                     Map.of(NodeFacts.OS_ID, "rhel", NodeFacts.OS_VERSION, "9.2"),
                     "containerd://1.7.2")),
-            "v1.20.2",
+            "v1.36.3",
             false);
     assertThat(facts.gpuNodeCount()).isEqualTo(1);
     assertThat(facts.osTag()).isEqualTo("ubuntu22.04");
@@ -76,7 +76,7 @@ class NodeFactsTest {
 
   @Test
   void noNodesMeansNoGpusNoNfdAndDefaultRuntime() {
-    var facts = NodeFacts.of(List.of(), "v1.20.2", false);
+    var facts = NodeFacts.of(List.of(), "v1.36.3", false);
     assertThat(facts.gpuNodeCount()).isZero();
     assertThat(facts.nfdLabelsPresent()).isFalse();
     assertThat(facts.containerRuntime()).isEqualTo("containerd");
@@ -93,7 +93,7 @@ class NodeFactsTest {
                 node("g2", Map.of("nvidia.com/gpu.present", "true", kernel, "5.15.0-1"), null),
                 node("g3", Map.of("nvidia.com/gpu.present", "true", kernel, "6.8.0-45"), null),
                 node("cpu", Map.of(kernel, "4.19.0"), null)),
-            "v1.20.2",
+            "v1.36.3",
             false);
     assertThat(facts.kernelVersions()).containsExactly("5.15.0-1", "6.8.0-45");
   }

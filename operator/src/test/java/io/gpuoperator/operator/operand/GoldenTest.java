@@ -48,7 +48,7 @@ class GoldenTest {
           new Case("minimal", ClusterFacts.offline(2, "ubuntu22.04"), Map.of()),
           new Case(
               "sample",
-              new ClusterFacts("v1.20.2", "containerd", true, 2, true, "ubuntu22.04"),
+              new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04"),
               Map.of()),
           new Case(
               "precompiled-driver",
@@ -57,10 +57,10 @@ class GoldenTest {
               Map.of()),
           new Case("cdi-nri", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
           new Case(
-              "cdi-off", new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"), Map.of()),
+              "cdi-off", new ClusterFacts("v1.36.3", "crio", false, 1, true, "rhel9"), Map.of()),
           new Case(
               "driver-airgapped",
-              new ClusterFacts("v1.20.2", "crio", false, 1, true, "rhel9"),
+              new ClusterFacts("v1.36.3", "crio", false, 1, true, "rhel9"),
               Map.of()),
           new Case("mig-mixed", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
           new Case(
@@ -72,7 +72,7 @@ class GoldenTest {
                   "DRIVER_MANAGER_IMAGE", "registry.local/k8s-driver-manager:v1")),
           new Case(
               "daemonsets-overrides",
-              new ClusterFacts("v1.20.2", "containerd", true, 3, true, "ubuntu22.04"),
+              new ClusterFacts("v1.36.3", "containerd", true, 3, true, "ubuntu22.04"),
               Map.of()));
 
   static Stream<Arguments> cases() {

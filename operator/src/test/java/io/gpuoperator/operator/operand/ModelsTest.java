@@ -201,7 +201,7 @@ class ModelsTest {
 
   @Test
   void serviceMonitorsNeedTheirCrd() {
-    var withCrd = new ClusterFacts("v1.20.2", "containerd", true, 1, true, "ubuntu22.04");
+    var withCrd = new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu22.04");
     assertThat(render(new OperatorMetricsModel(), Policies.minimal(), withCrd)).hasSize(2);
     assertThat(render(new OperatorMetricsModel(), Policies.minimal(), Policies.facts())).hasSize(1);
   }

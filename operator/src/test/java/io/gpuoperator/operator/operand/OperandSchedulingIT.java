@@ -78,7 +78,7 @@ class OperandSchedulingIT {
           .as("one patch converges")
           .isTrue();
 
-      var facts = PlanFacts.of(client.nodes().list().getItems(), "v1.20.2", false);
+      var facts = PlanFacts.of(client.nodes().list().getItems(), "v1.36.3", false);
       var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS));
       Set<String> daemonSets = new java.util.TreeSet<>();
       for (RenderedOperand op : Operands.renderAll(policy, facts, config)) {

@@ -42,7 +42,7 @@ class PlanIT {
     String ns = ControlPlaneExtension.newNamespace(client, "plan");
     OperatorConfig config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", ns));
     // The API server has no GPU nodes yet: render as the operator would for such a cluster.
-    ClusterFacts facts = PlanFacts.of(List.of(), "v1.20.2", false);
+    ClusterFacts facts = PlanFacts.of(List.of(), "v1.36.3", false);
     List<HasMetadata> applied = new ArrayList<>();
     for (RenderedOperand op : Operands.renderAll(Policies.sample(), facts, config)) {
       for (HasMetadata o : op.objects()) {

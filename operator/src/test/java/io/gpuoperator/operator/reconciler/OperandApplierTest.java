@@ -27,7 +27,7 @@ class OperandApplierTest {
 
   @Test
   void everyKindAnOperandRendersIsOneTheApplierCanFindAgain() {
-    ClusterFacts facts = new ClusterFacts("v1.20.2", "containerd", true, 2, true, "ubuntu22.04");
+    ClusterFacts facts = new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04");
     List<RenderedOperand> rendered = Operands.renderAll(policy(), facts, CONFIG);
     var known =
         OperandApplier.KINDS.stream()

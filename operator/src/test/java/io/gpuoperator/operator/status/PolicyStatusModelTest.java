@@ -25,6 +25,25 @@ class PolicyStatusModelTest {
   }
 
   @Test
+  void anOldServerIsAnErrorNamingTheNeededVersion() {
+    String reason =
+        io.gpuoperator.operator.cluster.KubernetesVersion.unsupportedReason("v1.28.4")
+            .orElseThrow();
+    ClusterPolicyStatus s = PolicyStatusModel.unsupportedServer(2, "ns", reason, null);
+    assertThat(s.state).isEqualTo(State.NOT_READY);
+    assertThat(PolicyStatusModel.ready(s).getStatus()).isEqualTo("False");
+    assertThat(PolicyStatusModel.ready(s).getReason())
+        .isEqualTo(Conditions.UNSUPPORTED_KUBERNETES_VERSION);
+    assertThat(PolicyStatusModel.ready(s).getMessage()).contains("v1.28.4").contains("v1.29");
+    assertThat(s.conditions)
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo(Conditions.ERROR);
+              assertThat(c.getStatus()).isEqualTo("True");
+            });
+  }
+
+  @Test
   void notReadyNamesTheOperandsAndWhy() {
     var operands =
         List.of(

@@ -42,9 +42,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlPlane implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
-  public static final String K8S_VERSION = "v1.20.2";
+
+  /** The Kubernetes release the binaries are pinned to (scripts/k8s-versions.env). */
+  public static final String K8S_VERSION = K8sVersions.KUBERNETES;
+
   public static final String BIN_DIR_PROPERTY = "gpu-operator.k8s.bin";
   public static final String BIN_DIR_ENV = "GPU_OPERATOR_K8S_BIN";
+
+  /** The envtest convention (controller-runtime, setup-envtest) for a folder of binaries. */
+  public static final String KUBEBUILDER_ASSETS_ENV = "KUBEBUILDER_ASSETS";
+
+  /** Every binary a full control plane needs, all in one folder. */
+  public static final List<String> BINARIES =
+      List.of("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl");
 
   /** Controllers the shared test control plane runs: enough for owner-reference GC. */
   public static final String GC_CONTROLLERS =
@@ -70,18 +80,23 @@ public final class ControlPlane implements AutoCloseable {
     return new Builder();
   }
 
-  /** Where the binaries are looked for when the builder is not told. */
+  /**
+   * Where the binaries are looked for when the builder is not told: the {@code
+   * -Dgpu-operator.k8s.bin} property, then {@code GPU_OPERATOR_K8S_BIN}, then {@code
+   * KUBEBUILDER_ASSETS}, then the cache {@code scripts/k8s-binaries.sh} fills.
+   */
   public static Path defaultBinDir() {
     String prop = System.getProperty(BIN_DIR_PROPERTY);
     if (prop != null && !prop.isBlank()) {
       return Paths.get(prop);
     }
-    String env = System.getenv(BIN_DIR_ENV);
-    if (env != null && !env.isBlank()) {
-      return Paths.get(env);
+    for (String var : List.of(BIN_DIR_ENV, KUBEBUILDER_ASSETS_ENV)) {
+      String env = System.getenv(var);
+      if (env != null && !env.isBlank()) {
+        return Paths.get(env);
+      }
     }
-    return Paths.get(
-        System.getProperty("user.home"), ".cache", "gpu-operator", "k8s", K8S_VERSION, "bin");
+    return K8sVersions.cacheBinDir();
   }
 
   /** The API server URL, https://127.0.0.1:port. */
@@ -192,20 +207,26 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   private static void checkBinaries(Path bin) {
-    for (String b :
-        List.of("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")) {
+    for (String b : BINARIES) {
       if (!Files.isExecutable(bin.resolve(b))) {
         throw new IllegalStateException(
             "control-plane binary "
                 + bin.resolve(b)
-                + " is missing: run scripts/k8s-binaries.sh"
-                + " (or set "
+                + " is missing: run scripts/k8s-binaries.sh (Kubernetes "
+                + K8S_VERSION
+                + "), or set "
+                + KUBEBUILDER_ASSETS_ENV
+                + " or "
                 + BIN_DIR_ENV
-                + " / -D"
-                + BIN_DIR_PROPERTY
-                + " to its bin directory)");
+                + " to a folder holding "
+                + String.join(", ", BINARIES));
       }
     }
+  }
+
+  /** The kubectl of this control plane's version. */
+  public Path kubectl() {
+    return (options.binDir != null ? options.binDir : defaultBinDir()).resolve("kubectl");
   }
 
   private void writeTokens() throws IOException {
@@ -265,7 +286,6 @@ public final class ControlPlane implements AutoCloseable {
                 "--bind-address=127.0.0.1",
                 "--advertise-address=127.0.0.1",
                 "--secure-port=" + apiServerPort,
-                "--insecure-port=0",
                 "--tls-cert-file=" + pki.serverCert,
                 "--tls-private-key-file=" + pki.serverKey,
                 "--client-ca-file=" + pki.caCert,
@@ -276,6 +296,11 @@ public final class ControlPlane implements AutoCloseable {
                 "--requestheader-extra-headers-prefix=X-Remote-Extra-",
                 "--token-auth-file=" + dir.resolve("tokens.csv"),
                 "--authorization-mode=Node,RBAC",
+                // Added to the defaults a production cluster runs (NamespaceLifecycle,
+                // ServiceAccount, PodSecurity, ResourceQuota, the admission webhooks and
+                // policies ...): NodeRestriction as every kubeadm cluster, and
+                // ExtendedResourceToleration so pods asking for nvidia.com/gpu tolerate the GPU
+                // taint, as the README tells users to enable.
                 "--enable-admission-plugins=NodeRestriction,ExtendedResourceToleration",
                 "--service-account-issuer=https://kubernetes.default.svc",
                 "--service-account-key-file=" + pki.serviceAccountPub,
@@ -328,7 +353,6 @@ public final class ControlPlane implements AutoCloseable {
                 "--authorization-kubeconfig=" + kubeconfig,
                 "--bind-address=127.0.0.1",
                 "--secure-port=" + port,
-                "--port=0",
                 "--leader-elect=false",
                 "--use-service-account-credentials=true",
                 "--service-account-private-key-file=" + pki.serviceAccountKey,
@@ -364,7 +388,6 @@ public final class ControlPlane implements AutoCloseable {
                 "--authorization-kubeconfig=" + kubeconfig,
                 "--bind-address=127.0.0.1",
                 "--secure-port=" + port,
-                "--port=0",
                 "--cert-dir=" + dir.resolve("scheduler-certs"),
                 "--leader-elect=false"));
     waitHttp(
@@ -421,8 +444,14 @@ public final class ControlPlane implements AutoCloseable {
             + process.logTail(30));
   }
 
+  // The readiness probes speak HTTP/1.1: the 1.36 controller-manager and scheduler answer a Java
+  // HTTP/2 probe of /healthz with GOAWAY until their authentication delegate is up, and never
+  // after.
   private static HttpClient plainHttp() {
-    return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
   }
 
   private static HttpClient trustingHttp(Path caCert) throws IOException {
@@ -437,7 +466,11 @@ public final class ControlPlane implements AutoCloseable {
       tmf.init(ks);
       SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(null, tmf.getTrustManagers(), null);
-      return HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(2)).build();
+      return HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .sslContext(ssl)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
     } catch (IOException e) {
       throw e;
     } catch (Exception e) {
@@ -463,7 +496,11 @@ public final class ControlPlane implements AutoCloseable {
           };
       SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(null, new TrustManager[] {trustAll}, null);
-      return HttpClient.newBuilder().sslContext(ssl).connectTimeout(Duration.ofSeconds(2)).build();
+      return HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .sslContext(ssl)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
     } catch (Exception e) {
       throw new IOException(e);
     }

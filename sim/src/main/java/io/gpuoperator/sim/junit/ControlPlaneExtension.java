@@ -43,8 +43,9 @@ public class ControlPlaneExtension implements ParameterResolver {
 
   /**
    * Creates a fresh namespace whose name starts with the prefix, and waits (up to 30 s) for the
-   * controller-manager to give it its default ServiceAccount with a token: until then the API
-   * server refuses pods there ("serviceaccount \"default\" not found").
+   * controller-manager to give it its default ServiceAccount: until then the API server's
+   * ServiceAccount admission refuses pods there ("serviceaccount \"default\" not found"). Pods get
+   * bound tokens through the TokenRequest API; no token Secret is created any more.
    */
   public static String newNamespace(KubernetesClient client, String prefix) {
     String name =
@@ -58,7 +59,7 @@ public class ControlPlaneExtension implements ParameterResolver {
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
       var sa = client.serviceAccounts().inNamespace(name).withName("default").get();
-      if (sa != null && sa.getSecrets() != null && !sa.getSecrets().isEmpty()) {
+      if (sa != null) {
         break;
       }
       try {

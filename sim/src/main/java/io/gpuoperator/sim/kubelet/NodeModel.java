@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.NodeSystemInfoBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.gpuoperator.sim.controlplane.K8sVersions;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
@@ -100,8 +101,9 @@ public final class NodeModel {
                 .withKernelVersion(d.kernel())
                 .withOsImage(osImage(d))
                 .withContainerRuntimeVersion(d.containerRuntimeVersion())
-                .withKubeletVersion("v1.20.2")
-                .withKubeProxyVersion("v1.20.2")
+                // The kubelet of the control plane's release; kubeProxyVersion is deprecated
+                // (1.31) and left empty, as current kubelets do.
+                .withKubeletVersion(K8sVersions.KUBERNETES)
                 .withOperatingSystem("linux")
                 .withArchitecture("amd64")
                 .build())

@@ -64,7 +64,7 @@ class ClusterPolicyCrdIT {
 
   @Test
   void serverIsTheBuiltVersion() {
-    assertThat(client.getKubernetesVersion().getGitVersion()).isEqualTo("v1.20.2");
+    assertThat(client.getKubernetesVersion().getGitVersion()).isEqualTo(ControlPlane.K8S_VERSION);
   }
 
   @Test

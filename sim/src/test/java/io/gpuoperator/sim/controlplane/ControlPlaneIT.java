@@ -1,8 +1,10 @@
 package io.gpuoperator.sim.controlplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,10 +40,34 @@ class ControlPlaneIT {
       assertThat(listening).allSatisfy(addr -> assertThat(addr).startsWith("127.0.0.1:"));
 
       KubernetesClient admin = cp.client();
-      assertThat(admin.getKubernetesVersion().getGitVersion()).isEqualTo("v1.20.2");
+      // Version-stamped binaries: discovery reports the pinned release, not v0.0.0.
+      assertThat(ControlPlane.K8S_VERSION).startsWith("v1.36.");
+      assertThat(admin.getKubernetesVersion().getGitVersion()).isEqualTo(ControlPlane.K8S_VERSION);
+      // What later capabilities build on is served by default: policy/v1 Eviction (driver
+      // upgrades) and resource.k8s.io/v1 (Dynamic Resource Allocation).
+      assertThat(admin.getApiResources("v1").getResources())
+          .anySatisfy(
+              r -> {
+                assertThat(r.getName()).isEqualTo("pods/eviction");
+                assertThat(r.getGroup() + "/" + r.getVersion()).isEqualTo("policy/v1");
+              });
+      assertThat(admin.getApiResources("resource.k8s.io/v1").getResources())
+          .extracting(r -> r.getName())
+          .contains("resourceslices", "resourceclaims", "deviceclasses");
       try (KubernetesClient node = cp.nodeClient("node-a")) {
-        // The Node authorizer lets a node read nodes but not list secrets cluster-wide.
-        assertThat(node.nodes().list().getItems()).isNotNull();
+        // The Node authorizer (with selectors, GA since 1.34) lets a node read only its own Node.
+        node.nodes()
+            .resource(
+                new io.fabric8.kubernetes.api.model.NodeBuilder()
+                    .withNewMetadata()
+                    .withName("node-a")
+                    .endMetadata()
+                    .build())
+            .create();
+        assertThat(node.nodes().withName("node-a").get()).isNotNull();
+        assertThatThrownBy(() -> node.nodes().list())
+            .isInstanceOf(KubernetesClientException.class)
+            .hasMessageContaining("only its own Node object");
       }
       assertThat(Files.readString(cp.kubeconfig())).contains(cp.apiServerUrl());
     }
