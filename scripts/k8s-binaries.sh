@@ -60,8 +60,8 @@ command -v go >/dev/null || fail "Go is not installed (looked on PATH and in /us
 have=$(go env GOVERSION | sed 's/^go//')
 if [ "$(printf '%s\n%s\n' "$GO_MIN" "$have" | sort -V | head -n 1)" != "$GO_MIN" ]; then
   fail "Go $have is too old: Kubernetes $K8S_VERSION and etcd $ETCD_VERSION need Go $GO_MIN or newer.
-  Ways out: install Go $GO_MIN+ at /usr/local/go; or export GOTOOLCHAIN=go$GO_MIN (the go command then
-  fetches that toolchain through the module proxy); or point KUBEBUILDER_ASSETS at prebuilt binaries."
+  Ways out: install Go $GO_MIN+ at /usr/local/go; or export GOTOOLCHAIN=go$GO_MIN or a newer release (Go
+  1.21+ then fetches that toolchain through the module proxy); or point KUBEBUILDER_ASSETS at prebuilt binaries."
 fi
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=0 GOFLAGS=-mod=mod
 export GOCACHE=$CACHE/go-build

@@ -87,6 +87,9 @@ public class SimulateCommand implements Callable<Integer> {
     if (!verbose) {
       ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
           .setLevel(Level.WARN);
+      // logback.xml raises the operator SDK to INFO for the operator command; not here.
+      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.javaoperatorsdk"))
+          .setLevel(Level.WARN);
       // Netty warns about a socket option Unix sockets lack on every connection.
       ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.grpc.netty.shaded"))
           .setLevel(Level.ERROR);
