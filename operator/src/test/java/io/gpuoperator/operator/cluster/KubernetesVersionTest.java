@@ -35,7 +35,7 @@ class KubernetesVersionTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"v1.28.15", "v1.25.0", "v1.20.2"})
+  @CsvSource({"v1.28.15", "v1.25.0", "v1.19.16"})
   void olderThanTheMinimumIsRefusedWithAReasonNamingBoth(String git) {
     assertThat(KubernetesVersion.unsupportedReason(git))
         .hasValueSatisfying(

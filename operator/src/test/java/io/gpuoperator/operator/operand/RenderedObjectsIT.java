@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Every object of every golden case is accepted by a real Kubernetes 1.20 API server (server-side
- * dry run: validation and admission run, nothing is stored). ServiceMonitors are skipped: their CRD
- * is not installed on the shared control plane.
+ * Every object of every golden case is accepted by a real Kubernetes API server (server-side dry
+ * run: validation and admission run, nothing is stored). ServiceMonitors are skipped: their CRD is
+ * not installed on the shared control plane.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class RenderedObjectsIT {

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The generated CRDs on a real kube-apiserver v1.20.2: schema, round trip, status subresource. */
+/** The generated CRDs on a real kube-apiserver: schema, round trip, status subresource. */
 @ExtendWith(ControlPlaneExtension.class)
 class ClusterPolicyCrdIT {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterPolicyCrdIT.class);
