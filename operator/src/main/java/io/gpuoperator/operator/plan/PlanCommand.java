@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
+import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.validation.PolicyValidationException;
@@ -115,7 +116,7 @@ public class PlanCommand implements Callable<Integer> {
           List<Node> nodes = client.nodes().list().getItems();
           boolean sm = LiveObjects.serviceMonitorCrd(client);
           ClusterFacts facts =
-              PlanFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm);
+              NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm);
           var rendered = Operands.renderAll(policy.policy(), facts, config);
           List<HasMetadata> live = LiveObjects.read(client, config.namespace(), rendered, sm);
           plan = Plan.build(policy.policy(), nodes, facts, config, live);
@@ -123,7 +124,7 @@ public class PlanCommand implements Callable<Integer> {
         }
       } else {
         List<Node> nodes = nodesFile == null ? List.of() : readNodes(nodesFile);
-        ClusterFacts facts = PlanFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
+        ClusterFacts facts = NodeFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
         plan = Plan.build(policy.policy(), nodes, facts, config, List.of());
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }

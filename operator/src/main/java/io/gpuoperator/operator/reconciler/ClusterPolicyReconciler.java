@@ -175,7 +175,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
     keys.addAll(
         List.of(
-            NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION, Labels.NFD_KERNEL_FULL));
+            Labels.GPU_PRESENT,
+            Labels.NFD_OS_ID,
+            Labels.NFD_OS_VERSION_ID,
+            Labels.NFD_KERNEL_FULL));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
