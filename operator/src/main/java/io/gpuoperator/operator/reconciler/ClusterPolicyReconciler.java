@@ -20,6 +20,7 @@ import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
@@ -110,7 +111,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
                 .withName(DAEMONSETS)
                 .withNamespaces(Set.of(config.namespace()))
-                .withLabelSelector(ReconcilerKeys.OPERAND_LABEL)
+                .withLabelSelector(ManagedObjects.OPERAND_LABEL)
                 .withSecondaryToPrimaryMapper(
                     Mappers.fromOwnerReferences(ClusterPolicy.class, true))
                 .build(),
@@ -147,7 +148,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                 .withName(CRDS)
                 .withFieldSelector(
                     new FieldSelector(
-                        new FieldSelector.Field("metadata.name", Kinds.SERVICE_MONITOR_CRD)))
+                        new FieldSelector.Field(
+                            "metadata.name", ManagedObjects.SERVICE_MONITOR_CRD)))
                 .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
                 .build(),
             context);

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.sim.controlplane.ControlPlane;
@@ -141,7 +142,7 @@ class ClusterPolicyReconcilerIT {
     assertThat(driver.getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(o -> assertThat(o.getName()).isEqualTo(POLICY));
-    assertThat(driver.getMetadata().getAnnotations()).containsKey(ReconcilerKeys.HASH_ANNOTATION);
+    assertThat(driver.getMetadata().getAnnotations()).containsKey(ManagedObjects.HASH_ANNOTATION);
     assertThat(admin.apps().daemonSets().inNamespace(ns).withName("nvidia-dcgm").get()).isNull();
     assertThat(admin.serviceAccounts().inNamespace(ns).withName("nvidia-driver").get()).isNotNull();
     assertThat(admin.rbac().clusterRoles().withName("nvidia-device-plugin").get()).isNotNull();
@@ -431,7 +432,7 @@ class ClusterPolicyReconcilerIT {
     var crd =
         new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
             .withNewMetadata()
-            .withName(Kinds.SERVICE_MONITOR_CRD)
+            .withName(ManagedObjects.SERVICE_MONITOR_CRD)
             .endMetadata()
             .withNewSpec()
             .withGroup("monitoring.coreos.com")
@@ -463,7 +464,9 @@ class ClusterPolicyReconcilerIT {
               () ->
                   assertThat(
                           admin
-                              .genericKubernetesResources(Kinds.API_VERSION, Kinds.SERVICE_MONITOR)
+                              .genericKubernetesResources(
+                                  ManagedObjects.MONITORING_API_VERSION,
+                                  ManagedObjects.SERVICE_MONITOR)
                               .inNamespace(ns)
                               .withName("gpu-operator")
                               .get())
@@ -473,7 +476,7 @@ class ClusterPolicyReconcilerIT {
           .apiextensions()
           .v1()
           .customResourceDefinitions()
-          .withName(Kinds.SERVICE_MONITOR_CRD)
+          .withName(ManagedObjects.SERVICE_MONITOR_CRD)
           .delete();
     }
   }
