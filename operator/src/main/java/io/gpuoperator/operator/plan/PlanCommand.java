@@ -157,16 +157,7 @@ public class PlanCommand implements Callable<Integer> {
     if (namespace == null || namespace.isBlank()) {
       return base;
     }
-    return new OperatorConfig(
-        namespace.trim(),
-        base.images(),
-        base.metricsPort(),
-        base.healthPort(),
-        base.leaderElection(),
-        base.leaderElectionNamespace(),
-        base.leaseDuration(),
-        base.renewDeadline(),
-        base.retryPeriod());
+    return base.withNamespace(namespace.trim());
   }
 
   private KubernetesClient client() {

@@ -12,7 +12,9 @@ import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -92,16 +94,35 @@ public final class GpuOperator implements AutoCloseable {
         .ifPresent(reason -> LOG.error("{}; every ClusterPolicy will report it", reason));
     operator.register(
         new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion),
-        c -> c.withName("clusterpolicy"));
+        c ->
+            c.withName("clusterpolicy")
+                .withRetry(retry(config))
+                .withReconciliationMaxInterval(config.resyncPeriod()));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c ->
             c.withGenerationAware(false)
                 .withName("nodelabels")
+                .withRetry(retry(config))
+                .withReconciliationMaxInterval(config.resyncPeriod())
                 .withItemStore(io.gpuoperator.operator.cluster.NodeSlimming.store()));
     if (!config.leaderElection()) {
       leader.set(true);
     }
+  }
+
+  /**
+   * Retries a failed reconcile without end: JOSDK's default gives up after 5 attempts (about 25 s)
+   * and nothing requeues, so an API server outage longer than that would leave the policy
+   * unreconciled until its next event, possibly hours away. Backoff doubles from 1 s up to
+   * RECONCILE_BACKOFF_MAX.
+   */
+  static GenericRetry retry(OperatorConfig config) {
+    return new GenericRetry()
+        .setInitialInterval(Duration.ofSeconds(1))
+        .setIntervalMultiplier(2)
+        .setMaxInterval(config.reconcileBackoffMax().toMillis())
+        .withoutMaxAttempts();
   }
 
   /** Starts the metrics and health servers, then the controllers (blocks until caches sync). */

@@ -103,7 +103,9 @@ public class OperatorCommand implements Callable<Integer> {
         leaderElectNamespace == null ? env.leaderElectionNamespace() : leaderElectNamespace,
         env.leaseDuration(),
         env.renewDeadline(),
-        env.retryPeriod());
+        env.retryPeriod(),
+        env.reconcileBackoffMax(),
+        env.resyncPeriod());
   }
 
   /** ":8080" or "host:8080" → the port. */
