@@ -148,7 +148,7 @@ public final class Simulation implements AutoCloseable {
                   config,
                   new OperandRegistryRenderer(),
                   new NodeLabelRulesPlanner(),
-                  new GpuOperator.Options("simulate", "127.0.0.1", false, 8))
+                  GpuOperator.Options.on("127.0.0.1", "simulate", false, 8))
               .start();
       resources.add(operator);
 

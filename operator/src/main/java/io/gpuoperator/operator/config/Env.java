@@ -15,6 +15,8 @@ public enum Env {
   RETRY_PERIOD("2s"),
   RECONCILE_BACKOFF_MAX("1m"),
   RESYNC_PERIOD("10m"),
+  LOG_LEVEL("info"),
+  LOG_FORMAT("text"),
   DRIVER_IMAGE(null),
   DRIVER_MANAGER_IMAGE(null),
   CONTAINER_TOOLKIT_IMAGE(null),

@@ -204,7 +204,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     lastWritten.keySet().retainAll(uids);
     ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
     if (!active.getMetadata().getName().equals(name)) {
-      LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());
+      LOG.info("ignored, {} is active", active.getMetadata().getName());
       writeStatus(
           policy,
           PolicyStatusModel.ignored(
@@ -218,7 +218,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           policy,
           PolicyStatusModel.unsupportedServer(
               generation, config.namespace(), unsupported.get(), policy.getStatus()))) {
-        LOG.error("ClusterPolicy {}: {}", name, unsupported.get());
+        LOG.error("{}", unsupported.get());
         warn(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get());
       }
       return UpdateControl.noUpdate();
@@ -238,7 +238,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       String message =
           "Invalid ClusterPolicy: "
               + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
-      LOG.warn("ClusterPolicy {}: {}; operands keep their last valid spec", name, message);
+      LOG.warn("{}; operands keep their last valid spec", message);
       List<RenderedOperand> previous = lastValid.get(policy.getMetadata().getUid());
       ClusterPolicyStatus status =
           PolicyStatusModel.invalid(
@@ -276,8 +276,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     boolean changed = writeStatus(policy, status);
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(
-          "ClusterPolicy {}: applied {}, deleted {}, state {} ({} GPU nodes)",
-          name,
+          "applied {}, deleted {}, state {} ({} GPU nodes)",
           result.applied(),
           result.deleted(),
           status.state.value(),
@@ -305,10 +304,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         warn(policy, Conditions.RECONCILE_FAILED, message);
       }
     } catch (RuntimeException statusError) {
-      LOG.warn(
-          "ClusterPolicy {}: cannot record the failure in status: {}",
-          policy.getMetadata().getName(),
-          statusError.getMessage());
+      LOG.warn("cannot record the failure in status: {}", statusError.getMessage());
     }
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
@@ -468,10 +464,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                   .build())
           .create();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "ClusterPolicy {}: cannot record event: {}",
-          policy.getMetadata().getName(),
-          e.getMessage());
+      LOG.warn("cannot record event: {}", e.getMessage());
     }
   }
 }

@@ -143,9 +143,7 @@ public final class OperandApplier {
       return false;
     }
     LOG.info(
-        "{} {}: {} {} (hash {})",
-        owner.getKind(),
-        owner.getMetadata().getName(),
+        "{} {} (hash {})",
         live == null ? "creating" : "updating",
         ObjectKey.of(desired),
         ManagedObjects.recordedHash(desired));
@@ -182,12 +180,7 @@ public final class OperandApplier {
   }
 
   private void delete(ClusterPolicy owner, String operand, ObjectKey key) {
-    LOG.info(
-        "{} {}: deleting {} of operand {}",
-        owner.getKind(),
-        owner.getMetadata().getName(),
-        key,
-        operand);
+    LOG.info("deleting {} of operand {}", key, operand);
     try {
       var resources = client.genericKubernetesResources(key.apiVersion(), key.kind());
       if (key.namespace() == null) {

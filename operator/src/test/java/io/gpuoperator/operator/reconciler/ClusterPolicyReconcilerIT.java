@@ -234,7 +234,13 @@ class ClusterPolicyReconcilerIT {
         .contains("gpu_operator_gpu_nodes_total 2.0")
         .contains("gpu_operator_reconciliation_status 1.0")
         .contains("gpu_operator_reconciliation_has_nfd_labels 1.0")
-        .contains("gpu_operator_reconciliation_total");
+        .contains("gpu_operator_reconciliation_total")
+        .containsPattern("gpu_operator_reconciliation_last_success_ts_seconds \\d\\.\\d+E9")
+        .containsPattern(
+            "operator_sdk_reconciliations_started_total\\{controller=\"clusterpolicy\"} [1-9]")
+        .containsPattern(
+            "operator_sdk_reconciliations_success_total\\{controller=\"nodelabels\"} [1-9]")
+        .contains("jvm_threads_current");
     assertThat(get("http://127.0.0.1:" + operator.operator.healthPort() + "/healthz"))
         .isEqualTo("ok");
     assertThat(get("http://127.0.0.1:" + operator.operator.healthPort() + "/readyz"))

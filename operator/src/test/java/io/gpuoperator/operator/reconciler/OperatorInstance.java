@@ -64,7 +64,7 @@ final class OperatorInstance implements AutoCloseable {
             OperatorConfig.fromEnv(env),
             renderer,
             planner,
-            new GpuOperator.Options(identity, "127.0.0.1", false, 16));
+            GpuOperator.Options.on("127.0.0.1", identity, false, 16));
     operator.start();
     return new OperatorInstance(agent, client, operator);
   }
