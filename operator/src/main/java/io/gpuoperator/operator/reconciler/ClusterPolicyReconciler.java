@@ -26,6 +26,7 @@ import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
@@ -241,11 +242,15 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       LOG.warn("{}; operands keep their last valid spec", message);
       List<RenderedOperand> previous = lastValid.get(policy.getMetadata().getUid());
       ClusterPolicyStatus status =
-          PolicyStatusModel.invalid(
+          PolicyStatusModel.withIgnoredFields(
+              PolicyStatusModel.invalid(
+                  generation,
+                  config.namespace(),
+                  message,
+                  previous == null ? null : readiness(previous),
+                  policy.getStatus()),
+              IgnoredFields.of(policy),
               generation,
-              config.namespace(),
-              message,
-              previous == null ? null : readiness(previous),
               policy.getStatus());
       if (writeStatus(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
@@ -266,12 +271,16 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     lastValid.put(policy.getMetadata().getUid(), rendered);
     List<OperandReadiness> readiness = readiness(rendered);
     ClusterPolicyStatus status =
-        PolicyStatusModel.applied(
+        PolicyStatusModel.withIgnoredFields(
+            PolicyStatusModel.applied(
+                generation,
+                config.namespace(),
+                readiness,
+                facts.gpuNodeCount(),
+                facts.nfdLabelsPresent(),
+                policy.getStatus()),
+            IgnoredFields.of(policy),
             generation,
-            config.namespace(),
-            readiness,
-            facts.gpuNodeCount(),
-            facts.nfdLabelsPresent(),
             policy.getStatus());
     boolean changed = writeStatus(policy, status);
     if (result.applied() + result.deleted() > 0 || changed) {

@@ -223,6 +223,15 @@ class ClusterPolicyReconcilerIT {
     assertThat(ready.getStatus().namespace).isEqualTo(ns);
     assertThat(PolicyStatusModel.ready(ready.getStatus()).getReason())
         .isEqualTo(Conditions.RECONCILED);
+    // The sample sets driver.upgradePolicy.autoUpgrade, which this operator does not act on.
+    assertThat(ready.getStatus().conditions)
+        .filteredOn(c -> c.getType().equals(Conditions.IGNORED_FIELDS))
+        .singleElement()
+        .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"))
+        .satisfies(
+            c ->
+                assertThat(c.getMessage())
+                    .startsWith("spec.driver.upgradePolicy.autoUpgrade: accepted but ignored"));
     assertThat(ready.getStatus().operands)
         .filteredOn(o -> o.name.equals("driver"))
         .singleElement()
@@ -350,9 +359,9 @@ class ClusterPolicyReconcilerIT {
             .collect(
                 Collectors.toMap(
                     d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
-    patchPolicy(
-        "{\"spec\":{\"cdi\":{\"enabled\":false,\"nriPluginEnabled\":true},"
-            + "\"devicePlugin\":{\"version\":\"v9.9.9\"}}}");
+    // A half-set image: a rule of the operator's own (for deployed operands only), not a CEL rule
+    // (those the API server enforces: StrictCrdIT).
+    patchPolicy("{\"spec\":{\"devicePlugin\":{\"repository\":\"\",\"version\":\"v9.9.9\"}}}");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -361,7 +370,7 @@ class ClusterPolicyReconcilerIT {
               var ready = PolicyStatusModel.ready(p.getStatus());
               assertThat(ready.getStatus()).isEqualTo("False");
               assertThat(ready.getReason()).isEqualTo(Conditions.RECONCILE_FAILED);
-              assertThat(ready.getMessage()).contains("spec.cdi.nriPluginEnabled");
+              assertThat(ready.getMessage()).contains("spec.devicePlugin.repository");
               assertThat(p.getStatus().observedGeneration)
                   .isEqualTo(p.getMetadata().getGeneration());
             });
@@ -377,10 +386,10 @@ class ClusterPolicyReconcilerIT {
             e ->
                 e.getInvolvedObject().getName().equals(POLICY)
                     && e.getType().equals("Warning")
-                    && e.getMessage().contains("spec.cdi.nriPluginEnabled"));
+                    && e.getMessage().contains("spec.devicePlugin.repository"));
 
     // Fixing the policy applies the pending change again.
-    patchPolicy("{\"spec\":{\"cdi\":{\"enabled\":true,\"nriPluginEnabled\":false}}}");
+    patchPolicy("{\"spec\":{\"devicePlugin\":{\"repository\":\"nvcr.io/nvidia\"}}}");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
