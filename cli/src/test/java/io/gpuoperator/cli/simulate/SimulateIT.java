@@ -293,16 +293,19 @@ class SimulateIT {
         .untilAsserted(
             () -> assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.FAILED));
     assertThat(labels(H100)).containsEntry(dp, "true");
-    List<Event> events =
-        client.v1().events().inNamespace("default").list().getItems().stream()
-            .filter(e -> H100.equals(e.getInvolvedObject().getName()))
-            .filter(e -> "MigConfigFailed".equals(e.getReason()))
-            .toList();
-    assertThat(events)
-        .singleElement()
-        .satisfies(
-            e ->
-                assertThat(e.getMessage())
+    // The Event is recorded right after the state label: wait for it.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.v1().events().inNamespace("default").list().getItems().stream()
+                            .filter(e -> H100.equals(e.getInvolvedObject().getName()))
+                            .filter(e -> "MigConfigFailed".equals(e.getReason()))
+                            .map(Event::getMessage)
+                            .toList())
+                    .singleElement()
+                    .asString()
                     .contains("GPU 3: the MIG mode change needs a GPU reset, which failed"));
     await()
         .atMost(Duration.ofMinutes(2))
