@@ -51,8 +51,7 @@ public final class ExporterAgent implements AutoCloseable {
                 : Duration.ofSeconds(10);
         pods = new PodResourcesClient(s.podResourcesSocket(), timeout);
       }
-      MetricsModel model =
-          new MetricsModel(fields, new MetricsModel.Options(s.hostname(), s.snakeCaseLabels()));
+      MetricsModel model = new MetricsModel(fields, new MetricsModel.Options(s.hostname()));
       exporter =
           new MetricsExporter(
               new GpuReader(backend, s.devices(), xids::lastXid),

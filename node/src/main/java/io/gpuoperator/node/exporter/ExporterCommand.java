@@ -93,15 +93,6 @@ public class ExporterCommand implements Callable<Integer> {
   Boolean noHostname;
 
   @Option(
-      names = "--snake-case-labels",
-      arity = "0..1",
-      fallbackValue = "true",
-      description =
-          "model_name instead of the DCGM exporter's modelName, for promtool's naming rules (env"
-              + " GPU_EXPORTER_SNAKE_CASE_LABELS; default false)")
-  Boolean snakeCaseLabels;
-
-  @Option(
       names = "--node-name",
       description = "This node, the Hostname label's value (env NODE_NAME; default the host name)")
   String nodeName;
@@ -138,7 +129,6 @@ public class ExporterCommand implements Callable<Integer> {
         remoteHostengine,
         podResourcesSocket,
         noHostname,
-        snakeCaseLabels,
         nodeName,
         backend,
         nodeProfile,

@@ -24,7 +24,6 @@ import java.util.Set;
  * @param podResourcesSocket the kubelet's pod-resources socket
  * @param resourceNames further resource names to attribute
  * @param hostname the {@code Hostname} label, null with {@code --no-hostname}
- * @param snakeCaseLabels {@code model_name} instead of {@code modelName}
  * @param backend {@code nvml} or {@code simulated}
  * @param nodeProfile the simulated node profile (built-in name or file)
  * @param nvmlLibrary the NVML library to load, null for the loader's path
@@ -40,7 +39,6 @@ public record ExporterSettings(
     Path podResourcesSocket,
     Set<String> resourceNames,
     String hostname,
-    boolean snakeCaseLabels,
     String backend,
     String nodeProfile,
     String nvmlLibrary,
@@ -61,9 +59,6 @@ public record ExporterSettings(
   /** This project's: the pod-resources socket (the DCGM exporter has only the flag). */
   public static final String ENV_POD_RESOURCES_SOCKET = "DCGM_EXPORTER_POD_RESOURCES_SOCKET";
 
-  /** This project's: {@code model_name} instead of {@code modelName}. */
-  public static final String ENV_SNAKE_CASE_LABELS = "GPU_EXPORTER_SNAKE_CASE_LABELS";
-
   public static final String ENV_BACKEND = "GPU_BACKEND";
   public static final String ENV_NODE_PROFILE = "GPU_NODE_PROFILE";
   public static final String ENV_NVML_LIBRARY = "NVML_LIBRARY";
@@ -83,7 +78,6 @@ public record ExporterSettings(
       String remoteHostengine,
       String podResourcesSocket,
       Boolean noHostname,
-      Boolean snakeCaseLabels,
       String nodeName,
       String backend,
       String nodeProfile,
@@ -92,7 +86,7 @@ public record ExporterSettings(
     /** No flags given. */
     public static Flags none() {
       return new Flags(
-          null, null, null, null, null, null, null, null, null, null, null, null, null, null);
+          null, null, null, null, null, null, null, null, null, null, null, null, null);
     }
   }
 
@@ -154,10 +148,6 @@ public record ExporterSettings(
     boolean noHostname = Boolean.TRUE.equals(f.noHostname());
     String node = pick(f.nodeName(), env, ENV_NODE_NAME);
     String hostname = noHostname ? null : node != null ? node : localHostname;
-    boolean snake =
-        f.snakeCaseLabels() != null
-            ? f.snakeCaseLabels()
-            : bool(ENV_SNAKE_CASE_LABELS, env.get(ENV_SNAKE_CASE_LABELS), false);
     String backend = pick(f.backend(), env, ENV_BACKEND);
     backend = backend == null ? "nvml" : backend.strip().toLowerCase(Locale.ROOT);
     if (!backend.equals("nvml") && !backend.equals("simulated")) {
@@ -182,7 +172,6 @@ public record ExporterSettings(
         Path.of(socket == null ? PodResourcesClient.DEFAULT_SOCKET : socket),
         Set.copyOf(resources),
         hostname,
-        snake,
         backend,
         profile,
         pick(f.nvmlLibrary(), env, ENV_NVML_LIBRARY),

@@ -39,10 +39,8 @@ public final class MetricsModel {
    *
    * @param hostname the {@code Hostname} label's value, or null to leave the label out ({@code
    *     --no-hostname})
-   * @param snakeCaseLabels {@code model_name} instead of DCGM's camelCase {@code modelName}
-   *     (promtool's snake_case rule); off by default so existing queries keep working
    */
-  public record Options(String hostname, boolean snakeCaseLabels) {}
+  public record Options(String hostname) {}
 
   private final FieldList fields;
   private final Options options;
@@ -122,7 +120,7 @@ public final class MetricsModel {
       put(names, values, "UUID", e.gpu().uuid());
       put(names, values, "pci_bus_id", e.gpu().pciBusId());
       put(names, values, "device", "nvidia" + e.gpu().minor());
-      put(names, values, options.snakeCaseLabels() ? "model_name" : "modelName", e.gpu().name());
+      put(names, values, "modelName", e.gpu().name());
       if (options.hostname() != null) {
         put(names, values, "Hostname", options.hostname());
       }

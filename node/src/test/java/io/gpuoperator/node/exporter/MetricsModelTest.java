@@ -57,8 +57,7 @@ class MetricsModelTest {
 
   @Test
   void seriesCarryTheDcgmExportersLabelsPerGpuAndPerGpuInstance() {
-    MetricsModel model =
-        new MetricsModel(FieldList.builtIn(), new MetricsModel.Options("node-a", false));
+    MetricsModel model = new MetricsModel(FieldList.builtIn(), new MetricsModel.Options("node-a"));
     String out = text(model, Map.of());
     var gpu0 = gpus.device(0);
     var mig = gpus.migDevices(1).get(0);
@@ -106,8 +105,7 @@ class MetricsModelTest {
 
   @Test
   void eachHolderOfADeviceGetsItsOwnSeries() {
-    MetricsModel model =
-        new MetricsModel(FieldList.builtIn(), new MetricsModel.Options(null, true));
+    MetricsModel model = new MetricsModel(FieldList.builtIn(), new MetricsModel.Options(null));
     String out =
         text(
             model,
@@ -118,7 +116,7 @@ class MetricsModelTest {
                 List.of(new PodRef("infer", "serving", "server", null))));
     assertThat(out.lines().filter(l -> l.startsWith("DCGM_FI_DEV_GPU_UTIL{"))).hasSize(3);
     assertThat(out)
-        .contains("container=\"c\",device=\"nvidia0\",gpu=\"0\",model_name=")
+        .contains("container=\"c\",device=\"nvidia0\",gpu=\"0\",modelName=")
         .contains(
             "namespace=\"ml\",pci_bus_id=\""
                 + gpus.device(0).pciBusId()
@@ -126,14 +124,12 @@ class MetricsModelTest {
         .contains("pod=\"b\",vgpu=\"1\"}")
         .containsPattern(
             "DCGM_FI_DEV_FB_USED\\{[^}]*container=\"server\"[^}]*namespace=\"serving\"[^}]*pod=\"infer\"\\}")
-        .doesNotContain("Hostname=")
-        .doesNotContain("modelName=");
+        .doesNotContain("Hostname=");
   }
 
   @Test
   void openMetricsNamesCountersWithTotalAndEnds() {
-    MetricsModel model =
-        new MetricsModel(FieldList.builtIn(), new MetricsModel.Options("node-a", false));
+    MetricsModel model = new MetricsModel(FieldList.builtIn(), new MetricsModel.Options("node-a"));
     String out =
         OpenMetricsTextFormatWriter.create()
             .toDebugString(
