@@ -140,7 +140,7 @@ public final class MetricsExporter implements AutoCloseable {
     Exposition exposition =
         new Exposition(
             format -> {
-              List<MetricSnapshot> all = new ArrayList<>(model.families(r, h, format));
+              List<MetricSnapshot> all = new ArrayList<>(model.families(r, h));
               all.addAll(selfFamilies(series, now));
               return MetricsModel.snapshots(all);
             },

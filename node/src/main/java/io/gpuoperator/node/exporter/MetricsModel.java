@@ -1,7 +1,6 @@
 package io.gpuoperator.node.exporter;
 
 import io.gpuoperator.node.gpu.Telemetry;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
@@ -21,14 +20,17 @@ import java.util.Map;
  * namespace}, {@code container} (and {@code vgpu} for a shared replica): one series per holder, so
  * each pod sharing a GPU gets its own.
  *
- * <p>Counters: OpenMetrics requires a counter's samples to end in {@code _total}, so there they are
- * counters named {@code <DCGM name>_total}. The classic text format keeps the DCGM names that
- * dashboards and alerts query (no suffix); since a {@code counter} without {@code _total} breaks
- * promtool's naming rules, they are typed {@code untyped} there, which PromQL treats the same way
- * ({@code rate()} and {@code increase()} work unchanged).
+ * <p>Counters: the fields the CSV types {@code counter} are exposed untyped ({@code unknown} in
+ * OpenMetrics) under their DCGM names, in both formats. Prometheus asks for OpenMetrics first, and
+ * there a counter's samples must be named {@code <name>_total}: typed as counters, {@code
+ * DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION} would reach Prometheus as {@code
+ * DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total} and every dashboard and alert written for the DCGM
+ * exporter would find nothing. PromQL's {@code rate()} and {@code increase()} treat untyped series
+ * alike, and promtool's {@code _total} rule does not apply to them. The exporter's own counters
+ * ({@code gpu_exporter_*_total}) are real counters.
  */
 public final class MetricsModel {
-  /** Which exposition the families are for. */
+  /** An exposition format. */
   public enum Format {
     TEXT,
     OPENMETRICS
@@ -54,26 +56,11 @@ public final class MetricsModel {
   private record Series(Labels labels, NodeReading.Entity entity) {}
 
   /** The DCGM families of a reading; {@code holders} is empty without Kubernetes mapping. */
-  public List<MetricSnapshot> families(
-      NodeReading reading, Map<DeviceKey, List<PodRef>> holders, Format format) {
+  public List<MetricSnapshot> families(NodeReading reading, Map<DeviceKey, List<PodRef>> holders) {
     List<Series> series = series(reading, holders);
     List<MetricSnapshot> out = new ArrayList<>();
     for (FieldList.Metric m : fields.metrics()) {
-      boolean counter = m.type() == FieldList.Type.COUNTER;
-      if (counter && format == Format.OPENMETRICS) {
-        var b = CounterSnapshot.builder().name(m.name()).help(m.help());
-        for (Series s : series) {
-          double v = value(m.name(), s.entity());
-          if (!Double.isNaN(v)) {
-            b.dataPoint(
-                CounterSnapshot.CounterDataPointSnapshot.builder()
-                    .labels(s.labels())
-                    .value(v)
-                    .build());
-          }
-        }
-        out.add(b.build());
-      } else if (counter) {
+      if (m.type() == FieldList.Type.COUNTER) {
         var b = UnknownSnapshot.builder().name(m.name()).help(m.help());
         for (Series s : series) {
           double v = value(m.name(), s.entity());

@@ -94,7 +94,9 @@ class ExporterComponentTest {
       assertThat(om.headers().firstValue("Content-Type").orElseThrow())
           .startsWith("application/openmetrics-text");
       assertThat(om.body())
-          .contains("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total{")
+          .contains("# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown")
+          .contains("\nDCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{")
+          .contains("# TYPE gpu_exporter_collections counter")
           .contains("gpu_exporter_collections_total ")
           .endsWith("# EOF\n");
       var text = x.get("/metrics", "text/plain;version=0.0.4");

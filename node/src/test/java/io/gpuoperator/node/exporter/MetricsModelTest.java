@@ -51,8 +51,7 @@ class MetricsModelTest {
 
   String text(MetricsModel model, Map<DeviceKey, List<PodRef>> holders) {
     return PrometheusTextFormatWriter.create()
-        .toDebugString(
-            MetricsModel.snapshots(model.families(reading, holders, MetricsModel.Format.TEXT)));
+        .toDebugString(MetricsModel.snapshots(model.families(reading, holders)));
   }
 
   @Test
@@ -128,16 +127,15 @@ class MetricsModelTest {
   }
 
   @Test
-  void openMetricsNamesCountersWithTotalAndEnds() {
+  void openMetricsKeepsTheDcgmNamesOfCountersAndEnds() {
     MetricsModel model = new MetricsModel(FieldList.builtIn(), new MetricsModel.Options("node-a"));
     String out =
         OpenMetricsTextFormatWriter.create()
-            .toDebugString(
-                MetricsModel.snapshots(
-                    model.families(reading, Map.of(), MetricsModel.Format.OPENMETRICS)));
+            .toDebugString(MetricsModel.snapshots(model.families(reading, Map.of())));
     assertThat(out)
-        .contains("# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter")
-        .contains("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION_total{")
+        .contains("# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION unknown")
+        .contains("\nDCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{")
+        .doesNotContain("_total{")
         .contains("# TYPE DCGM_FI_DEV_GPU_UTIL gauge")
         .endsWith("# EOF\n");
   }
