@@ -42,7 +42,8 @@ public final class OperandApplier {
           new KindRef("rbac.authorization.k8s.io/v1", "ClusterRole", false),
           new KindRef("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
           new KindRef("node.k8s.io/v1", "RuntimeClass", false),
-          new KindRef(Kinds.API_VERSION, Kinds.SERVICE_MONITOR, true));
+          new KindRef(Kinds.API_VERSION, Kinds.SERVICE_MONITOR, true),
+          new KindRef(Kinds.API_VERSION, Kinds.PROMETHEUS_RULE, true));
 
   /** A kind and whether its objects live in a namespace. */
   record KindRef(String apiVersion, String kind, boolean namespaced) {}
@@ -116,7 +117,7 @@ public final class OperandApplier {
     }
     known = new ConcurrentHashMap<>();
     for (KindRef kind : KINDS) {
-      if (Kinds.SERVICE_MONITOR.equals(kind.kind()) && !serviceMonitors) {
+      if (Kinds.API_VERSION.equals(kind.apiVersion()) && !serviceMonitors) {
         continue;
       }
       var resources = client.genericKubernetesResources(kind.apiVersion(), kind.kind());
