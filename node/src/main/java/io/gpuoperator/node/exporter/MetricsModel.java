@@ -60,32 +60,43 @@ public final class MetricsModel {
     List<Series> series = series(reading, holders);
     List<MetricSnapshot> out = new ArrayList<>();
     for (FieldList.Metric m : fields.metrics()) {
-      if (m.type() == FieldList.Type.COUNTER) {
-        var b = UnknownSnapshot.builder().name(m.name()).help(m.help());
-        for (Series s : series) {
-          double v = value(m.name(), s.entity());
-          if (!Double.isNaN(v)) {
-            b.dataPoint(
-                UnknownSnapshot.UnknownDataPointSnapshot.builder()
-                    .labels(s.labels())
-                    .value(v)
-                    .build());
-          }
+      List<Point> points = new ArrayList<>(series.size());
+      for (Series s : series) {
+        double v = value(m.name(), s.entity());
+        if (!Double.isNaN(v)) {
+          points.add(new Point(s.labels(), v));
         }
-        out.add(b.build());
-      } else {
-        var b = GaugeSnapshot.builder().name(m.name()).help(m.help());
-        for (Series s : series) {
-          double v = value(m.name(), s.entity());
-          if (!Double.isNaN(v)) {
-            b.dataPoint(
-                GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(s.labels()).value(v).build());
-          }
-        }
-        out.add(b.build());
       }
+      out.add(m.type() == FieldList.Type.COUNTER ? untyped(m, points) : gauge(m, points));
     }
     return out;
+  }
+
+  /** One sample of a family. */
+  private record Point(Labels labels, double value) {}
+
+  private static MetricSnapshot gauge(FieldList.Metric m, List<Point> points) {
+    var b = GaugeSnapshot.builder().name(m.name()).help(m.help());
+    for (Point p : points) {
+      b.dataPoint(
+          GaugeSnapshot.GaugeDataPointSnapshot.builder()
+              .labels(p.labels())
+              .value(p.value())
+              .build());
+    }
+    return b.build();
+  }
+
+  private static MetricSnapshot untyped(FieldList.Metric m, List<Point> points) {
+    var b = UnknownSnapshot.builder().name(m.name()).help(m.help());
+    for (Point p : points) {
+      b.dataPoint(
+          UnknownSnapshot.UnknownDataPointSnapshot.builder()
+              .labels(p.labels())
+              .value(p.value())
+              .build());
+    }
+    return b.build();
   }
 
   /** Number of series one family has at most for this reading (one per entity and holder). */

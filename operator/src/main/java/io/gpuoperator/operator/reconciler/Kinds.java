@@ -16,6 +16,8 @@ public final class Kinds {
    */
   public static final String PROMETHEUS_RULE = "PrometheusRule";
 
+  public static final String PROMETHEUS_RULE_CRD = "prometheusrules.monitoring.coreos.com";
+
   private static final Set<String> CLUSTER_SCOPED =
       Set.of(
           "ClusterRole",
