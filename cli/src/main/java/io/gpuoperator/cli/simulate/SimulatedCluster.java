@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
- * validator}, {@code device-plugin}, {@code feature-discovery}, {@code exporter}) in-process
+ * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}, {@code
+ * exporter}) in-process
  * against the node's simulated GPUs, and everything else by declared behaviour. The control plane
  * must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
  */
@@ -47,6 +48,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
               .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
               .agent("exporter", c.exporter, false)
+              .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .build();
       c.nodes =
           SimulatedNodes.start(
