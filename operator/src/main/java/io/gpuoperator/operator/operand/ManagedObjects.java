@@ -16,6 +16,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The one owner of what makes an object the operator's: the ownership label (which operand it
@@ -44,9 +45,14 @@ public final class ManagedObjects {
   public static final String SERVICE_MONITOR = "ServiceMonitor";
   public static final String SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
 
+  /** Installed with ServiceMonitor by the Prometheus Operator, but watched on its own. */
+  public static final String PROMETHEUS_RULE = "PrometheusRule";
+
+  public static final String PROMETHEUS_RULE_CRD = "prometheusrules.monitoring.coreos.com";
+
   /** A kind an operand may consist of, and whether its objects live in a namespace. */
   public record Kind(String apiVersion, String kind, boolean namespaced) {
-    /** Whether objects of this kind need the ServiceMonitor CRD. */
+    /** Whether objects of this kind need a Prometheus operator CRD. */
     public boolean monitoring() {
       return MONITORING_API_VERSION.equals(apiVersion);
     }
@@ -64,7 +70,8 @@ public final class ManagedObjects {
           new Kind("rbac.authorization.k8s.io/v1", "ClusterRole", false),
           new Kind("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
           new Kind("node.k8s.io/v1", "RuntimeClass", false),
-          new Kind(MONITORING_API_VERSION, SERVICE_MONITOR, true));
+          new Kind(MONITORING_API_VERSION, SERVICE_MONITOR, true),
+          new Kind(MONITORING_API_VERSION, PROMETHEUS_RULE, true));
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final ObjectMapper SORTED =
@@ -175,14 +182,25 @@ public final class ManagedObjects {
   }
 
   /**
+   * Whether the API server serves a kind: always for built-in kinds; for the Prometheus operator's,
+   * when it is among {@code monitoringKinds} (those whose CRD exists).
+   */
+  public static boolean present(String apiVersion, String kind, Set<String> monitoringKinds) {
+    return apiVersion == null
+        || !apiVersion.startsWith("monitoring.coreos.com/")
+        || monitoringKinds.contains(kind);
+  }
+
+  /**
    * Every object of the operator's kinds that carries the ownership label: namespaced kinds in the
-   * operator namespace, cluster-scoped ones anywhere; ServiceMonitors only when their CRD exists.
+   * operator namespace, cluster-scoped ones anywhere; the Prometheus operator's kinds only when
+   * their CRD exists ({@code monitoringKinds}).
    */
   public static List<GenericKubernetesResource> list(
-      KubernetesClient client, String namespace, boolean serviceMonitorCrd) {
+      KubernetesClient client, String namespace, Set<String> monitoringKinds) {
     List<GenericKubernetesResource> out = new ArrayList<>();
     for (Kind kind : KINDS) {
-      if (kind.monitoring() && !serviceMonitorCrd) {
+      if (!present(kind.apiVersion(), kind.kind(), monitoringKinds)) {
         continue;
       }
       var resources = client.genericKubernetesResources(kind.apiVersion(), kind.kind());

@@ -6,23 +6,30 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Reads every object the operator owns, and the live counterparts of rendered objects. */
 final class LiveObjects {
   private LiveObjects() {}
 
-  /** Whether the Prometheus Operator's ServiceMonitor CRD is installed. */
-  static boolean serviceMonitorCrd(KubernetesClient client) {
-    return client
-            .apiextensions()
-            .v1()
-            .customResourceDefinitions()
-            .withName(ManagedObjects.SERVICE_MONITOR_CRD)
-            .get()
-        != null;
+  /** The Prometheus Operator's kinds whose CRD is installed, as the operator watches them. */
+  static Set<String> monitoringKinds(KubernetesClient client) {
+    Set<String> kinds = new HashSet<>();
+    if (crd(client, ManagedObjects.SERVICE_MONITOR_CRD)) {
+      kinds.add(ManagedObjects.SERVICE_MONITOR);
+    }
+    if (crd(client, ManagedObjects.PROMETHEUS_RULE_CRD)) {
+      kinds.add(ManagedObjects.PROMETHEUS_RULE);
+    }
+    return kinds;
+  }
+
+  private static boolean crd(KubernetesClient client, String name) {
+    return client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null;
   }
 
   /**
@@ -31,15 +38,19 @@ final class LiveObjects {
    * would overwrite them).
    */
   static List<HasMetadata> read(
-      KubernetesClient client, String namespace, List<RenderedOperand> rendered, boolean smCrd) {
+      KubernetesClient client,
+      String namespace,
+      List<RenderedOperand> rendered,
+      Set<String> monitoringKinds) {
     Map<String, HasMetadata> out = new LinkedHashMap<>();
-    for (GenericKubernetesResource managed : ManagedObjects.list(client, namespace, smCrd)) {
+    for (GenericKubernetesResource managed :
+        ManagedObjects.list(client, namespace, monitoringKinds)) {
       out.put(ObjectDiff.key(managed), managed);
     }
     for (RenderedOperand op : rendered) {
       for (HasMetadata want : op.objects()) {
         if (out.containsKey(ObjectDiff.key(want))
-            || (!smCrd && ManagedObjects.isMonitoring(want))) {
+            || !ManagedObjects.present(want.getApiVersion(), want.getKind(), monitoringKinds)) {
           continue;
         }
         var resources = client.genericKubernetesResources(want.getApiVersion(), want.getKind());

@@ -51,17 +51,19 @@ public final class OperandApplier {
   /**
    * Applies every enabled operand in order and deletes what disabled operands left behind.
    *
-   * @param serviceMonitors whether the ServiceMonitor CRD exists (otherwise those are skipped)
+   * @param monitoringKinds the monitoring.coreos.com kinds whose CRD exists (objects of the others
+   *     are skipped)
    */
-  public Result sync(ClusterPolicy owner, List<RenderedOperand> operands, boolean serviceMonitors) {
-    Map<String, Set<ObjectKey>> known = inventory(serviceMonitors);
+  public Result sync(
+      ClusterPolicy owner, List<RenderedOperand> operands, Set<String> monitoringKinds) {
+    Map<String, Set<ObjectKey>> known = inventory(monitoringKinds);
     int applied = 0;
     int deleted = 0;
     for (RenderedOperand operand : operands) {
       Set<ObjectKey> wanted = new HashSet<>();
       if (operand.enabled()) {
         for (HasMetadata object : operand.objects()) {
-          if (!serviceMonitors && ManagedObjects.isMonitoring(object)) {
+          if (!ManagedObjects.present(object.getApiVersion(), object.getKind(), monitoringKinds)) {
             continue;
           }
           HasMetadata desired = prepare(owner, object);
@@ -73,7 +75,7 @@ public final class OperandApplier {
       }
       Set<ObjectKey> existing = known.getOrDefault(operand.name(), Set.of());
       for (ObjectKey key : existing) {
-        if (!serviceMonitors && key.apiVersion().equals(ManagedObjects.MONITORING_API_VERSION)) {
+        if (!ManagedObjects.present(key.apiVersion(), key.kind(), monitoringKinds)) {
           continue; // the CRD is gone, and its objects with it
         }
         if (!wanted.contains(key)) {
@@ -91,13 +93,13 @@ public final class OperandApplier {
     inventory = null;
   }
 
-  private Map<String, Set<ObjectKey>> inventory(boolean serviceMonitors) {
+  private Map<String, Set<ObjectKey>> inventory(Set<String> monitoringKinds) {
     Map<String, Set<ObjectKey>> known = inventory;
     if (known != null) {
       return known;
     }
     known = new ConcurrentHashMap<>();
-    for (HasMetadata item : ManagedObjects.list(client, namespace, serviceMonitors)) {
+    for (HasMetadata item : ManagedObjects.list(client, namespace, monitoringKinds)) {
       known
           .computeIfAbsent(ManagedObjects.operandOf(item), k -> ConcurrentHashMap.newKeySet())
           .add(ObjectKey.of(item));
