@@ -28,15 +28,22 @@ public final class DaemonSets {
   /** Labels {@code daemonsets.labels} may not override: operands are selected by them. */
   private static final List<String> PROTECTED_LABELS = List.of(Labels.APP, Labels.PART_OF);
 
+  /** Name prefix of the driver DaemonSets (one per kernel with precompiled drivers). */
+  static final String DRIVER_PREFIX = "nvidia-driver-daemonset";
+
   private DaemonSets() {}
 
-  /** Update strategy, priority class, tolerations and pod security context. */
-  static void applyCommon(DaemonSet ds, DaemonsetsSpec d, boolean fixedUpdateStrategy) {
+  /**
+   * Update strategy, priority class, tolerations and pod security context. The driver DaemonSets
+   * ({@value #DRIVER_PREFIX}*) keep their OnDelete strategy: the upgrade controller restarts their
+   * pods node by node.
+   */
+  static void applyCommon(DaemonSet ds, DaemonsetsSpec d) {
     if (d == null) {
       return;
     }
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    if (!fixedUpdateStrategy) {
+    if (!ds.getMetadata().getName().startsWith(DRIVER_PREFIX)) {
       if (d.updateStrategy == DaemonsetsSpec.UpdateStrategy.ON_DELETE) {
         ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(null, "OnDelete"));
       } else if (d.updateStrategy == DaemonsetsSpec.UpdateStrategy.ROLLING_UPDATE

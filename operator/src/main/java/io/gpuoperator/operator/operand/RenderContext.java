@@ -10,9 +10,17 @@ public record RenderContext(
     ClusterPolicy policy, ClusterPolicySpec spec, ClusterFacts facts, OperatorConfig config) {
 
   static RenderContext of(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    ClusterPolicySpec spec =
-        policy == null || policy.getSpec() == null ? new ClusterPolicySpec() : policy.getSpec();
-    return new RenderContext(policy, spec, facts, config);
+    return new RenderContext(policy, specOf(policy), facts, config);
+  }
+
+  /** The policy's spec, empty (all defaults) when the policy has none. */
+  static ClusterPolicySpec specOf(ClusterPolicy policy) {
+    return policy == null || policy.getSpec() == null ? new ClusterPolicySpec() : policy.getSpec();
+  }
+
+  /** Whether the CDI NRI plugin replaces RuntimeClasses ({@code cdi.nriPluginEnabled}). */
+  public boolean nriPlugin() {
+    return spec.cdi != null && Boolean.TRUE.equals(spec.cdi.nriPluginEnabled);
   }
 
   /** The namespace operands run in. */

@@ -78,7 +78,7 @@ class GoldenTest {
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
     for (Case c : CASES) {
-      for (OperandModel m : Operands.ordered()) {
+      for (Operand m : Operands.ordered()) {
         out.add(Arguments.of(c.name(), m.name()));
       }
     }
@@ -90,7 +90,7 @@ class GoldenTest {
   void rendersAsGolden(String caseName, String operand) throws IOException {
     Case c = CASES.stream().filter(x -> x.name().equals(caseName)).findFirst().orElseThrow();
     ClusterPolicy policy = c.policy();
-    OperandModel model = Operands.byName(operand);
+    Operand model = Operands.byName(operand);
     String actual = render(model, policy, c.facts(), OperatorConfig.fromEnv(c.env()));
     Path file = GOLDEN.resolve(caseName).resolve(operand + ".yaml");
     if (UPDATE) {
@@ -103,8 +103,8 @@ class GoldenTest {
 
   /** The operand's objects as multi-document YAML; a disabled operand is a comment. */
   static String render(
-      OperandModel model, ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    if (!model.enabled(policy, facts)) {
+      Operand model, ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    if (!model.enabled(policy)) {
       return "# " + model.name() + " is disabled by this policy: nothing is rendered\n";
     }
     StringBuilder out = new StringBuilder();

@@ -31,7 +31,7 @@ class OperandsTest {
 
   @Test
   void operandsAreInDeploymentOrder() {
-    assertThat(Operands.ordered().stream().map(OperandModel::name))
+    assertThat(Operands.ordered().stream().map(Operand::name))
         .containsExactly(
             "pre-requisites",
             "operator-metrics",

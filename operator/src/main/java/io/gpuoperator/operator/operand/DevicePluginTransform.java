@@ -5,64 +5,38 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.common.ComponentSpec;
-import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DevicePluginSpec;
 
 /**
  * The device plugin DaemonSet {@code nvidia-device-plugin-daemonset}: our image's {@code
  * device-plugin} subcommand advertises {@code nvidia.com/gpu} (and MIG resources) to the kubelet.
  */
-public final class DevicePluginModel extends ManifestOperandModel {
+public final class DevicePluginTransform implements Transform {
   static final String CONTAINER = "nvidia-device-plugin";
   static final String CONFIG_DIR = "/available-configs";
 
-  public DevicePluginModel() {
-    super(OperandNames.DEVICE_PLUGIN);
-  }
-
   @Override
-  protected ComponentSpec component(ClusterPolicySpec spec) {
-    return spec.devicePlugin;
-  }
-
-  @Override
-  protected String path() {
-    return "spec.devicePlugin";
-  }
-
-  @Override
-  protected String mainContainer() {
-    return CONTAINER;
-  }
-
-  @Override
-  protected boolean usesRuntimeClass() {
-    return true;
-  }
-
-  @Override
-  protected void customize(HasMetadata object, RenderContext ctx) {
+  public void apply(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof DaemonSet ds)) {
       return;
     }
     var pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
     DevicePluginSpec spec = ctx.spec().devicePlugin;
-    env(c, "MIG_STRATEGY", ctx.migStrategy());
+    DaemonSets.setEnv(c, "MIG_STRATEGY", ctx.migStrategy());
     String mpsRoot =
         spec != null && spec.mps != null && spec.mps.root != null && !spec.mps.root.isBlank()
             ? spec.mps.root.trim()
             : "/run/nvidia/mps";
-    env(c, "MPS_ROOT", mpsRoot);
+    DaemonSets.setEnv(c, "MPS_ROOT", mpsRoot);
     if (ctx.cdiEnabled()) {
-      env(c, "CDI_ENABLED", "true");
-      env(c, "DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
-      env(c, "CDI_ANNOTATION_PREFIX", "cdi.k8s.io/");
-      env(
+      DaemonSets.setEnv(c, "CDI_ENABLED", "true");
+      DaemonSets.setEnv(c, "DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
+      DaemonSets.setEnv(c, "CDI_ANNOTATION_PREFIX", "cdi.k8s.io/");
+      DaemonSets.setEnv(
           c,
           "NVIDIA_CDI_HOOK_PATH",
-          ContainerToolkitModel.installDir(ctx.spec()) + "/toolkit/nvidia-cdi-hook");
+          ContainerToolkitTransform.installDir(ctx.spec()) + "/toolkit/nvidia-cdi-hook");
     }
     if (spec != null
         && spec.config != null
@@ -83,10 +57,10 @@ public final class DevicePluginModel extends ManifestOperandModel {
                   .withName("available-configs")
                   .withMountPath(CONFIG_DIR)
                   .build());
-      env(c, "CONFIG_FILE_SRCDIR", CONFIG_DIR);
+      DaemonSets.setEnv(c, "CONFIG_FILE_SRCDIR", CONFIG_DIR);
       String def = spec.config.defaultEntry == null ? "" : spec.config.defaultEntry.trim();
       if (!def.isEmpty()) {
-        env(c, "DEFAULT_CONFIG", def);
+        DaemonSets.setEnv(c, "DEFAULT_CONFIG", def);
       }
     }
   }

@@ -1,17 +1,24 @@
-package io.gpuoperator.operator.validation;
+package io.gpuoperator.operator.operand;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.validation.PolicyValidationException;
+import io.gpuoperator.operator.validation.PolicyValidator;
+import io.gpuoperator.operator.validation.Violation;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class PolicyValidatorTest {
+/**
+ * A policy's validation as the operator and {@code plan} run it: {@link PolicyValidator}'s
+ * cross-field rules plus each deployed operand's own ({@link Operands#validate}).
+ */
+class PolicyValidationTest {
 
   private static List<String> paths(ClusterPolicy p) {
-    return PolicyValidator.validate(p).stream().map(Violation::path).toList();
+    return Operands.validate(p).stream().map(Violation::path).toList();
   }
 
   private static ClusterPolicy yaml(String spec) {
@@ -21,8 +28,8 @@ class PolicyValidatorTest {
 
   @Test
   void documentationSampleAndMinimalPolicyAreValid() {
-    assertThat(PolicyValidator.validate(Policies.sample())).isEmpty();
-    assertThat(PolicyValidator.validate(Policies.minimal())).isEmpty();
+    assertThat(Operands.validate(Policies.sample())).isEmpty();
+    assertThat(Operands.validate(Policies.minimal())).isEmpty();
   }
 
   @Test
@@ -30,7 +37,7 @@ class PolicyValidatorTest {
     var p =
         yaml(
             "  cdi:\n    enabled: false\n    nriPluginEnabled: true\n  toolkit:\n    enabled: false\n");
-    var v = PolicyValidator.validate(p);
+    var v = Operands.validate(p);
     assertThat(v).extracting(Violation::path).containsOnly("spec.cdi.nriPluginEnabled");
     assertThat(v).hasSize(2);
     assertThat(v.get(0).reason()).contains("spec.cdi.enabled");
@@ -72,7 +79,7 @@ class PolicyValidatorTest {
     var p =
         yaml(
             "  devicePlugin:\n    repository: r\n    image: i\n  dcgm:\n    enabled: false\n    image: x\n    version: v1\n");
-    var v = PolicyValidator.validate(p);
+    var v = Operands.validate(p);
     assertThat(v).extracting(Violation::path).containsExactly("spec.devicePlugin.version");
     assertThat(v.get(0).reason()).contains("repository and image");
     assertThat(paths(yaml("  validator:\n    version: v1\n")))
@@ -161,7 +168,7 @@ class PolicyValidatorTest {
                     "  daemonsets:\n    rollingUpdate:\n      maxUnavailable: 10%\n"
                         + "  migManager:\n    config:\n      default: all-3g.71gb\n")))
         .isEmpty();
-    assertThat(PolicyValidator.defaultMigConfigs())
+    assertThat(MigManagerTransform.defaultMigConfigs())
         .contains("all-disabled", "all-balanced", "all-1g.10gb", "all-7g.141gb", "all-1g.5gb");
   }
 

@@ -5,46 +5,26 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.common.ComponentSpec;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.MigManagerSpec;
+import io.gpuoperator.operator.validation.Violation;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The MIG manager {@code nvidia-mig-manager} (our image's {@code mig-manager} subcommand) with the
  * default ConfigMaps {@code default-mig-parted-config} and {@code default-gpu-clients}; a default
  * ConfigMap is not rendered when the policy names its own.
  */
-public final class MigManagerModel extends ManifestOperandModel {
+public final class MigManagerTransform implements Transform {
   static final String CONTAINER = "nvidia-mig-manager";
   static final String DEFAULT_CONFIG = "default-mig-parted-config";
   static final String DEFAULT_GPU_CLIENTS = "default-gpu-clients";
 
-  public MigManagerModel() {
-    super(OperandNames.MIG_MANAGER);
-  }
-
   @Override
-  protected ComponentSpec component(ClusterPolicySpec spec) {
-    return spec.migManager;
-  }
-
-  @Override
-  protected String path() {
-    return "spec.migManager";
-  }
-
-  @Override
-  protected String mainContainer() {
-    return CONTAINER;
-  }
-
-  @Override
-  protected boolean usesRuntimeClass() {
-    return true;
-  }
-
-  @Override
-  protected boolean keep(HasMetadata object, RenderContext ctx) {
+  public boolean keep(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof ConfigMap cm)) {
       return true;
     }
@@ -59,7 +39,7 @@ public final class MigManagerModel extends ManifestOperandModel {
   }
 
   @Override
-  protected void customize(HasMetadata object, RenderContext ctx) {
+  public void apply(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof DaemonSet ds)) {
       return;
     }
@@ -72,14 +52,65 @@ public final class MigManagerModel extends ManifestOperandModel {
         v.getConfigMap().setName(clientsName(ctx.spec()));
       }
     }
-    env(c, "CDI_ENABLED", String.valueOf(ctx.cdiEnabled()));
+    DaemonSets.setEnv(c, "CDI_ENABLED", String.valueOf(ctx.cdiEnabled()));
     MigManagerSpec spec = ctx.spec().migManager;
     if (spec != null
         && spec.config != null
         && spec.config.defaultEntry != null
         && !spec.config.defaultEntry.isBlank()) {
-      env(c, "DEFAULT_MIG_CONFIG", spec.config.defaultEntry.trim());
+      DaemonSets.setEnv(c, "DEFAULT_MIG_CONFIG", spec.config.defaultEntry.trim());
     }
+  }
+
+  /**
+   * With the default ConfigMap, {@code spec.migManager.config.default} must name one of its
+   * layouts.
+   */
+  @Override
+  public List<Violation> validate(ClusterPolicySpec spec) {
+    MigManagerSpec m = spec.migManager;
+    if (m == null || m.config == null) {
+      return List.of();
+    }
+    String def = m.config.defaultEntry == null ? "" : m.config.defaultEntry.trim();
+    if (configName(spec).equals(DEFAULT_CONFIG)
+        && !def.isEmpty()
+        && !defaultMigConfigs().contains(def)) {
+      return List.of(
+          new Violation(
+              "spec.migManager.config.default",
+              "'"
+                  + def
+                  + "' is not a layout of default-mig-parted-config (e.g. all-disabled,"
+                  + " all-balanced, all-1g.10gb)"));
+    }
+    return List.of();
+  }
+
+  private static volatile Set<String> defaultMigConfigs;
+
+  /** The layout names of the default mig-parted ConfigMap (read once). */
+  static Set<String> defaultMigConfigs() {
+    Set<String> names = defaultMigConfigs;
+    if (names == null) {
+      names = readDefaultMigConfigs();
+      defaultMigConfigs = names;
+    }
+    return names;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> readDefaultMigConfigs() {
+    ConfigMap cm =
+        Manifests.load(OperandNames.MIG_MANAGER).stream()
+            .filter(ConfigMap.class::isInstance)
+            .map(ConfigMap.class::cast)
+            .filter(c -> c.getMetadata().getName().equals(DEFAULT_CONFIG))
+            .findFirst()
+            .orElseThrow();
+    Map<String, Object> config =
+        Serialization.unmarshal(cm.getData().get("config.yaml"), Map.class);
+    return Set.copyOf(((Map<String, Object>) config.get("mig-configs")).keySet());
   }
 
   static String configName(ClusterPolicySpec spec) {

@@ -7,52 +7,22 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.common.ComponentSpec;
-import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DcgmExporterSpec;
+import io.gpuoperator.operator.spec.Section;
 import java.util.LinkedHashMap;
 
 /**
  * The metrics exporter {@code nvidia-dcgm-exporter} (NVIDIA's image), its Service and, when the CRD
  * exists and {@code dcgmExporter.serviceMonitor.enabled}, its ServiceMonitor.
  */
-public final class DcgmExporterModel extends ManifestOperandModel {
+public final class DcgmExporterTransform implements Transform {
   static final String CONTAINER = "nvidia-dcgm-exporter";
   static final String METRICS_DIR = "/etc/dcgm-exporter";
   static final String METRICS_FILE = "dcgm-metrics.csv";
   static final String READ_PODS = "nvidia-dcgm-exporter-read-pods";
 
-  public DcgmExporterModel() {
-    super(OperandNames.DCGM_EXPORTER);
-  }
-
   @Override
-  protected ComponentSpec component(ClusterPolicySpec spec) {
-    return spec.dcgmExporter;
-  }
-
-  @Override
-  protected String path() {
-    return "spec.dcgmExporter";
-  }
-
-  @Override
-  protected String mainContainer() {
-    return CONTAINER;
-  }
-
-  @Override
-  protected boolean appendArgs() {
-    return false;
-  }
-
-  @Override
-  protected boolean usesRuntimeClass() {
-    return true;
-  }
-
-  @Override
-  protected boolean keep(HasMetadata object, RenderContext ctx) {
+  public boolean keep(HasMetadata object, RenderContext ctx) {
     DcgmExporterSpec spec = ctx.spec().dcgmExporter;
     if (object.getMetadata().getName().equals(READ_PODS)) {
       // Reading pod labels and UIDs needs access to pods, granted only when asked for.
@@ -69,7 +39,7 @@ public final class DcgmExporterModel extends ManifestOperandModel {
   }
 
   @Override
-  protected void customize(HasMetadata object, RenderContext ctx) {
+  public void apply(HasMetadata object, RenderContext ctx) {
     DcgmExporterSpec spec = ctx.spec().dcgmExporter;
     if (ServiceMonitors.is(object)) {
       ServiceMonitors.apply((GenericKubernetesResource) object, spec.serviceMonitor);
@@ -90,9 +60,9 @@ public final class DcgmExporterModel extends ManifestOperandModel {
     }
     var pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
-    if (new DcgmModel().enabled(ctx.policy(), ctx.facts())) {
+    if (Section.DCGM.enabled(ctx.spec())) {
       // Use the standalone host engine instead of the embedded one.
-      env(c, "DCGM_REMOTE_HOSTENGINE_INFO", "nvidia-dcgm:5555");
+      DaemonSets.setEnv(c, "DCGM_REMOTE_HOSTENGINE_INFO", "nvidia-dcgm:5555");
     }
     if (spec == null) {
       return;
@@ -113,23 +83,23 @@ public final class DcgmExporterModel extends ManifestOperandModel {
                   .withMountPath(METRICS_DIR + "/" + METRICS_FILE)
                   .withSubPath(METRICS_FILE)
                   .build());
-      env(c, "DCGM_EXPORTER_COLLECTORS", METRICS_DIR + "/" + METRICS_FILE);
+      DaemonSets.setEnv(c, "DCGM_EXPORTER_COLLECTORS", METRICS_DIR + "/" + METRICS_FILE);
     }
     if (Boolean.TRUE.equals(spec.hostPID)) {
       pod.setHostPID(true);
     }
     if (Boolean.TRUE.equals(spec.enablePodLabels)) {
-      env(c, "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_LABELS", "true");
+      DaemonSets.setEnv(c, "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_LABELS", "true");
     }
     if (Boolean.TRUE.equals(spec.enablePodUID)) {
-      env(c, "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID", "true");
+      DaemonSets.setEnv(c, "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID", "true");
     }
     if (spec.hpcJobMapping != null && Boolean.TRUE.equals(spec.hpcJobMapping.enabled)) {
       String dir =
           spec.hpcJobMapping.directory == null
               ? "/var/lib/dcgm-exporter/job-mapping"
               : spec.hpcJobMapping.directory;
-      env(c, "DCGM_HPC_JOB_MAPPING_DIR", dir);
+      DaemonSets.setEnv(c, "DCGM_HPC_JOB_MAPPING_DIR", dir);
     }
     if (spec.annotations != null && !spec.annotations.isEmpty()) {
       var meta = ds.getSpec().getTemplate().getMetadata();

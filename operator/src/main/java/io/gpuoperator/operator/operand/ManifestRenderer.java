@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -10,97 +9,31 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.gpuoperator.api.common.ComponentSpec;
-import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
-import io.gpuoperator.operator.cluster.ClusterFacts;
-import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
+import io.gpuoperator.operator.spec.Section;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
- * An operand rendered from its manifest folder: the manifests are loaded as typed objects and only
- * the fields the policy controls are changed. Subclasses name their policy section and main
- * container and add what is specific to them in {@link #customize}.
+ * Renders an {@link Operand} from its manifest folder: the manifests are loaded as typed objects
+ * and only the fields the policy controls are changed, first by the transforms every operand gets
+ * (namespace, the common DaemonSet settings, image, resources, args, env, validation init
+ * containers, RuntimeClass), then by the operand's own {@link Transform}.
  */
-public abstract class ManifestOperandModel implements OperandModel {
+final class ManifestRenderer {
   private static final Set<String> CLUSTER_SCOPED =
       Set.of("RuntimeClass", "ClusterRole", "ClusterRoleBinding");
 
-  private final String name;
+  private ManifestRenderer() {}
 
-  protected ManifestOperandModel(String name) {
-    this.name = name;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  /** The operand's section of the policy, or null when absent. */
-  protected abstract ComponentSpec component(ClusterPolicySpec spec);
-
-  /** The field path of that section, e.g. "spec.devicePlugin". */
-  protected abstract String path();
-
-  /** Whether the operand runs when its section does not say (the original's Go default). */
-  protected boolean enabledByDefault() {
-    return true;
-  }
-
-  /** The container that gets the operand's image, resources, args and env. */
-  protected abstract String mainContainer();
-
-  /**
-   * Whether the policy's {@code args} follow the manifest's (our own image: the manifest's args are
-   * the subcommand) instead of replacing them (NVIDIA's images, as in the original).
-   */
-  protected boolean appendArgs() {
-    return true;
-  }
-
-  /** Whether the operand's pods use the GPU through the nvidia RuntimeClass. */
-  protected boolean usesRuntimeClass() {
-    return false;
-  }
-
-  /** Whether the DaemonSet keeps its manifest update strategy (the driver stays OnDelete). */
-  protected boolean fixedUpdateStrategy() {
-    return false;
-  }
-
-  /** Whether a manifest object is rendered at all (e.g. a ServiceMonitor without its CRD). */
-  protected boolean keep(HasMetadata object, RenderContext ctx) {
-    return true;
-  }
-
-  /** The operand's image reference. */
-  protected String image(RenderContext ctx) {
-    return ImageResolver.resolve(component(ctx.spec()), path(), ctx.config().image(name));
-  }
-
-  /** Operand-specific changes, after the common ones and before labels and the hash. */
-  protected void customize(HasMetadata object, RenderContext ctx) {}
-
-  @Override
-  public boolean enabled(ClusterPolicy policy, ClusterFacts facts) {
-    ComponentSpec c = component(RenderContext.of(policy, facts, null).spec());
-    return c == null ? enabledByDefault() : c.isEnabled(enabledByDefault());
-  }
-
-  @Override
-  public List<HasMetadata> render(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    RenderContext ctx = RenderContext.of(policy, facts, config);
+  static List<HasMetadata> render(Operand operand, RenderContext ctx) {
     List<HasMetadata> out = new ArrayList<>();
-    for (HasMetadata object : Manifests.load(name)) {
-      if (!keep(object, ctx)) {
+    for (HasMetadata object : Manifests.load(operand.name())) {
+      if (!operand.transform().keep(object, ctx)) {
         continue;
       }
       if (!CLUSTER_SCOPED.contains(object.getKind())) {
@@ -108,31 +41,36 @@ public abstract class ManifestOperandModel implements OperandModel {
       }
       bindToNamespace(object, ctx.namespace());
       if (object instanceof DaemonSet ds) {
-        transformDaemonSet(ds, ctx);
+        transformDaemonSet(operand, ds, ctx);
       }
-      customize(object, ctx);
+      operand.transform().apply(object, ctx);
       if (object instanceof DaemonSet ds) {
         DaemonSets.applyLabelsAndAnnotations(ds, ctx.spec().daemonsets);
       }
       object.getMetadata().getLabels().put(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
-      ContentHash.annotate(object);
       out.add(object);
     }
+    out = operand.transform().finish(out, ctx);
+    out.forEach(ContentHash::annotate);
     return out;
   }
 
-  private void transformDaemonSet(DaemonSet ds, RenderContext ctx) {
+  private static void transformDaemonSet(Operand operand, DaemonSet ds, RenderContext ctx) {
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    DaemonSets.applyCommon(ds, ctx.spec().daemonsets, fixedUpdateStrategy());
+    DaemonSets.applyCommon(ds, ctx.spec().daemonsets);
     var taint = NodeLabelRules.policyTaint(ctx.policy());
     if (taint != null) {
       DaemonSets.tolerate(pod, taint);
     }
     DaemonSets.rewriteHostPaths(pod, ctx.spec().hostPaths);
 
-    ComponentSpec c = component(ctx.spec());
-    Container main = DaemonSets.container(pod, mainContainer());
-    main.setImage(image(ctx));
+    Section section = operand.section();
+    ComponentSpec c = section == null ? null : section.of(ctx.spec());
+    Container main = DaemonSets.container(pod, operand.mainContainer());
+    if (section != null) {
+      main.setImage(
+          ImageResolver.resolve(c, section.path(), ctx.config().image(section.imageKey())));
+    }
     main.setImagePullPolicy(ImageResolver.pullPolicy(c == null ? null : c.imagePullPolicy));
     Set<String> secrets = new LinkedHashSet<>();
     if (pod.getImagePullSecrets() != null) {
@@ -145,8 +83,10 @@ public abstract class ManifestOperandModel implements OperandModel {
       main.setResources(c.resources);
     }
     if (c != null && c.args != null && !c.args.isEmpty()) {
+      // Our agents' args follow their subcommand; NVIDIA's images get the policy's args instead
+      // of the manifest's, as in the original.
       List<String> args = new ArrayList<>();
-      if (appendArgs() && main.getArgs() != null) {
+      if (operand.agent() != null && main.getArgs() != null) {
         args.addAll(main.getArgs());
       }
       args.addAll(c.args);
@@ -168,9 +108,9 @@ public abstract class ManifestOperandModel implements OperandModel {
     pod.setImagePullSecrets(refs.isEmpty() ? null : refs);
     // With the CDI NRI plugin there are no RuntimeClasses (pre-requisites is off): the plugin
     // injects devices for the default runtime.
-    if (usesRuntimeClass()
+    if (operand.runtimeClass()
         && !"docker".equals(ctx.facts().containerRuntime())
-        && new PreRequisitesModel().enabled(ctx.policy(), ctx.facts())) {
+        && !ctx.nriPlugin()) {
       pod.setRuntimeClassName(ctx.runtimeClass());
     }
   }
@@ -179,7 +119,7 @@ public abstract class ManifestOperandModel implements OperandModel {
    * Points every init container named {@code <component>-validation} at the validator image and
    * adds the policy's {@code spec.validator.<component>.env}. Returns whether there was one.
    */
-  private boolean transformValidationInits(PodSpec pod, RenderContext ctx) {
+  private static boolean transformValidationInits(PodSpec pod, RenderContext ctx) {
     if (pod.getInitContainers() == null) {
       return false;
     }
@@ -192,7 +132,8 @@ public abstract class ManifestOperandModel implements OperandModel {
       }
       if (image == null) {
         image =
-            ImageResolver.resolve(v, "spec.validator", ctx.config().image("operator-validator"));
+            ImageResolver.resolve(
+                v, Section.VALIDATOR.path(), ctx.config().image(Section.VALIDATOR.imageKey()));
       }
       any = true;
       init.setImage(image);
@@ -235,21 +176,5 @@ public abstract class ManifestOperandModel implements OperandModel {
           .filter(s -> "ServiceAccount".equals(s.getKind()))
           .forEach(s -> s.setNamespace(namespace));
     }
-  }
-
-  /** Env helper for subclasses. */
-  protected static void env(Container container, String name, String value) {
-    DaemonSets.setEnv(container, name, value);
-  }
-
-  /** Env map helper for subclasses and tests. */
-  protected static Map<String, String> envOf(Container container) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (container.getEnv() != null) {
-      for (EnvVar e : container.getEnv()) {
-        out.put(e.getName(), e.getValue());
-      }
-    }
-    return out;
   }
 }

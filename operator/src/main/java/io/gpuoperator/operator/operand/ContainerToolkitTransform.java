@@ -4,35 +4,15 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 
 /**
  * The container toolkit DaemonSet {@code nvidia-container-toolkit-daemonset}: our image's {@code
  * toolkit} subcommand installs the runtime wrappers and configures the node's container runtime.
  */
-public final class ContainerToolkitModel extends ManifestOperandModel {
+public final class ContainerToolkitTransform implements Transform {
   static final String CONTAINER = "nvidia-container-toolkit-ctr";
   static final String DEFAULT_INSTALL_DIR = "/usr/local/nvidia";
-
-  public ContainerToolkitModel() {
-    super(OperandNames.CONTAINER_TOOLKIT);
-  }
-
-  @Override
-  protected ComponentSpec component(ClusterPolicySpec spec) {
-    return spec.toolkit;
-  }
-
-  @Override
-  protected String path() {
-    return "spec.toolkit";
-  }
-
-  @Override
-  protected String mainContainer() {
-    return CONTAINER;
-  }
 
   /** Where the toolkit is installed on the host ({@code toolkit.installDir}). */
   static String installDir(ClusterPolicySpec spec) {
@@ -44,7 +24,7 @@ public final class ContainerToolkitModel extends ManifestOperandModel {
   }
 
   @Override
-  protected void customize(HasMetadata object, RenderContext ctx) {
+  public void apply(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof DaemonSet ds)) {
       return;
     }
@@ -52,42 +32,44 @@ public final class ContainerToolkitModel extends ManifestOperandModel {
     Container c = DaemonSets.container(pod, CONTAINER);
     String runtime =
         ctx.facts().containerRuntime() == null ? "containerd" : ctx.facts().containerRuntime();
-    env(c, "RUNTIME", runtime);
+    DaemonSets.setEnv(c, "RUNTIME", runtime);
     switch (runtime) {
       case "crio" -> {
-        env(c, "RUNTIME_CONFIG", "/runtime/config-dir/crio.conf");
-        env(c, "RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.conf");
-        env(c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", "/etc/crio/crio.conf.d/99-nvidia.conf");
-        env(c, "RUNTIME_SOCKET", "/runtime/sock-dir/crio.sock");
+        DaemonSets.setEnv(c, "RUNTIME_CONFIG", "/runtime/config-dir/crio.conf");
+        DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.conf");
+        DaemonSets.setEnv(
+            c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", "/etc/crio/crio.conf.d/99-nvidia.conf");
+        DaemonSets.setEnv(c, "RUNTIME_SOCKET", "/runtime/sock-dir/crio.sock");
         hostPath(pod.getVolumes(), "runtime-config", "/etc/crio");
         hostPath(pod.getVolumes(), "runtime-config-dropin", "/etc/crio/crio.conf.d");
         hostPath(pod.getVolumes(), "runtime-socket", "/var/run/crio");
       }
       case "docker" -> {
-        env(c, "RUNTIME_CONFIG", "/runtime/config-dir/daemon.json");
-        env(c, "RUNTIME_SOCKET", "/runtime/sock-dir/docker.sock");
+        DaemonSets.setEnv(c, "RUNTIME_CONFIG", "/runtime/config-dir/daemon.json");
+        DaemonSets.setEnv(c, "RUNTIME_SOCKET", "/runtime/sock-dir/docker.sock");
         hostPath(pod.getVolumes(), "runtime-config", "/etc/docker");
         hostPath(pod.getVolumes(), "runtime-socket", "/var/run");
       }
       default -> {
-        env(c, "RUNTIME_CONFIG", "/runtime/config-dir/config.toml");
-        env(c, "RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.toml");
-        env(c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", "/etc/containerd/conf.d/99-nvidia.toml");
-        env(c, "RUNTIME_SOCKET", "/runtime/sock-dir/containerd.sock");
+        DaemonSets.setEnv(c, "RUNTIME_CONFIG", "/runtime/config-dir/config.toml");
+        DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.toml");
+        DaemonSets.setEnv(
+            c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", "/etc/containerd/conf.d/99-nvidia.toml");
+        DaemonSets.setEnv(c, "RUNTIME_SOCKET", "/runtime/sock-dir/containerd.sock");
       }
     }
     String installDir = installDir(ctx.spec());
-    env(c, "TOOLKIT_INSTALL_DIR", installDir);
+    DaemonSets.setEnv(c, "TOOLKIT_INSTALL_DIR", installDir);
     hostPath(pod.getVolumes(), "toolkit-install-dir", installDir);
     if (ctx.cdiEnabled()) {
-      env(c, "CDI_ENABLED", "true");
-      env(c, "NVIDIA_RUNTIME_SET_AS_DEFAULT", "false");
-      env(c, "NVIDIA_CONTAINER_RUNTIME_MODE", "cdi");
+      DaemonSets.setEnv(c, "CDI_ENABLED", "true");
+      DaemonSets.setEnv(c, "NVIDIA_RUNTIME_SET_AS_DEFAULT", "false");
+      DaemonSets.setEnv(c, "NVIDIA_CONTAINER_RUNTIME_MODE", "cdi");
     } else {
-      env(c, "CDI_ENABLED", "false");
+      DaemonSets.setEnv(c, "CDI_ENABLED", "false");
     }
     if (ctx.spec().cdi != null && Boolean.TRUE.equals(ctx.spec().cdi.nriPluginEnabled)) {
-      env(c, "ENABLE_NRI_PLUGIN", "true");
+      DaemonSets.setEnv(c, "ENABLE_NRI_PLUGIN", "true");
     }
   }
 

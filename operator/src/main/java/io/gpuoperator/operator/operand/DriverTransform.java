@@ -9,12 +9,12 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.common.ProbeSpec;
-import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
-import io.gpuoperator.operator.cluster.ClusterFacts;
-import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.spec.Section;
+import io.gpuoperator.operator.validation.ImageRules;
+import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,61 +23,41 @@ import java.util.Locale;
  * The NVIDIA driver DaemonSet {@code nvidia-driver-daemonset} (NVIDIA's driver image, OnDelete
  * updates driven by the upgrade controller) with the k8s-driver-manager init container.
  */
-public final class DriverModel extends ManifestOperandModel {
+public final class DriverTransform implements Transform {
   static final String CONTAINER = "nvidia-driver-ctr";
   static final String MANAGER_CONTAINER = "k8s-driver-manager";
   private static final KubernetesSerialization KUBE = new KubernetesSerialization();
 
-  public DriverModel() {
-    super(OperandNames.DRIVER);
-  }
-
-  @Override
-  public boolean enabled(ClusterPolicy policy, ClusterFacts facts) {
-    DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
+  /** Whether the ClusterPolicy deploys the driver (not with NVIDIADriver resources). */
+  static boolean enabled(ClusterPolicySpec spec) {
+    DriverSpec d = spec.driver;
     return d == null || (d.isEnabled(true) && !Boolean.TRUE.equals(d.useNvidiaDriverCRD));
-  }
-
-  @Override
-  protected ComponentSpec component(ClusterPolicySpec spec) {
-    return spec.driver;
-  }
-
-  @Override
-  protected String path() {
-    return "spec.driver";
-  }
-
-  @Override
-  protected String mainContainer() {
-    return CONTAINER;
-  }
-
-  @Override
-  protected boolean appendArgs() {
-    return false;
-  }
-
-  @Override
-  protected boolean fixedUpdateStrategy() {
-    return true;
   }
 
   /**
    * {@code repo/image:<version>-<osTag>} when the OS of the GPU nodes is known; a digest or a
    * verbatim image is used as given.
    */
-  @Override
-  protected String image(RenderContext ctx) {
+  static String image(RenderContext ctx) {
     String suffix = ctx.facts().osTag() == null ? null : "-" + ctx.facts().osTag();
-    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, path());
+    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, Section.DRIVER.path());
     if (parts != null) {
       return parts.verbatim() ? parts.image() : parts.reference(suffix);
     }
-    String fallback = ImageResolver.resolve(null, path(), ctx.config().image(name()));
+    String fallback = ImageResolver.resolve(null, Section.DRIVER.path(), defaultImage(ctx));
     boolean tagged =
         !fallback.contains("@") && fallback.lastIndexOf(':') > fallback.lastIndexOf('/');
     return tagged && suffix != null ? fallback + suffix : fallback;
+  }
+
+  private static String defaultImage(RenderContext ctx) {
+    return ctx.config().image(Section.DRIVER.imageKey());
+  }
+
+  /** The manager's image rules are checked wherever the driver is deployed. */
+  @Override
+  public List<Violation> validate(ClusterPolicySpec spec) {
+    return ImageRules.check(Section.DRIVER_MANAGER.of(spec), Section.DRIVER_MANAGER.path());
   }
 
   /**
@@ -86,22 +66,20 @@ public final class DriverModel extends ManifestOperandModel {
    * selected by the node's full kernel version. Without known kernels there is nothing to run.
    */
   @Override
-  public List<HasMetadata> render(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    List<HasMetadata> objects = super.render(policy, facts, config);
-    DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
+  public List<HasMetadata> finish(List<HasMetadata> objects, RenderContext ctx) {
+    DriverSpec d = ctx.spec().driver;
     if (d == null || !Boolean.TRUE.equals(d.usePrecompiled)) {
       return objects;
     }
-    RenderContext ctx = RenderContext.of(policy, facts, config);
     List<HasMetadata> out = new ArrayList<>();
     for (HasMetadata object : objects) {
       if (!(object instanceof DaemonSet ds)) {
         out.add(object);
         continue;
       }
-      for (String kernel : facts.kernelVersions()) {
+      for (String kernel : ctx.facts().kernelVersions()) {
         DaemonSet copy = KUBE.clone(ds);
-        String os = facts.osTag() == null ? "" : "-" + facts.osTag();
+        String os = ctx.facts().osTag() == null ? "" : "-" + ctx.facts().osTag();
         String name = labelSafe(ds.getMetadata().getName() + "-" + sanitize(kernel + os));
         copy.getMetadata().setName(name);
         copy.getSpec().getSelector().getMatchLabels().put(Labels.APP, name);
@@ -117,20 +95,19 @@ public final class DriverModel extends ManifestOperandModel {
         copy.getSpec().getTemplate().getSpec().getContainers().stream()
             .filter(c -> c.getName().equals("nvidia-peermem-ctr"))
             .forEach(c -> c.setImage(driver.getImage()));
-        ContentHash.annotate(copy);
         out.add(copy);
       }
     }
     return out;
   }
 
-  private String precompiledImage(RenderContext ctx, String kernel) {
+  private static String precompiledImage(RenderContext ctx, String kernel) {
     String suffix = "-" + kernel + (ctx.facts().osTag() == null ? "" : "-" + ctx.facts().osTag());
-    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, path());
+    ImageResolver.Parts parts = ImageResolver.parts(ctx.spec().driver, Section.DRIVER.path());
     if (parts != null) {
       return parts.verbatim() ? parts.image() : parts.reference(suffix);
     }
-    return ImageResolver.resolve(null, path(), ctx.config().image(name())) + suffix;
+    return ImageResolver.resolve(null, Section.DRIVER.path(), defaultImage(ctx)) + suffix;
   }
 
   /** The name doubles as the app label: at most 63 characters, kept unique by a hash suffix. */
@@ -149,21 +126,22 @@ public final class DriverModel extends ManifestOperandModel {
   }
 
   @Override
-  protected void customize(HasMetadata object, RenderContext ctx) {
+  public void apply(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof DaemonSet ds)) {
       return;
     }
     DriverSpec d = ctx.spec().driver == null ? new DriverSpec() : ctx.spec().driver;
     var pod = ds.getSpec().getTemplate().getSpec();
     Container driver = DaemonSets.container(pod, CONTAINER);
+    driver.setImage(image(ctx));
     String moduleType =
         d.kernelModuleType == null ? "auto" : d.kernelModuleType.name().toLowerCase(Locale.ROOT);
-    env(driver, "KERNEL_MODULE_TYPE", moduleType);
+    DaemonSets.setEnv(driver, "KERNEL_MODULE_TYPE", moduleType);
     boolean rdma = d.rdma != null && Boolean.TRUE.equals(d.rdma.enabled);
     if (rdma) {
-      env(driver, "GPU_DIRECT_RDMA_ENABLED", "true");
+      DaemonSets.setEnv(driver, "GPU_DIRECT_RDMA_ENABLED", "true");
       if (Boolean.TRUE.equals(d.rdma.useHostMofed)) {
-        env(driver, "USE_HOST_MOFED", "true");
+        DaemonSets.setEnv(driver, "USE_HOST_MOFED", "true");
       }
     }
     Sidecars.add(pod, driver, ctx, d, rdma);
@@ -188,10 +166,13 @@ public final class DriverModel extends ManifestOperandModel {
     Container manager = DaemonSets.container(pod, MANAGER_CONTAINER);
     ComponentSpec m = d.manager;
     manager.setImage(
-        ImageResolver.resolve(m, "spec.driver.manager", ctx.config().image("driver-manager")));
+        ImageResolver.resolve(
+            m,
+            Section.DRIVER_MANAGER.path(),
+            ctx.config().image(Section.DRIVER_MANAGER.imageKey())));
     manager.setImagePullPolicy(ImageResolver.pullPolicy(m == null ? null : m.imagePullPolicy));
     if (m != null && m.env != null) {
-      m.env.forEach(e -> env(manager, e.name, e.value));
+      m.env.forEach(e -> DaemonSets.setEnv(manager, e.name, e.value));
     }
   }
 
