@@ -3,20 +3,23 @@ package io.gpuoperator.operator.operand;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.MigManagerSpec;
+import io.gpuoperator.operator.spec.Section;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The MIG manager {@code nvidia-mig-manager} (our image's {@code mig-manager} subcommand) with the
- * default ConfigMaps {@code default-mig-parted-config} and {@code default-gpu-clients}; a default
- * ConfigMap is not rendered when the policy names its own.
+ * NVIDIA's MIG manager ({@code nvidia-mig-manager}) under the original's contract, with the default
+ * ConfigMaps {@code default-mig-parted-config} and {@code default-gpu-clients} (a default ConfigMap
+ * is not rendered when the policy names another) and the entrypoint ConfigMap that waits for the
+ * validated driver.
  */
 public final class MigManagerTransform implements Transform {
   static final String CONTAINER = "nvidia-mig-manager";
@@ -45,21 +48,44 @@ public final class MigManagerTransform implements Transform {
     }
     var pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
+    boolean custom = customConfig(ctx.spec());
     for (Volume v : pod.getVolumes()) {
       if (v.getName().equals("mig-parted-config")) {
         v.getConfigMap().setName(configName(ctx.spec()));
+        if (!custom) {
+          // The default ConfigMap is the MIG manager's fallback, next to the hardware's profiles.
+          v.getConfigMap()
+              .setItems(
+                  List.of(
+                      new KeyToPathBuilder()
+                          .withKey("config.yaml")
+                          .withPath("config-default.yaml")
+                          .build()));
+        }
       } else if (v.getName().equals("gpu-clients")) {
         v.getConfigMap().setName(clientsName(ctx.spec()));
       }
     }
-    DaemonSets.setEnv(c, "CDI_ENABLED", String.valueOf(ctx.cdiEnabled()));
-    MigManagerSpec spec = ctx.spec().migManager;
-    if (spec != null
-        && spec.config != null
-        && spec.config.defaultEntry != null
-        && !spec.config.defaultEntry.isBlank()) {
-      DaemonSets.setEnv(c, "DEFAULT_MIG_CONFIG", spec.config.defaultEntry.trim());
+    if (custom) {
+      DaemonSets.setEnv(c, "CONFIG_FILE", "/mig-parted-config/config.yaml");
+    } else {
+      DaemonSets.setEnv(c, "DEFAULT_CONFIG_FILE", "/mig-parted-config/config-default.yaml");
     }
+    if (ctx.cdiEnabled()) {
+      DaemonSets.setEnv(c, "CDI_ENABLED", "true");
+      if (Section.TOOLKIT.enabled(ctx.spec())) {
+        DaemonSets.setEnv(c, "NVIDIA_CDI_HOOK_PATH", ContainerToolkitTransform.cdiHookPath(ctx));
+      }
+    }
+  }
+
+  /**
+   * Whether the policy names a MIG config ConfigMap; the original treats even an explicit {@code
+   * default-mig-parted-config} as custom (no item remapping), though it still renders that one.
+   */
+  static boolean customConfig(ClusterPolicySpec spec) {
+    MigManagerSpec m = spec.migManager;
+    return m != null && m.config != null && !RenderContext.blank(m.config.name);
   }
 
   /**

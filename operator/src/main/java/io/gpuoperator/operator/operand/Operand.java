@@ -25,9 +25,9 @@ import java.util.function.Predicate;
  * @param mainContainer the container that gets the section's image, resources, args and env; null
  *     when the operand has no DaemonSet
  * @param runtimeClass whether its pods use the GPU through the operator's RuntimeClass
- * @param transform what is specific to it
- * @param agent the subcommand of this project's image that runs it, or null when it runs NVIDIA's
- *     image only
+ * @param transform what is specific to it under NVIDIA's image (the original's contract)
+ * @param agent its rendering for this project's image (our agent), or null when this project has no
+ *     agent for it: then it always runs NVIDIA's image
  */
 public record Operand(
     String name,
@@ -37,7 +37,7 @@ public record Operand(
     String mainContainer,
     boolean runtimeClass,
     Transform transform,
-    String agent) {
+    Agent agent) {
 
   public Operand {
     Objects.requireNonNull(name, "name");

@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.operand;
 
+import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -10,8 +11,10 @@ import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.PolicyValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Every operand, in the order the operator deploys them (the original's state order). */
@@ -53,7 +56,7 @@ public final class Operands {
               ContainerToolkitTransform.CONTAINER,
               false,
               new ContainerToolkitTransform(),
-              "toolkit"),
+              null),
           new Operand(
               OperandNames.OPERATOR_VALIDATOR,
               "state-operator-validation",
@@ -62,7 +65,7 @@ public final class Operands {
               OperatorValidatorTransform.CONTAINER,
               true,
               new OperatorValidatorTransform(),
-              "validator"),
+              new Agent("validator", new OperatorValidatorAgentTransform())),
           new Operand(
               OperandNames.DEVICE_PLUGIN,
               "state-device-plugin",
@@ -71,7 +74,16 @@ public final class Operands {
               DevicePluginTransform.CONTAINER,
               true,
               new DevicePluginTransform(),
-              "device-plugin"),
+              new Agent("device-plugin", new DevicePluginAgentTransform())),
+          new Operand(
+              OperandNames.MPS_CONTROL_DAEMON,
+              "state-mps-control-daemon",
+              Section.DEVICE_PLUGIN,
+              MpsControlDaemonTransform::enabled,
+              MpsControlDaemonTransform.CONTAINER,
+              true,
+              new MpsControlDaemonTransform(),
+              null),
           new Operand(
               OperandNames.DCGM,
               "state-dcgm",
@@ -98,7 +110,7 @@ public final class Operands {
               GpuFeatureDiscoveryTransform.CONTAINER,
               true,
               new GpuFeatureDiscoveryTransform(),
-              "feature-discovery"),
+              new Agent("feature-discovery", new GpuFeatureDiscoveryAgentTransform())),
           new Operand(
               OperandNames.MIG_MANAGER,
               "state-mig-manager",
@@ -107,18 +119,72 @@ public final class Operands {
               MigManagerTransform.CONTAINER,
               true,
               new MigManagerTransform(),
-              "mig-manager"),
+              null),
           new Operand(
               OperandNames.NODE_STATUS_EXPORTER,
               "state-node-status-exporter",
               Section.NODE_STATUS_EXPORTER,
               Section.NODE_STATUS_EXPORTER::enabled,
               "nvidia-node-status-exporter",
-              true,
+              false,
               Transform.NONE,
-              "validator"));
+              null));
 
   private Operands() {}
+
+  /**
+   * The image an operand section runs when neither the policy nor the operator's env names one:
+   * this project's image where this binary has the operand's agent, else NVIDIA's. The one place
+   * that turns "which agents exist" into default images.
+   *
+   * @param key the section's image key (an operand name, or e.g. "driver-manager")
+   * @param agents the subcommands of the running binary
+   */
+  public static String defaultImage(String key, Set<String> agents) {
+    for (Operand operand : ORDERED) {
+      if (operand.name().equals(key)
+          && operand.agent() != null
+          && agents.contains(operand.agent().subcommand())) {
+        return OperandImages.projectImage();
+      }
+    }
+    return OperandImages.nvidiaDefault(key);
+  }
+
+  /** Every operand's default image, for {@code gpu-operator version}. */
+  public static Map<String, String> defaultImages(Set<String> agents) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Operand operand : ORDERED) {
+      if (operand.section() != null && operand.section().imageKey().equals(operand.name())) {
+        out.put(operand.name(), defaultImage(operand.name(), agents));
+      }
+    }
+    out.put(
+        Section.DRIVER_MANAGER.imageKey(), defaultImage(Section.DRIVER_MANAGER.imageKey(), agents));
+    return out;
+  }
+
+  /**
+   * The ConfigMaps the driver mounts key by key ({@code repoConfig}, {@code certConfig}, {@code
+   * kernelModuleConfig}): the reconciler and {@code plan} read their keys into the cluster facts.
+   */
+  public static Set<String> driverConfigMaps(ClusterPolicy policy) {
+    Set<String> out = new java.util.TreeSet<>();
+    var d = RenderContext.specOf(policy).driver;
+    if (d == null) {
+      return out;
+    }
+    if (d.repoConfig != null && !RenderContext.blank(d.repoConfig.configMapName)) {
+      out.add(d.repoConfig.configMapName.trim());
+    }
+    if (d.certConfig != null && !RenderContext.blank(d.certConfig.name)) {
+      out.add(d.certConfig.name.trim());
+    }
+    if (d.kernelModuleConfig != null && !RenderContext.blank(d.kernelModuleConfig.name)) {
+      out.add(d.kernelModuleConfig.name.trim());
+    }
+    return out;
+  }
 
   /** The operands in deployment order. */
   public static List<Operand> ordered() {
@@ -178,7 +244,11 @@ public final class Operands {
         continue;
       }
       try {
-        out.add(new RenderedOperand(operand.name(), true, operand.render(policy, facts, config)));
+        RenderContext ctx = RenderContext.of(policy, facts, config);
+        Rendering rendering = ManifestRenderer.choose(operand, ctx);
+        out.add(
+            new RenderedOperand(
+                operand.name(), true, ManifestRenderer.render(operand, ctx), rendering));
       } catch (PolicyValidationException e) {
         violations.addAll(e.violations());
       }

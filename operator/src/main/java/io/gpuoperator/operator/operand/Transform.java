@@ -28,6 +28,23 @@ public interface Transform {
     return objects;
   }
 
+  /**
+   * Where the policy section's {@code env} goes into the main container: merged after this
+   * transform (the default, so the section's values win), placed by the transform itself (where the
+   * original merges it between its own settings), or nowhere (the section's env and args do not
+   * apply, as for the MPS control daemon, which borrows the device plugin's section).
+   */
+  default SectionEnv sectionEnv() {
+    return SectionEnv.AFTER;
+  }
+
+  /** See {@link #sectionEnv()}. */
+  enum SectionEnv {
+    AFTER,
+    BY_TRANSFORM,
+    NONE
+  }
+
   /** Violations of rules only this operand has; checked only when the operand is deployed. */
   default List<Violation> validate(ClusterPolicySpec spec) {
     return List.of();

@@ -96,9 +96,10 @@ class ModelsTest {
     assertThat(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
         .noneMatch(DaemonSet.class::isInstance)
         .isNotEmpty();
-    assertThat(DriverTransform.labelSafe("x".repeat(80))).hasSizeLessThanOrEqualTo(63);
-    assertThat(DriverTransform.sanitize("5.14.0-427.el9_4.x86_64-rhel9"))
-        .isEqualTo("5-14-0-427-el9-4-x86-64-rhel9");
+    // The original's kernel sanitising: no architecture, '_' as '.', no trailing dot, lower case.
+    assertThat(DriverTransform.sanitize("5.14.0-427.13.1.el9_4.x86_64"))
+        .isEqualTo("5.14.0-427.13.1.el9.4");
+    assertThat(DriverTransform.sanitize("6.8.0-1012-AWS_")).isEqualTo("6.8.0-1012-aws");
   }
 
   @Test
@@ -132,9 +133,8 @@ class ModelsTest {
         env(
             ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), off, Policies.facts())),
             ContainerToolkitTransform.CONTAINER);
-    assertThat(tkOff)
-        .containsEntry("CDI_ENABLED", "false")
-        .doesNotContainKey("NVIDIA_CONTAINER_RUNTIME_MODE");
+    // The original's toolkit contract: without CDI none of the CDI settings is passed.
+    assertThat(tkOff).doesNotContainKeys("CDI_ENABLED", "NVIDIA_CONTAINER_RUNTIME_MODE");
   }
 
   @Test
@@ -205,10 +205,31 @@ class ModelsTest {
       var daemonSets =
           Manifests.load(m.name()).stream().filter(DaemonSet.class::isInstance).toList();
       assertThat(daemonSets.size()).as(m.name()).isLessThanOrEqualTo(1);
+      // The MPS control daemon runs where the device plugin does (and MPS is configured).
+      String deploy = m.name().equals(OperandNames.MPS_CONTROL_DAEMON) ? "device-plugin" : m.name();
       daemonSets.forEach(
           d ->
               assertThat(((DaemonSet) d).getSpec().getTemplate().getSpec().getNodeSelector())
-                  .containsEntry("nvidia.com/gpu.deploy." + m.name(), "true"));
+                  .containsEntry("nvidia.com/gpu.deploy." + deploy, "true"));
+      if (m.agent() == null) {
+        continue;
+      }
+      assertThat(Manifests.files(m.name() + "/" + Agent.OVERLAY))
+          .allMatch(f -> f.matches("\\d{4}_[a-z0-9_-]+\\.yaml"));
+      // A DaemonSet's selector cannot change: switching images must keep it.
+      var ours =
+          Manifests.load(m.name(), Agent.OVERLAY).stream()
+              .filter(DaemonSet.class::isInstance)
+              .map(DaemonSet.class::cast)
+              .toList();
+      assertThat(ours).as(m.name()).hasSameSizeAs(daemonSets);
+      for (int i = 0; i < ours.size(); i++) {
+        var nvidia = (DaemonSet) daemonSets.get(i);
+        assertThat(ours.get(i).getMetadata().getName()).isEqualTo(nvidia.getMetadata().getName());
+        assertThat(ours.get(i).getSpec().getSelector())
+            .as(m.name())
+            .isEqualTo(nvidia.getSpec().getSelector());
+      }
     }
   }
 
