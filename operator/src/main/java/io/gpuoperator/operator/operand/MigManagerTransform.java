@@ -6,13 +6,17 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KeyToPathBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.MigManagerSpec;
+import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.node.mig.MigCatalog;
+import io.gpuoperator.node.mig.MigConfigFile;
+import io.gpuoperator.node.mig.MigConfigGenerator;
+import io.gpuoperator.node.mig.MigConfigValidator;
 import io.gpuoperator.operator.spec.Section;
 import io.gpuoperator.operator.validation.Violation;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -44,6 +48,7 @@ public final class MigManagerTransform implements Transform {
   @Override
   public void apply(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof DaemonSet ds)) {
+      defaultConfigMap(object, ctx);
       return;
     }
     var pod = ds.getSpec().getTemplate().getSpec();
@@ -80,6 +85,16 @@ public final class MigManagerTransform implements Transform {
   }
 
   /**
+   * {@code default-mig-parted-config} holds the configs generated from the GPUs' MIG tables plus
+   * the policy's inline {@code spec.migManager.configs}.
+   */
+  static void defaultConfigMap(HasMetadata object, RenderContext ctx) {
+    if (object instanceof ConfigMap cm && cm.getMetadata().getName().equals(DEFAULT_CONFIG)) {
+      cm.getData().put("config.yaml", MigConfigs.effective(ctx.spec()).toYaml());
+    }
+  }
+
+  /**
    * Whether the policy names a MIG config ConfigMap; the original treats even an explicit {@code
    * default-mig-parted-config} as custom (no item remapping), though it still renders that one.
    */
@@ -89,20 +104,42 @@ public final class MigManagerTransform implements Transform {
   }
 
   /**
-   * With the default ConfigMap, {@code spec.migManager.config.default} must name one of its
-   * layouts.
+   * The inline configs must be well formed and valid for the GPUs they name (the hardware tables),
+   * so a bad geometry is a condition before any node is touched; with the default ConfigMap, {@code
+   * spec.migManager.config.default} must name one of its configs.
    */
   @Override
   public List<Violation> validate(ClusterPolicySpec spec) {
+    List<Violation> out = new ArrayList<>();
     MigManagerSpec m = spec.migManager;
-    if (m == null || m.config == null) {
-      return List.of();
+    if (m == null) {
+      return out;
+    }
+    MigConfigFile inline = null;
+    try {
+      inline = MigConfigs.inline(spec);
+    } catch (ConfigException e) {
+      out.add(new Violation(MigConfigs.FIELD, e.getMessage()));
+    }
+    if (inline != null) {
+      for (MigConfigValidator.Verdict v :
+          MigConfigValidator.validate(inline, MigCatalog.builtIn())) {
+        if (v.status() == MigConfigValidator.Status.INVALID) {
+          out.add(
+              new Violation(MigConfigs.FIELD + "." + v.config(), String.join("; ", v.details())));
+        }
+      }
+    }
+    if (m.config == null) {
+      return out;
     }
     String def = m.config.defaultEntry == null ? "" : m.config.defaultEntry.trim();
+    boolean inlineName = m.configs != null && m.configs.containsKey(def);
     if (configName(spec).equals(DEFAULT_CONFIG)
         && !def.isEmpty()
-        && !defaultMigConfigs().contains(def)) {
-      return List.of(
+        && !defaultMigConfigs().contains(def)
+        && !inlineName) {
+      out.add(
           new Violation(
               "spec.migManager.config.default",
               "'"
@@ -110,33 +147,12 @@ public final class MigManagerTransform implements Transform {
                   + "' is not a layout of default-mig-parted-config (e.g. all-disabled,"
                   + " all-balanced, all-1g.10gb)"));
     }
-    return List.of();
+    return out;
   }
 
-  private static volatile Set<String> defaultMigConfigs;
-
-  /** The layout names of the default mig-parted ConfigMap (read once). */
+  /** The config names of the generated default set. */
   static Set<String> defaultMigConfigs() {
-    Set<String> names = defaultMigConfigs;
-    if (names == null) {
-      names = readDefaultMigConfigs();
-      defaultMigConfigs = names;
-    }
-    return names;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Set<String> readDefaultMigConfigs() {
-    ConfigMap cm =
-        Manifests.load(OperandNames.MIG_MANAGER).stream()
-            .filter(ConfigMap.class::isInstance)
-            .map(ConfigMap.class::cast)
-            .filter(c -> c.getMetadata().getName().equals(DEFAULT_CONFIG))
-            .findFirst()
-            .orElseThrow();
-    Map<String, Object> config =
-        Serialization.unmarshal(cm.getData().get("config.yaml"), Map.class);
-    return Set.copyOf(((Map<String, Object>) config.get("mig-configs")).keySet());
+    return MigConfigGenerator.defaults().migConfigs().keySet();
   }
 
   static String configName(ClusterPolicySpec spec) {

@@ -119,7 +119,7 @@ public final class Operands {
               MigManagerTransform.CONTAINER,
               true,
               new MigManagerTransform(),
-              null),
+              new Agent("mig-manager", new MigManagerAgentTransform())),
           new Operand(
               OperandNames.NODE_STATUS_EXPORTER,
               "state-node-status-exporter",
