@@ -15,10 +15,11 @@ import io.gpuoperator.operator.spec.Section;
 import java.util.Locale;
 
 /**
- * NVIDIA's metrics exporter ({@code nvidia-dcgm-exporter}) under the original's contract, its
- * Service and, when the CRD exists and {@code dcgmExporter.serviceMonitor.enabled}, its
- * ServiceMonitor. Labelling metrics with pod metadata gets the exporter read access to pods and a
- * service-account token.
+ * The metrics exporter ({@code nvidia-dcgm-exporter}): NVIDIA's image under the original's
+ * contract, or this project's {@code gpu-operator exporter} with the same env; its Service and,
+ * when the Prometheus Operator's CRDs exist and {@code dcgmExporter.serviceMonitor.enabled}, its
+ * ServiceMonitor and GPU alerts (PrometheusRule {@code nvidia-dcgm-exporter-alerts}). Labelling
+ * metrics with pod metadata gets the exporter read access to pods and a service-account token.
  */
 public final class DcgmExporterTransform implements Transform {
   static final String CONTAINER = "nvidia-dcgm-exporter";
@@ -33,9 +34,12 @@ public final class DcgmExporterTransform implements Transform {
     if (object.getMetadata().getName().equals(READ_PODS)) {
       return podMetadata(spec);
     }
-    if (!ServiceMonitors.is(object)) {
+    if (!ServiceMonitors.is(object)
+        && !io.gpuoperator.operator.reconciler.Kinds.PROMETHEUS_RULE.equals(object.getKind())) {
       return true;
     }
+    // The alerts (PrometheusRule nvidia-dcgm-exporter-alerts) go with the ServiceMonitor; the
+    // applier skips either kind when its CRD is missing.
     return ctx.facts().serviceMonitorCrd()
         && spec != null
         && spec.serviceMonitor != null

@@ -101,7 +101,8 @@ public final class Operands {
               DcgmExporterTransform.CONTAINER,
               true,
               new DcgmExporterTransform(),
-              null),
+              // Our exporter reads the same DCGM_EXPORTER_* env, so one transform serves both.
+              new Agent("exporter", new DcgmExporterTransform())),
           new Operand(
               OperandNames.GPU_FEATURE_DISCOVERY,
               "gpu-feature-discovery",
