@@ -66,7 +66,7 @@ public class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--kubeconfig",
       paramLabel = "FILE",
-      description = "Compare with a live cluster (nodes, objects, ServiceMonitor CRD).")
+      description = "Compare with a live cluster (nodes, objects, Prometheus Operator CRDs).")
   Path kubeconfig;
 
   @Option(

@@ -69,6 +69,9 @@ class NodeFactsTest {
     var facts = NodeFacts.of(List.of(gpuNode("g", id, version, "6.8.0-45")), "v1.36.3", false);
     assertThat(facts.osTag()).isEqualTo(tag);
     assertThat(NodeFacts.family(tag)).isEqualTo(family);
+    // The driver's repository and certificate mounts read the id back from the tag.
+    assertThat(NodeFacts.osId(tag)).isEqualTo(id.toLowerCase(java.util.Locale.ROOT));
+    assertThat(NodeFacts.known(NodeFacts.osId(tag)).isPresent()).isEqualTo(!id.equals("flatcar"));
   }
 
   /** Missing or blank labels: no tag, no kernel (never a tag like "ubuntu" or a kernel " "). */
