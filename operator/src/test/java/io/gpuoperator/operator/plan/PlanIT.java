@@ -15,8 +15,6 @@ import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +23,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code plan --kubeconfig} against a real API server: objects applied from an earlier rendering
@@ -66,7 +63,7 @@ class PlanIT {
       try (InputStream in = Policies.class.getResourceAsStream(Policies.SAMPLE)) {
         Files.write(same, in.readAllBytes());
       }
-      String unchanged = plan(cp, same, ns);
+      String unchanged = LivePlan.run(cp, same, ns);
       assertThat(unchanged)
           .contains("DaemonSet/nvidia-device-plugin-daemonset: unchanged")
           .contains("RuntimeClass/nvidia: unchanged")
@@ -79,7 +76,7 @@ class PlanIT {
       changed.getSpec().gfd.enabled = false;
       Path edited = dir.resolve("edited.yaml");
       Files.writeString(edited, K.asYaml(changed));
-      String diff = plan(cp, edited, ns);
+      String diff = LivePlan.run(cp, edited, ns);
       assertThat(diff)
           .contains("DaemonSet/nvidia-device-plugin-daemonset: update")
           .contains(
@@ -102,19 +99,5 @@ class PlanIT {
       }
       client.namespaces().withName(ns).delete();
     }
-  }
-
-  private static String plan(ControlPlane cp, Path policy, String ns) {
-    PlanCommand command = new PlanCommand();
-    command.env = Map.of();
-    CommandLine cmd = new CommandLine(command);
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cmd.setOut(new PrintWriter(out));
-    cmd.setErr(new PrintWriter(err));
-    int rc =
-        cmd.execute("-f", policy.toString(), "--kubeconfig", cp.kubeconfig().toString(), "-n", ns);
-    assertThat(rc).as(err.toString()).isZero();
-    return out.toString();
   }
 }

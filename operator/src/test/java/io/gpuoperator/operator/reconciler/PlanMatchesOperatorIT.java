@@ -7,11 +7,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.operator.plan.PlanCommand;
+import io.gpuoperator.operator.plan.LivePlan;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +18,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code plan --kubeconfig} agrees with the operator: once the operator has applied the sample
@@ -57,7 +54,7 @@ class PlanMatchesOperatorIT {
               .atMost(Duration.ofSeconds(60))
               .pollInterval(Duration.ofSeconds(1))
               .until(
-                  () -> plan(cp, file, ns),
+                  () -> LivePlan.run(cp, file, ns),
                   out -> out.contains("Summary: 0 to create, 0 to update, 0 to delete,"));
       assertThat(converged)
           .contains(DEVICE_PLUGIN + ": unchanged")
@@ -68,7 +65,7 @@ class PlanMatchesOperatorIT {
       // A field only one object renders (the device plugin's image is the MPS daemon's too).
       sample.getSpec().dcgmExporter.version = "9.9.9-9.9.9-ubuntu22.04";
       Files.writeString(file, Serialization.asYaml(sample));
-      String edited = plan(cp, file, ns);
+      String edited = LivePlan.run(cp, file, ns);
       assertThat(edited)
           .contains("Summary: 0 to create, 1 to update, 0 to delete,")
           .containsPattern("; 0 of \\d+ node\\(s\\) change");
@@ -85,17 +82,5 @@ class PlanMatchesOperatorIT {
       nodes.forEach(n -> admin.nodes().withName(n).delete());
       admin.namespaces().withName(ns).delete();
     }
-  }
-
-  private static String plan(ControlPlane cp, Path policy, String ns) {
-    CommandLine cmd = new CommandLine(new PlanCommand());
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cmd.setOut(new PrintWriter(out));
-    cmd.setErr(new PrintWriter(err));
-    int rc =
-        cmd.execute("-f", policy.toString(), "--kubeconfig", cp.kubeconfig().toString(), "-n", ns);
-    assertThat(rc).as(err.toString()).isZero();
-    return out.toString();
   }
 }
