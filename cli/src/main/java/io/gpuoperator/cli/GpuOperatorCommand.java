@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.dra.DraPluginCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
@@ -25,6 +26,7 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      DraPluginCommand.class,
       ValidatorCommand.class,
       CommandLine.HelpCommand.class
     })
