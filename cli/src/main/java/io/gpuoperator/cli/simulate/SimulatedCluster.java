@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
+import io.gpuoperator.sim.kubelet.DraSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -17,19 +18,22 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
- * validator}, {@code device-plugin}) in-process against the node's simulated GPUs, and everything
- * else by declared behaviour. The control plane must know the nodes' identities ({@code
- * ControlPlane.builder().nodes(...)}).
+ * validator}, {@code device-plugin}, {@code feature-discovery}, {@code dra-plugin}) in-process
+ * against the node's simulated GPUs, and everything else by declared behaviour. The control plane
+ * must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
   private final KubernetesClient agentClient;
   private final Map<String, DevicePluginSupport> devices = new ConcurrentHashMap<>();
+  private final Map<String, DraSupport> dra = new ConcurrentHashMap<>();
+  private final DraPluginInProcessAgent draPlugin;
   private SimulatedNodes nodes;
 
   private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
     this.backends = backends;
     this.agentClient = agentClient;
+    this.draPlugin = new DraPluginInProcessAgent(backends);
   }
 
   /** Starts a kubelet for each node; agents talk to the API server as admin. */
@@ -44,6 +48,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("validator", new ValidatorAgent(c.backends::opener), false)
               .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
               .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
+              .agent("dra-plugin", c.draPlugin, false)
               .build();
       c.nodes =
           SimulatedNodes.start(
@@ -51,7 +56,10 @@ public final class SimulatedCluster implements AutoCloseable {
               cp::nodeClient,
               (d, b) -> {
                 DevicePluginSupport dp = DevicePluginSupport.forNode(d, b.dirs(), b.client());
+                DraSupport draSupport = DraSupport.forNode(d, b.dirs(), b.client());
                 c.devices.put(d.name(), dp);
+                c.dra.put(d.name(), draSupport);
+                draSupport.attach(b, dp.devices());
                 return dp.attach(b.runners(runners).agentClient(c.agentClient).options(options));
               });
       return c;
@@ -76,6 +84,20 @@ public final class SimulatedCluster implements AutoCloseable {
       throw new IllegalArgumentException("no simulated node " + node);
     }
     return d;
+  }
+
+  /** The kubelet-side DRA manager of a node. */
+  public DraSupport dra(String node) {
+    DraSupport d = dra.get(node);
+    if (d == null) {
+      throw new IllegalArgumentException("no simulated node " + node);
+    }
+    return d;
+  }
+
+  /** The in-process DRA plugin agent (what it set on the nodes' simulated GPUs). */
+  public DraPluginInProcessAgent draPlugin() {
+    return draPlugin;
   }
 
   public SimulatedGpuBackends backends() {

@@ -73,6 +73,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
   private Server podResourcesServer;
   private SharedIndexInformer<Pod> podInformer;
   private ExecutorService admitter;
+  private volatile DynamicResourceSource dynamicResources = List::of;
 
   /**
    * @param nodeName the Node whose status gets the resources
@@ -91,6 +92,19 @@ public final class KubeletDeviceManager implements AutoCloseable {
     this.statusWriter =
         Executors.newSingleThreadScheduledExecutor(daemon("kubelet-dm-status-" + nodeName));
     this.connector = Executors.newSingleThreadExecutor(daemon("kubelet-dm-connect-" + nodeName));
+  }
+
+  /**
+   * Where pod-resources gets the devices prepared through DRA (the node's DRA manager); none by
+   * default.
+   */
+  public KubeletDeviceManager dynamicResources(DynamicResourceSource source) {
+    this.dynamicResources = source;
+    return this;
+  }
+
+  DynamicResourceSource dynamicResources() {
+    return dynamicResources;
   }
 
   /** Starts the registration and pod-resources servers. */

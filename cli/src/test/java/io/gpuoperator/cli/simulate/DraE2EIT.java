@@ -1,0 +1,505 @@
+package io.gpuoperator.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.kubelet.podresources.v1.GetPodResourcesRequest;
+import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
+import io.gpuoperator.node.dra.Sharing;
+import io.gpuoperator.node.gpu.MigDevice;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Dynamic Resource Allocation end to end: the real kube-scheduler allocates claims written for
+ * NVIDIA's DRA driver from the slices our {@code dra-plugin} publishes on simulated nodes; the
+ * simulated kubelets prepare them through the plugin before the pods run and unprepare them after.
+ * Nodes: two whole H100s, two A100-40GBs, an H100 split by an administrator (static MIG), and an
+ * H100 in MIG mode with no MIG devices (partitionable: the scheduler picks the profile).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DraE2EIT {
+  static final Duration WAIT = Duration.ofSeconds(90);
+  static final String H100 = "dra-h100";
+  static final String A100 = "dra-a100";
+  static final String MIG = "dra-mig";
+  static final String PART = "dra-part";
+  static final List<String> NODES = List.of(H100, A100, MIG, PART);
+  static ControlPlane cp;
+  static KubernetesClient admin;
+  static SimulatedCluster cluster;
+  static String ns;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cp =
+        ControlPlane.builder()
+            .controllerManager(true)
+            .scheduler(true)
+            // Shared counters (partitionable devices): beta and on by default in 1.36, alpha and
+            // off in 1.33-1.35. Named here so the dependency is stated and survives a change of
+            // the pinned version.
+            .featureGate("DRAPartitionableDevices", true)
+            .nodes(NODES)
+            .start();
+    admin = cp.client();
+    KubeletOptions options =
+        new KubeletOptions(
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2));
+    cluster =
+        SimulatedCluster.start(
+            cp,
+            List.of(
+                NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
+                NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
+                NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
+                    .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
+                // MIG mode on, no MIG devices: every placement is offered.
+                NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1).withMig(Map.of("1g.10gb", 0))),
+            options);
+    ns = ControlPlaneExtension.newNamespace(admin, "dra");
+    for (HasMetadata o : admin.load(stream(resource("deviceclasses.yaml"))).items()) {
+      admin.resource(o).create();
+    }
+    for (String node : NODES) {
+      startPlugin(node);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+      assertThat(cluster.root()).doesNotExist();
+    }
+    if (cp != null) {
+      cp.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void everyNodePublishesItsPoolAndRegistersWithItsKubelet() {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              for (String node : NODES) {
+                assertThat(cluster.dra(node).manager().drivers()).contains("gpu.nvidia.com");
+              }
+            });
+    assertThat(devices(H100)).containsExactly("gpu-0", "gpu-1");
+    assertThat(devices(MIG)).hasSize(3).allMatch(d -> d.startsWith("gpu-0-mig-"));
+    assertThat(devices(PART)).hasSize(25);
+  }
+
+  @Test
+  @Order(2)
+  void anH100ClaimLandsOnAnH100RunsAndIsUnpreparedWhenThePodGoes() throws Exception {
+    create("h100-80g.yaml");
+    createPod("h100-pod", "gpu", "h100-80g", null, null);
+    Pod pod = awaitRunning("h100-pod");
+    assertThat(pod.getSpec().getNodeName()).isEqualTo(H100);
+    JsonNode claim = claimOf(pod, "gpu");
+    JsonNode result =
+        claim.path("status").path("allocation").path("devices").path("results").get(0);
+    assertThat(result.path("driver").asText()).isEqualTo("gpu.nvidia.com");
+    assertThat(result.path("pool").asText()).isEqualTo(H100);
+    String device = result.path("device").asText();
+    assertThat(device).isIn("gpu-0", "gpu-1");
+    String uid = claim.path("metadata").path("uid").asText();
+    // The kubelet prepared it through the plugin, and pod-resources lists its CDI device.
+    assertThat(cluster.dra(H100).manager().preparedClaims()).containsEntry(uid, List.of(device));
+    var resources = podResources(H100, "h100-pod");
+    var dynamic = resources.getContainers(0).getDynamicResources(0);
+    assertThat(dynamic.getClaimResources(0).getDeviceName()).isEqualTo(device);
+    assertThat(dynamic.getClaimResources(0).getCdiDevices(0).getName())
+        .isEqualTo("k8s.gpu.nvidia.com/claim=" + uid + "-" + device);
+    assertThat(cdiSpec(H100, uid)).exists();
+
+    admin.pods().inNamespace(ns).withName("h100-pod").delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> admin.pods().inNamespace(ns).withName("h100-pod").get() == null);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(cluster.dra(H100).manager().preparedClaims()).isEmpty());
+    assertThat(cdiSpec(H100, uid)).doesNotExist();
+    // The claim made from the template goes with its pod, freeing the device.
+    await()
+        .atMost(WAIT)
+        .until(() -> claims().stream().noneMatch(c -> uid.equals(c.getMetadata().getUid())));
+  }
+
+  @Test
+  @Order(3)
+  void aClaimNoDeviceSatisfiesStaysPendingWithTheSchedulersReason() throws Exception {
+    create("b200.yaml");
+    createPod("b200-pod", "gpu", "b200", null, null);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              PodCondition scheduled = condition("b200-pod", "PodScheduled");
+              assertThat(scheduled).isNotNull();
+              assertThat(scheduled.getStatus()).isEqualTo("False");
+              assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+              assertThat(scheduled.getMessage()).contains("cannot allocate all claims");
+            });
+    admin.pods().inNamespace(ns).withName("b200-pod").delete();
+  }
+
+  @Test
+  @Order(4)
+  void twoPodsShareOneTimeSlicedGpu() throws Exception {
+    create("shared-timesliced.yaml");
+    createPod("shared-a", "gpu", null, "shared-gpu", null);
+    createPod("shared-b", "gpu", null, "shared-gpu", null);
+    Pod a = awaitRunning("shared-a");
+    Pod b = awaitRunning("shared-b");
+    assertThat(a.getSpec().getNodeName()).isEqualTo(b.getSpec().getNodeName());
+    String node = a.getSpec().getNodeName();
+    JsonNode claim = claim("shared-gpu");
+    assertThat(claim.path("status").path("reservedFor")).hasSize(2);
+    String device =
+        claim
+            .path("status")
+            .path("allocation")
+            .path("devices")
+            .path("results")
+            .get(0)
+            .path("device")
+            .asText();
+    String uid = claim.path("metadata").path("uid").asText();
+    // Prepared once for both pods, with the long time-slice set on that GPU.
+    assertThat(cluster.dra(node).manager().preparedClaims()).containsEntry(uid, List.of(device));
+    String gpuUuid =
+        cluster
+            .backends()
+            .backend(node)
+            .devices()
+            .get(Integer.parseInt(device.substring(4)))
+            .uuid();
+    assertThat(cluster.draPlugin().timeSlices(node)).containsEntry(gpuUuid, Sharing.Interval.LONG);
+    assertThat(
+            podResources(node, "shared-a").getContainers(0).getDynamicResources(0).getClaimName())
+        .isEqualTo("shared-gpu");
+    assertThat(
+            podResources(node, "shared-b").getContainers(0).getDynamicResources(0).getClaimName())
+        .isEqualTo("shared-gpu");
+
+    admin.pods().inNamespace(ns).withName("shared-a").delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> admin.pods().inNamespace(ns).withName("shared-a").get() == null);
+    // Still used by shared-b: still prepared.
+    assertThat(cluster.dra(node).manager().preparedClaims()).containsKey(uid);
+    admin.pods().inNamespace(ns).withName("shared-b").delete();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(cluster.dra(node).manager().preparedClaims()).doesNotContainKey(uid));
+    assertThat(cluster.draPlugin().timeSlices(node))
+        .containsEntry(gpuUuid, Sharing.Interval.DEFAULT);
+    admin
+        .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
+        .inNamespace(ns)
+        .withName("shared-gpu")
+        .delete();
+  }
+
+  @Test
+  @Order(5)
+  void aMigClaimGetsAnExistingMigDevice() throws Exception {
+    createMigTemplate("mig-1g", "1g.10gb");
+    createPod("mig-pod", "mig", "mig-1g", null, MIG);
+    Pod pod = awaitRunning("mig-pod");
+    assertThat(pod.getSpec().getNodeName()).isEqualTo(MIG);
+    String device = allocatedDevice(pod, "mig");
+    assertThat(device).startsWith("gpu-0-mig-1g10gb-19-");
+    String migUuid =
+        podResources(MIG, "mig-pod")
+            .getContainers(0)
+            .getDynamicResources(0)
+            .getClaimResources(0)
+            .getDeviceName();
+    assertThat(migUuid).isEqualTo(device);
+    admin.pods().inNamespace(ns).withName("mig-pod").delete();
+  }
+
+  @Test
+  @Order(6)
+  void thePartitionableGpuTakesA3gAndTwo2gAndRefusesMore() throws Exception {
+    createMigTemplate("part-3g", "3g.40gb");
+    createMigTemplate("part-2g", "2g.20gb");
+    createMigTemplate("part-1g", "1g.10gb");
+    createPod("part-3g", "mig", "part-3g", null, PART);
+    awaitRunning("part-3g");
+    createPod("part-2g-a", "mig", "part-2g", null, PART);
+    awaitRunning("part-2g-a");
+    createPod("part-2g-b", "mig", "part-2g", null, PART);
+    awaitRunning("part-2g-b");
+    List<MigDevice> migs = cluster.backends().backend(PART).migDevices(0);
+    assertThat(migs)
+        .extracting(m -> m.profile().name())
+        .containsExactlyInAnyOrder("3g.40gb", "2g.20gb", "2g.20gb");
+    // Every memory slice is taken now: the scheduler refuses a fourth MIG device.
+    createPod("part-1g", "mig", "part-1g", null, PART);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              PodCondition scheduled = condition("part-1g", "PodScheduled");
+              assertThat(scheduled).isNotNull();
+              assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+            });
+    assertThat(cluster.backends().backend(PART).migDevices(0)).hasSize(3);
+    admin.pods().inNamespace(ns).withName("part-1g").delete();
+    admin.pods().inNamespace(ns).withName("part-2g-b").delete();
+    await().atMost(WAIT).until(() -> cluster.backends().backend(PART).migDevices(0).size() == 2);
+  }
+
+  @Test
+  @Order(7)
+  void aPluginKilledBetweenPrepareAndUnprepareLosesNothing() throws Exception {
+    String claimUid =
+        claimOf(admin.pods().inNamespace(ns).withName("part-3g").get(), "mig")
+            .path("metadata")
+            .path("uid")
+            .asText();
+    int before = cluster.backends().backend(PART).migDevices(0).size();
+    Path checkpoint =
+        cluster
+            .kubelet(PART)
+            .dirs()
+            .hostPath("/var/lib/kubelet/plugins/gpu.nvidia.com/checkpoint.json");
+    assertThat(Files.readString(checkpoint)).contains(claimUid);
+    admin.pods().inNamespace(ns).withName("dra-plugin-" + PART).withGracePeriod(0).delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> admin.pods().inNamespace(ns).withName("dra-plugin-" + PART).get() == null);
+    await()
+        .atMost(WAIT)
+        .until(() -> !cluster.dra(PART).manager().drivers().contains("gpu.nvidia.com"));
+    startPlugin(PART);
+    await()
+        .atMost(WAIT)
+        .until(() -> cluster.dra(PART).manager().drivers().contains("gpu.nvidia.com"));
+    // Nothing was prepared twice or lost: the same MIG devices, the claim still in the checkpoint.
+    assertThat(cluster.backends().backend(PART).migDevices(0)).hasSize(before);
+    assertThat(Files.readString(checkpoint)).contains(claimUid);
+    admin.pods().inNamespace(ns).withName("part-3g").delete();
+    admin.pods().inNamespace(ns).withName("part-2g-a").delete();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(cluster.backends().backend(PART).migDevices(0)).isEmpty());
+    assertThat(Files.readString(checkpoint)).doesNotContain(claimUid);
+  }
+
+  // ---- helpers
+
+  static void startPlugin(String node) {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            Serialization.unmarshal(
+                """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: dra-plugin-NODE}
+                spec:
+                  nodeName: NODE
+                  containers:
+                  - name: plugin
+                    image: IMAGE
+                    args: [dra-plugin]
+                """
+                    .replace("NODE", node)
+                    .replace("IMAGE", OperandImages.projectImage()),
+                Pod.class))
+        .create();
+  }
+
+  static List<String> devices(String node) {
+    return admin
+        .genericKubernetesResources("resource.k8s.io/v1", "ResourceSlice")
+        .withField("spec.nodeName", node)
+        .list()
+        .getItems()
+        .stream()
+        .flatMap(s -> toList(json(s).path("spec").path("devices")).stream())
+        .map(d -> d.path("name").asText())
+        .toList();
+  }
+
+  static String resource(String name) throws IOException {
+    try (InputStream in = DraE2EIT.class.getResourceAsStream("/dra/" + name)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  static InputStream stream(String text) {
+    return new java.io.ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static void create(String file) throws IOException {
+    for (HasMetadata o :
+        admin
+            .load(new java.io.ByteArrayInputStream(resource(file).getBytes(StandardCharsets.UTF_8)))
+            .items()) {
+      admin.resource(o).inNamespace(ns).create();
+    }
+  }
+
+  static void createMigTemplate(String name, String profile) throws IOException {
+    String yaml = resource("mig-profile.yaml").replace("NAME", name).replace("PROFILE", profile);
+    admin
+        .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaimTemplate")
+        .inNamespace(ns)
+        .resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class))
+        .create();
+  }
+
+  /** A pod whose container uses one claim, from a template or by name, optionally on a node. */
+  static void createPod(String name, String claim, String template, String claimName, String node) {
+    String source =
+        template != null
+            ? "resourceClaimTemplateName: " + template
+            : "resourceClaimName: " + claimName;
+    String selector =
+        node == null ? "" : "  nodeSelector: {kubernetes.io/hostname: " + node + "}\n";
+    String yaml =
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: "
+            + name
+            + "}\nspec:\n"
+            + selector
+            + "  resourceClaims:\n  - name: "
+            + claim
+            + "\n    "
+            + source
+            + "\n  containers:\n  - name: work\n    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+            + "    command: [sleep, infinity]\n    resources:\n      claims:\n      - name: "
+            + claim
+            + "\n";
+    admin.pods().inNamespace(ns).resource(Serialization.unmarshal(yaml, Pod.class)).create();
+  }
+
+  static Pod awaitRunning(String name) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              Pod p = admin.pods().inNamespace(ns).withName(name).get();
+              return p != null
+                  && p.getStatus() != null
+                  && "Running".equals(p.getStatus().getPhase());
+            });
+    return admin.pods().inNamespace(ns).withName(name).get();
+  }
+
+  static PodCondition condition(String pod, String type) {
+    Pod p = admin.pods().inNamespace(ns).withName(pod).get();
+    if (p == null || p.getStatus() == null || p.getStatus().getConditions() == null) {
+      return null;
+    }
+    return p.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .findFirst()
+        .orElse(null);
+  }
+
+  static JsonNode claimOf(Pod pod, String podClaim) {
+    String name =
+        pod.getStatus().getResourceClaimStatuses().stream()
+            .filter(s -> s.getName().equals(podClaim))
+            .findFirst()
+            .orElseThrow()
+            .getResourceClaimName();
+    return claim(name);
+  }
+
+  static String allocatedDevice(Pod pod, String podClaim) {
+    return claimOf(pod, podClaim)
+        .path("status")
+        .path("allocation")
+        .path("devices")
+        .path("results")
+        .get(0)
+        .path("device")
+        .asText();
+  }
+
+  static JsonNode claim(String name) {
+    return json(
+        admin
+            .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
+            .inNamespace(ns)
+            .withName(name)
+            .get());
+  }
+
+  static List<GenericKubernetesResource> claims() {
+    return admin
+        .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
+        .inNamespace(ns)
+        .list()
+        .getItems();
+  }
+
+  static Path cdiSpec(String node, String uid) {
+    return cluster.kubelet(node).dirs().cdi().resolve("k8s.gpu.nvidia.com-claim_" + uid + ".json");
+  }
+
+  static io.gpuoperator.kubelet.podresources.v1.PodResources podResources(String node, String pod) {
+    var channel =
+        UnixSockets.channel(cluster.kubelet(node).dirs().podResources().resolve("kubelet.sock"));
+    try {
+      return PodResourcesListerGrpc.newBlockingStub(channel)
+          .withDeadlineAfter(30, TimeUnit.SECONDS)
+          .get(GetPodResourcesRequest.newBuilder().setPodNamespace(ns).setPodName(pod).build())
+          .getPodResources();
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  static JsonNode json(Object o) {
+    return Serialization.jsonMapper().valueToTree(o);
+  }
+
+  static List<JsonNode> toList(JsonNode array) {
+    List<JsonNode> out = new java.util.ArrayList<>();
+    array.forEach(out::add);
+    return out;
+  }
+}
