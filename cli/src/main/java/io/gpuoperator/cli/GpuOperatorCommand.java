@@ -4,6 +4,8 @@ import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.node.dra.DraPluginCommand;
+import io.gpuoperator.node.mig.MigCommand;
+import io.gpuoperator.node.mig.MigManagerCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
@@ -27,6 +29,8 @@ import picocli.CommandLine.Command;
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
       DraPluginCommand.class,
+      MigManagerCommand.class,
+      MigCommand.class,
       ValidatorCommand.class,
       CommandLine.HelpCommand.class
     })
