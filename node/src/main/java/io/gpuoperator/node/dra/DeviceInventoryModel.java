@@ -9,6 +9,7 @@ import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigDevice;
 import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.mig.MigGeometry;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -28,17 +29,18 @@ import java.util.Set;
  *       (unhealthy) offers nothing.
  *   <li>With partitionable devices, a GPU in MIG mode whose MIG devices were all created by this
  *       plugin offers every placement of every profile instead, consuming from the GPU's counter
- *       set ({@code memory-slice-<i>}, {@code multiprocessors}, {@code memory}, and an instance
- *       limit for profiles that have fewer instances than placements, such as {@code 1g.10gb+me}):
- *       the scheduler picks a profile and placement per claim, and the plugin creates the MIG
- *       device when the claim is prepared. A GPU with MIG devices someone else created stays
- *       static, so nothing is created over them.
+ *       set ({@code memory-slice-<i>}, {@code compute-slices}, {@code multiprocessors}, {@code
+ *       memory}, and an instance limit for profiles that have fewer instances than placements, such
+ *       as {@code 1g.10gb+me}): the scheduler picks a profile and placement per claim, and the
+ *       plugin creates the MIG device when the claim is prepared. A GPU with MIG devices someone
+ *       else created stays static, so nothing is created over them.
  * </ul>
  */
 public final class DeviceInventoryModel {
   /** Counter names must be DNS labels; capacities keep NVIDIA's camel-case names. */
   static final String COUNTER_MEMORY_SLICE = "memory-slice-";
 
+  static final String COUNTER_COMPUTE_SLICES = "compute-slices";
   static final String COUNTER_MULTIPROCESSORS = "multiprocessors";
   static final String COUNTER_MEMORY = "memory";
 
@@ -86,7 +88,7 @@ public final class DeviceInventoryModel {
           gpu.migDevices().stream()
               .filter(m -> !options.managedMig().contains(new MigKey(d.index(), m.gpuInstanceId())))
               .toList();
-      if (options.partitionable() && foreign.isEmpty() && !gpu.profiles().isEmpty()) {
+      if (options.partitionable() && foreign.isEmpty() && gpu.geometry() != null) {
         counterSets.add(counterSet(gpu));
         devices.addAll(placements(gpu, common));
         continue;
@@ -237,30 +239,34 @@ public final class DeviceInventoryModel {
   }
 
   /**
-   * The counters of a partitionable GPU: one per memory slice, its multiprocessors and memory, and
-   * an instance limit for each profile that allows fewer instances than it has placements.
+   * The counters of a partitionable GPU, from its MIG table: one per memory slice, its compute
+   * slices, multiprocessors and memory, and an instance limit for each profile that allows fewer
+   * instances than it has placements. Every set of placements they admit fits the GPU by the same
+   * rules MIG validation applies ({@code DeviceInventoryModelTest} checks this against {@link
+   * MigGeometry#check}).
    */
   private static CounterSet counterSet(NodeGpus.Gpu gpu) {
     GpuDevice d = gpu.device();
     Map<String, Counter> counters = new LinkedHashMap<>();
-    int slices = memorySlices(gpu);
+    int slices = memorySlices(gpu.geometry());
     for (int i = 0; i < slices; i++) {
       counters.put(COUNTER_MEMORY_SLICE + i, counter(1));
     }
+    counters.put(COUNTER_COMPUTE_SLICES, counter(gpu.geometry().computeSlices()));
     counters.put(COUNTER_MULTIPROCESSORS, counter(d.multiprocessorCount()));
     counters.put(COUNTER_MEMORY, new Counter(new Quantity(bytes(d.memoryTotalBytes()))));
-    for (NodeGpus.ProfilePlacements p : gpu.profiles()) {
+    for (MigGeometry.Profile p : gpu.geometry().profiles()) {
       if (limited(p)) {
-        counters.put(instanceCounter(p.profile()), counter(p.profile().instanceCount()));
+        counters.put(instanceCounter(p), counter(p.maxInstances()));
       }
     }
     return new CounterSet(counters, counterSetName(d));
   }
 
   /** The GPU's memory slices: the end of its furthest placement. */
-  private static int memorySlices(NodeGpus.Gpu gpu) {
+  private static int memorySlices(MigGeometry geometry) {
     int slices = 0;
-    for (NodeGpus.ProfilePlacements p : gpu.profiles()) {
+    for (MigGeometry.Profile p : geometry.profiles()) {
       for (Placement pl : p.placements()) {
         slices = Math.max(slices, pl.start() + pl.size());
       }
@@ -268,11 +274,11 @@ public final class DeviceInventoryModel {
     return slices;
   }
 
-  private static boolean limited(NodeGpus.ProfilePlacements p) {
-    return p.profile().instanceCount() < p.placements().size();
+  private static boolean limited(MigGeometry.Profile p) {
+    return p.maxInstances() < p.placements().size();
   }
 
-  private static String instanceCounter(GpuInstanceProfile p) {
+  private static String instanceCounter(MigGeometry.Profile p) {
     return GpuFacts.profileLabel(p.name()) + "-instances";
   }
 
@@ -284,10 +290,10 @@ public final class DeviceInventoryModel {
    */
   private static List<DraDevice> placements(NodeGpus.Gpu gpu, Map<String, DeviceAttribute> common) {
     GpuDevice d = gpu.device();
-    int slices = memorySlices(gpu);
+    int slices = memorySlices(gpu.geometry());
     List<DraDevice> out = new ArrayList<>();
-    for (NodeGpus.ProfilePlacements p : gpu.profiles()) {
-      GpuInstanceProfile profile = p.profile();
+    for (MigGeometry.Profile p : gpu.geometry().profiles()) {
+      GpuInstanceProfile profile = gpu.profile(p.id());
       List<Placement> order = new ArrayList<>(p.placements());
       Comparator<Placement> byStart = Comparator.comparingInt(Placement::start);
       boolean large = !order.isEmpty() && order.get(0).size() * 2 >= slices;
@@ -310,10 +316,11 @@ public final class DeviceInventoryModel {
         for (int i = pl.start(); i < pl.start() + pl.size(); i++) {
           consumes.put(COUNTER_MEMORY_SLICE + i, 1L);
         }
+        consumes.put(COUNTER_COMPUTE_SLICES, (long) p.profile().gpuSlices());
         consumes.put(COUNTER_MULTIPROCESSORS, (long) profile.multiprocessorCount());
         consumes.put(COUNTER_MEMORY, profile.memorySizeMb() << 20);
         if (limited(p)) {
-          consumes.put(instanceCounter(profile), 1L);
+          consumes.put(instanceCounter(p), 1L);
         }
         out.add(
             new DraDevice(

@@ -5,7 +5,7 @@ import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigDevice;
-import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.mig.MigGeometry;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,29 +29,27 @@ public record NodeGpus(String driverVersion, int cudaDriverVersion, List<Gpu> gp
    * @param device the GPU
    * @param migEnabled MIG mode currently on
    * @param migDevices its MIG devices (empty unless MIG is on)
-   * @param profiles its GPU-instance profiles with every placement each could take on an empty GPU
-   *     (empty unless MIG is on)
+   * @param geometry its MIG table (profiles, maximum counts, compute slices, placements), the same
+   *     one MIG validation and the MIG manager use; null unless MIG is on
+   * @param profiles its GPU-instance profiles with their engines and memory (empty unless MIG is
+   *     on)
    * @param pcieRoot its PCIe root complex, null when unknown
    */
   public record Gpu(
       GpuDevice device,
       boolean migEnabled,
       List<MigDevice> migDevices,
-      List<ProfilePlacements> profiles,
+      MigGeometry geometry,
+      List<GpuInstanceProfile> profiles,
       String pcieRoot) {
     public Gpu {
       migDevices = List.copyOf(migDevices);
       profiles = List.copyOf(profiles);
     }
-  }
 
-  /**
-   * A GPU-instance profile and its possible placements (the same tables MIG validation uses: the
-   * backend's).
-   */
-  public record ProfilePlacements(GpuInstanceProfile profile, List<Placement> placements) {
-    public ProfilePlacements {
-      placements = List.copyOf(placements);
+    /** The GPU-instance profile with this id. */
+    public GpuInstanceProfile profile(int id) {
+      return profiles.stream().filter(p -> p.id() == id).findFirst().orElseThrow();
     }
   }
 
@@ -61,7 +59,8 @@ public record NodeGpus(String driverVersion, int cudaDriverVersion, List<Gpu> gp
     for (GpuDevice d : backend.devices()) {
       boolean mig = false;
       List<MigDevice> migDevices = List.of();
-      List<ProfilePlacements> profiles = new ArrayList<>();
+      MigGeometry geometry = null;
+      List<GpuInstanceProfile> profiles = List.of();
       if (d.migCapable()) {
         try {
           mig = backend.migMode(d.index()).current();
@@ -70,13 +69,11 @@ public record NodeGpus(String driverVersion, int cudaDriverVersion, List<Gpu> gp
         }
         if (mig) {
           migDevices = backend.migDevices(d.index());
-          for (GpuInstanceProfile p : backend.gpuInstanceProfiles(d.index())) {
-            profiles.add(
-                new ProfilePlacements(p, backend.gpuInstancePossiblePlacements(d.index(), p.id())));
-          }
+          geometry = MigGeometry.of(backend, d.index());
+          profiles = backend.gpuInstanceProfiles(d.index());
         }
       }
-      gpus.add(new Gpu(d, mig, migDevices, profiles, roots.root(d).orElse(null)));
+      gpus.add(new Gpu(d, mig, migDevices, geometry, profiles, roots.root(d).orElse(null)));
     }
     return new NodeGpus(backend.driverVersion(), backend.cudaDriverVersion(), gpus);
   }

@@ -162,6 +162,93 @@ class DeviceInventoryModelTest {
     }
   }
 
+  /**
+   * The scheduler's first fit over the published placements and counters, for random sequences of
+   * MIG requests on every MIG-capable model: whatever the counters admit, the GPU (the simulator,
+   * enforcing the model's placements and per-profile maximum) creates at exactly those placements,
+   * and MIG validation ({@link MigGeometry#check}) accepts as a set. The counters are never looser
+   * than the MIG tables.
+   */
+  @Test
+  void countersNeverAdmitALayoutTheGpuRefuses() {
+    java.util.Random random = new java.util.Random(17);
+    for (var hw : io.gpuoperator.node.mig.MigCatalog.builtIn().models()) {
+      for (int round = 0; round < 20; round++) {
+        try (var b =
+            backend("gpus: [{model: " + hw.model() + ", count: 1, mig: {enabled: true}}]\n")) {
+          DeviceInventory inv =
+              DeviceInventoryModel.build(
+                  gpus(b), new DeviceInventoryModel.Options(true, Set.of(), Set.of()));
+          Map<String, Long> left = new java.util.HashMap<>();
+          inv.counterSets()
+              .get(0)
+              .getCounters()
+              .forEach(
+                  (k, v) -> left.put(k, Quantity.getAmountInBytes(v.getValue()).longValueExact()));
+          List<String> profiles =
+              inv.devices().stream().map(d -> d.mig().profile()).distinct().toList();
+          Map<String, Integer> counts = new java.util.TreeMap<>();
+          for (int step = 0; step < 12; step++) {
+            String want = profiles.get(random.nextInt(profiles.size()));
+            DraDevice chosen =
+                inv.devices().stream()
+                    .filter(d -> d.mig().profile().equals(want))
+                    .filter(
+                        d ->
+                            d.consumes().entrySet().stream()
+                                .allMatch(e -> left.get(e.getKey()) >= e.getValue()))
+                    .findFirst()
+                    .orElse(null);
+            if (chosen == null) {
+              continue; // the scheduler would refuse this claim
+            }
+            chosen.consumes().forEach((k, v) -> left.merge(k, -v, Long::sum));
+            counts.merge(want, 1, Integer::sum);
+            var slot = chosen.mig();
+            var gi = b.createGpuInstance(0, slot.gpuInstanceProfileId(), slot.placement());
+            assertThat(gi.placement()).isEqualTo(slot.placement());
+            assertThat(io.gpuoperator.node.mig.MigGeometry.of(b, 0).check(counts).fits())
+                .as("%s on %s", counts, hw.model())
+                .isTrue();
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void firstFitPlacesA3gAndTwo2gOnOneH100() {
+    try (var b = backend("gpus: [{model: H100-SXM5-80GB, count: 1, mig: {enabled: true}}]\n")) {
+      DeviceInventory inv =
+          DeviceInventoryModel.build(
+              gpus(b), new DeviceInventoryModel.Options(true, Set.of(), Set.of()));
+      Map<String, Long> left = new java.util.HashMap<>();
+      inv.counterSets()
+          .get(0)
+          .getCounters()
+          .forEach((k, v) -> left.put(k, Quantity.getAmountInBytes(v.getValue()).longValueExact()));
+      List<String> placed = new java.util.ArrayList<>();
+      for (String want : List.of("3g.40gb", "2g.20gb", "2g.20gb", "1g.10gb")) {
+        inv.devices().stream()
+            .filter(d -> d.mig().profile().equals(want))
+            .filter(
+                d ->
+                    d.consumes().entrySet().stream()
+                        .allMatch(e -> left.get(e.getKey()) >= e.getValue()))
+            .findFirst()
+            .ifPresent(
+                d -> {
+                  d.consumes().forEach((k, v) -> left.merge(k, -v, Long::sum));
+                  placed.add(d.name());
+                });
+      }
+      // The fourth (1g.10gb) does not fit: all 8 memory slices and 7 compute slices are used.
+      assertThat(placed)
+          .containsExactly(
+              "gpu-0-mig-3g40gb-9-4", "gpu-0-mig-2g20gb-14-0", "gpu-0-mig-2g20gb-14-2");
+    }
+  }
+
   @Test
   void attributeHelpers() {
     assertThat(GpuFacts.architecture(8, 9)).isEqualTo("Ada Lovelace");
