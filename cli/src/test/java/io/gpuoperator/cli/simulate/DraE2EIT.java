@@ -180,6 +180,53 @@ class DraE2EIT {
 
   @Test
   @Order(4)
+  void aPodAskingForNvidiaComGpuGetsOneThroughDra() throws Exception {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            Serialization.unmarshal(
+                """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: classic}
+                spec:
+                  containers:
+                  - name: work
+                    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+                    command: [sleep, infinity]
+                    resources: {limits: {nvidia.com/gpu: 1}}
+                """,
+                Pod.class))
+        .create();
+    Pod pod = awaitRunning("classic");
+    // No device plugin on these nodes: the scheduler made a claim from the gpu.nvidia.com class.
+    String claimName = pod.getStatus().getExtendedResourceClaimStatus().getResourceClaimName();
+    JsonNode claim = claim(claimName);
+    String node = pod.getSpec().getNodeName();
+    assertThat(
+            claim
+                .path("status")
+                .path("allocation")
+                .path("devices")
+                .path("results")
+                .get(0)
+                .path("pool")
+                .asText())
+        .isEqualTo(node);
+    var dynamic = podResources(node, "classic").getContainers(0).getDynamicResources(0);
+    assertThat(dynamic.getClaimName()).isEqualTo(claimName);
+    admin.pods().inNamespace(ns).withName("classic").delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> admin.pods().inNamespace(ns).withName("classic").get() == null);
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(cluster.dra(node).manager().preparedClaims()).isEmpty());
+  }
+
+  @Test
+  @Order(5)
   void twoPodsShareOneTimeSlicedGpu() throws Exception {
     create("shared-timesliced.yaml");
     createPod("shared-a", "gpu", null, "shared-gpu", null);
@@ -238,7 +285,7 @@ class DraE2EIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void aMigClaimGetsAnExistingMigDevice() throws Exception {
     createMigTemplate("mig-1g", "1g.10gb");
     createPod("mig-pod", "mig", "mig-1g", null, MIG);
@@ -257,7 +304,7 @@ class DraE2EIT {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void thePartitionableGpuTakesA3gAndTwo2gAndRefusesMore() throws Exception {
     createMigTemplate("part-3g", "3g.40gb");
     createMigTemplate("part-2g", "2g.20gb");
@@ -289,7 +336,7 @@ class DraE2EIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void aPluginKilledBetweenPrepareAndUnprepareLosesNothing() throws Exception {
     String claimUid =
         claimOf(admin.pods().inNamespace(ns).withName("part-3g").get(), "mig")

@@ -15,6 +15,7 @@ import io.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.sim.kubelet.DraExtendedResources;
 import io.grpc.Server;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -227,7 +228,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
     for (int i = 0; i < all.size() && failure == null; i++) {
       Container c = all.get(i);
       boolean isInit = i < init.size();
-      for (Map.Entry<String, Integer> request : deviceRequests(c).entrySet()) {
+      for (Map.Entry<String, Integer> request : deviceRequests(pod, c).entrySet()) {
         try {
           ContainerAssignment a =
               allocate(
@@ -359,7 +360,8 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   /** The resources of a container handled by a registered plugin, with the device count. */
-  private Map<String, Integer> deviceRequests(Container c) {
+  /** The container's device-plugin resources, without those the scheduler served through DRA. */
+  private Map<String, Integer> deviceRequests(Pod pod, Container c) {
     Map<String, Integer> out = new TreeMap<>();
     if (c.getResources() == null) {
       return out;
@@ -375,7 +377,8 @@ public final class KubeletDeviceManager implements AutoCloseable {
     synchronized (lock) {
       wanted.forEach(
           (resource, quantity) -> {
-            if (endpoints.containsKey(resource) || registrations.containsKey(resource)) {
+            if ((endpoints.containsKey(resource) || registrations.containsKey(resource))
+                && !DraExtendedResources.backedByDra(pod, c.getName(), resource)) {
               int n = quantity.getNumericalAmount().intValue();
               if (n > 0) {
                 out.put(resource, n);

@@ -17,6 +17,7 @@ import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.CDIDevice;
 import io.gpuoperator.kubelet.podresources.v1.ClaimResource;
 import io.gpuoperator.kubelet.podresources.v1.DynamicResource;
+import io.gpuoperator.sim.kubelet.DraExtendedResources;
 import io.gpuoperator.sim.kubelet.deviceplugin.DynamicResourceSource;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -44,6 +45,9 @@ import org.slf4j.LoggerFactory;
 public final class KubeletDraManager implements DynamicResourceSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletDraManager.class);
   private static final long UNPREPARE_RETRY_SECONDS = 2;
+
+  /** The key of the claim the scheduler made for DRA-served extended resources. */
+  private static final String EXTENDED_RESOURCES = "";
 
   private final String nodeName;
   private final KubernetesClient client;
@@ -100,27 +104,44 @@ public final class KubeletDraManager implements DynamicResourceSource, AutoClose
 
   /** Prepares the pod's claims; null when they all are, else why not (the kubelet tries again). */
   public String prepare(Pod pod) {
-    List<PodResourceClaim> podClaims =
-        pod.getSpec().getResourceClaims() == null ? List.of() : pod.getSpec().getResourceClaims();
-    if (podClaims.isEmpty()) {
-      return null;
-    }
+    // Pod claim name → (claim name, whether it must have been generated for this pod).
+    Map<String, String> wanted = new LinkedHashMap<>();
+    Set<String> generated = new java.util.HashSet<>();
     String podUid = pod.getMetadata().getUid();
     String ns = pod.getMetadata().getNamespace();
+    try {
+      if (pod.getSpec().getResourceClaims() != null) {
+        for (PodResourceClaim pc : pod.getSpec().getResourceClaims()) {
+          String name = claimName(pod, pc);
+          if (name != null) { // null: a template that produced no claim, nothing to prepare
+            wanted.put(pc.getName(), name);
+            if (pc.getResourceClaimTemplateName() != null) {
+              generated.add(pc.getName());
+            }
+          }
+        }
+      }
+    } catch (IllegalStateException e) {
+      return e.getMessage();
+    }
+    String extended = DraExtendedResources.claimName(pod);
+    if (extended != null) {
+      wanted.put(EXTENDED_RESOURCES, extended);
+    }
+    if (wanted.isEmpty()) {
+      return null;
+    }
     Map<String, String> claimNames = new LinkedHashMap<>();
     List<JsonNode> fetched = new ArrayList<>();
     try {
-      for (PodResourceClaim pc : podClaims) {
-        String name = claimName(pod, pc);
-        if (name == null) {
-          continue; // a template that produced no claim: nothing to prepare
-        }
+      for (var w : wanted.entrySet()) {
+        String name = w.getValue();
         GenericKubernetesResource claim = api().inNamespace(ns).withName(name).get();
         if (claim == null) {
           return "ResourceClaim " + ns + "/" + name + " not found";
         }
         JsonNode json = Serialization.jsonMapper().valueToTree(claim);
-        if (pc.getResourceClaimTemplateName() != null && !ownedBy(json, podUid)) {
+        if (generated.contains(w.getKey()) && !ownedBy(json, podUid)) {
           return "ResourceClaim "
               + ns
               + "/"
@@ -137,17 +158,16 @@ public final class KubeletDraManager implements DynamicResourceSource, AutoClose
               + name
               + ": not in its status.reservedFor";
         }
-        JsonNode results = json.path("status").path("allocation").path("devices").path("results");
         if (json.path("status").path("allocation").isMissingNode()) {
           return "ResourceClaim " + ns + "/" + name + " is not allocated";
         }
-        for (JsonNode r : results) {
+        for (JsonNode r : json.path("status").path("allocation").path("devices").path("results")) {
           String driver = r.path("driver").asText();
           if (watcher.plugin(driver) == null) {
             return "DRA driver " + driver + " is not registered on node " + nodeName;
           }
         }
-        claimNames.put(pc.getName(), name);
+        claimNames.put(w.getKey(), name);
         fetched.add(json);
       }
     } catch (RuntimeException e) {
@@ -336,11 +356,16 @@ public final class KubeletDraManager implements DynamicResourceSource, AutoClose
       }
       all.addAll(p.pod.getSpec().getContainers());
       for (Container c : all) {
-        if (c.getResources() == null || c.getResources().getClaims() == null) {
-          continue;
-        }
         List<DynamicResource> resources = new ArrayList<>();
-        for (var ref : c.getResources().getClaims()) {
+        List<io.fabric8.kubernetes.api.model.ResourceClaim> refs =
+            new ArrayList<>(
+                c.getResources() == null || c.getResources().getClaims() == null
+                    ? List.of()
+                    : c.getResources().getClaims());
+        if (DraExtendedResources.usedBy(p.pod, c.getName())) {
+          refs.add(new io.fabric8.kubernetes.api.model.ResourceClaim(EXTENDED_RESOURCES, null));
+        }
+        for (var ref : refs) {
           String claimName = p.claimNames.get(ref.getName());
           ClaimInfo info =
               p.claims.stream().filter(i -> i.name.equals(claimName)).findFirst().orElse(null);
