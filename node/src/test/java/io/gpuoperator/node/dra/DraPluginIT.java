@@ -211,6 +211,42 @@ class DraPluginIT {
                     .doesNotContain("gpu-8")
                     .hasSize(8 * 25));
     assertThat(agent.publisher().generation()).isGreaterThan(before);
+
+    // An administrator (or the MIG manager) makes a 7g.80gb on GPU 7: at the next rescan GPU 7 is
+    // published as that MIG device, its 25 placements and its counter set are gone.
+    long beforeLayout = agent.publisher().generation();
+    var full =
+        backend.gpuInstanceProfiles(7).stream()
+            .filter(p -> p.name().equals("7g.80gb"))
+            .findFirst()
+            .orElseThrow();
+    var gi = backend.createGpuInstance(7, full.id());
+    backend.createComputeInstance(
+        7,
+        gi.id(),
+        backend.computeInstanceProfiles(7, gi.id()).stream()
+            .max(java.util.Comparator.comparingInt(p -> p.sliceCount()))
+            .orElseThrow()
+            .id());
+    agent.rescan();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              List<GenericKubernetesResource> now = slices(client);
+              assertThat(
+                      now.stream()
+                          .flatMap(s -> toList(json(s).path("spec").path("devices")).stream())
+                          .map(d -> d.path("name").asText())
+                          .filter(n -> n.startsWith("gpu-7-")))
+                  .containsExactly("gpu-7-mig-7g80gb-" + full.id() + "-0");
+              assertThat(
+                      now.stream()
+                          .mapToLong(s -> json(s).path("spec").path("sharedCounters").size())
+                          .sum())
+                  .isEqualTo(7);
+            });
+    assertThat(agent.publisher().generation()).isGreaterThan(beforeLayout);
   }
 
   private static NodePrepareResourcesResponse prepare(ManagedChannel channel, Claim claim) {
