@@ -19,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
  * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}, {@code
- * dra-plugin}) in-process against the node's simulated GPUs, and everything else by declared
- * behaviour. The control plane must know the nodes' identities ({@code
+ * dra-plugin}, {@code exporter}) in-process against the node's simulated GPUs, and everything else
+ * by declared behaviour. The control plane must know the nodes' identities ({@code
  * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
@@ -29,12 +29,14 @@ public final class SimulatedCluster implements AutoCloseable {
   private final Map<String, DevicePluginSupport> devices = new ConcurrentHashMap<>();
   private final Map<String, DraSupport> dra = new ConcurrentHashMap<>();
   private final DraPluginInProcessAgent draPlugin;
+  private final ExporterInProcessAgent exporter;
   private SimulatedNodes nodes;
 
   private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
     this.backends = backends;
     this.agentClient = agentClient;
     this.draPlugin = new DraPluginInProcessAgent(backends);
+    this.exporter = new ExporterInProcessAgent(backends);
   }
 
   /** Starts a kubelet for each node; agents talk to the API server as admin. */
@@ -50,6 +52,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
               .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
               .agent("dra-plugin", c.draPlugin, false)
+              .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .build();
       c.nodes =
@@ -100,6 +103,11 @@ public final class SimulatedCluster implements AutoCloseable {
   /** The in-process DRA plugin agent (what it set on the nodes' simulated GPUs). */
   public DraPluginInProcessAgent draPlugin() {
     return draPlugin;
+  }
+
+  /** The port of a node's in-process metrics exporter on 127.0.0.1, or null while none runs. */
+  public Integer exporterPort(String node) {
+    return exporter.port(node);
   }
 
   public SimulatedGpuBackends backends() {

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -135,23 +136,19 @@ public final class Simulation implements AutoCloseable {
               "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
       resources.add(operatorClient);
       OperatorConfig config =
-          new OperatorConfig(
-              options.namespace,
-              OperandImages.all(),
-              0,
-              0,
-              false,
-              options.namespace,
-              Duration.ofSeconds(15),
-              Duration.ofSeconds(10),
-              Duration.ofSeconds(2));
+          OperatorConfig.fromEnv(
+              Map.of(
+                  "OPERATOR_NAMESPACE", options.namespace,
+                  "METRICS_PORT", "0",
+                  "HEALTH_PORT", "0",
+                  "LEADER_ELECT", "false"));
       operator =
           new GpuOperator(
                   operatorClient,
                   config,
                   new OperandRegistryRenderer(),
                   new NodeLabelRulesPlanner(),
-                  new GpuOperator.Options("simulate", "127.0.0.1", false, 8))
+                  GpuOperator.Options.on("127.0.0.1", "simulate", false, 8))
               .start();
       resources.add(operator);
 
@@ -216,6 +213,11 @@ public final class Simulation implements AutoCloseable {
 
   public SimulatedGpuBackends backends() {
     return cluster.backends();
+  }
+
+  /** The port of a node's metrics exporter on 127.0.0.1 (null while none runs). */
+  public Integer exporterPort(String node) {
+    return cluster.exporterPort(node);
   }
 
   /** The temp directory holding every node's directories. */

@@ -11,6 +11,10 @@ import java.util.Map;
  * @param namespace OPERATOR_NAMESPACE, where operands run
  * @param images default image per operand (keys as in {@link OperandImages#OPERANDS}), after env
  *     overrides such as DRIVER_IMAGE
+ * @param reconcileBackoffMax RECONCILE_BACKOFF_MAX: a failed reconcile is retried without end,
+ *     after 1 s, 2 s, 4 s ... up to this interval
+ * @param resyncPeriod RESYNC_PERIOD: every policy and node is reconciled at least this often, even
+ *     without an event (a pass that finds nothing to change writes nothing)
  */
 public record OperatorConfig(
     String namespace,
@@ -21,7 +25,9 @@ public record OperatorConfig(
     String leaderElectionNamespace,
     Duration leaseDuration,
     Duration renewDeadline,
-    Duration retryPeriod) {
+    Duration retryPeriod,
+    Duration reconcileBackoffMax,
+    Duration resyncPeriod) {
 
   /** Reads the configuration; a malformed value names the variable and what was expected. */
   public static OperatorConfig fromEnv(Map<String, String> env) {
@@ -44,7 +50,33 @@ public record OperatorConfig(
             : Env.LEADER_ELECT_NAMESPACE.get(env),
         Env.LEASE_DURATION.getDuration(env),
         Env.RENEW_DEADLINE.getDuration(env),
-        Env.RETRY_PERIOD.getDuration(env));
+        Env.RETRY_PERIOD.getDuration(env),
+        positive(Env.RECONCILE_BACKOFF_MAX, env),
+        positive(Env.RESYNC_PERIOD, env));
+  }
+
+  private static Duration positive(Env var, Map<String, String> env) {
+    Duration d = var.getDuration(env);
+    if (d.isZero()) {
+      throw new IllegalArgumentException(var.name() + "=" + var.get(env) + ": must be above 0");
+    }
+    return d;
+  }
+
+  /** The same configuration in another operator namespace (plan's --namespace). */
+  public OperatorConfig withNamespace(String ns) {
+    return new OperatorConfig(
+        ns,
+        images,
+        metricsPort,
+        healthPort,
+        leaderElection,
+        leaderElectionNamespace,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        reconcileBackoffMax,
+        resyncPeriod);
   }
 
   /** The image for an operand after env overrides. */

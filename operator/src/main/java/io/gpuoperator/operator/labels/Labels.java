@@ -90,20 +90,12 @@ public final class Labels {
   /** In kata mode, vm-passthrough nodes run the kata flavour of the sandbox device plugin. */
   public static final String KATA_SANDBOX_DEVICE_PLUGIN = "kata-sandbox-device-plugin";
 
-  // Labels and annotations on the objects the operator renders.
-
-  /** Every rendered object carries this label with value {@link #MANAGED_BY_VALUE}. */
-  public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-
-  public static final String MANAGED_BY_VALUE = "gpu-operator";
+  // Labels on the objects the operator renders (ownership and hash: ManagedObjects).
 
   /** The label operands are selected by; never overridden by daemonsets.labels. */
   public static final String APP = "app";
 
   public static final String PART_OF = "app.kubernetes.io/part-of";
-
-  /** Hash of a rendered object's content; an unchanged hash means no write is needed. */
-  public static final String LAST_APPLIED_HASH = "nvidia.com/last-applied-hash";
 
   private Labels() {}
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.gpuoperator.api.v1.DriverSpec;
+import io.gpuoperator.operator.cluster.NodeFacts;
 import java.util.ArrayList;
 import java.util.Locale;
 
@@ -81,20 +82,9 @@ final class DriverConfigMounts {
     }
   }
 
-  /** rhel, sles or debian (the default, also for an unknown OS). */
+  /** rhel, sles or debian (the default, also for an unknown OS), from the one OS table. */
   static String family(String osTag) {
-    String os = osTag == null ? "" : osTag.toLowerCase(Locale.ROOT);
-    if (os.startsWith("rhel")
-        || os.startsWith("rocky")
-        || os.startsWith("centos")
-        || os.startsWith("ol")
-        || os.startsWith("rhcos")) {
-      return "rhel";
-    }
-    if (os.startsWith("sles") || os.startsWith("sle")) {
-      return "sles";
-    }
-    return "debian";
+    return NodeFacts.family(osTag).name().toLowerCase(Locale.ROOT);
   }
 
   private static void mountConfigMap(

@@ -117,7 +117,6 @@ public final class DriverModel extends ManifestOperandModel {
         copy.getSpec().getTemplate().getSpec().getContainers().stream()
             .filter(c -> c.getName().equals("nvidia-peermem-ctr"))
             .forEach(c -> c.setImage(driver.getImage()));
-        ContentHash.annotate(copy);
         out.add(copy);
       }
     }

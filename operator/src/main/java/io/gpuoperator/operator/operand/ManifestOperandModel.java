@@ -15,7 +15,6 @@ import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
-import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,13 +25,11 @@ import java.util.Set;
 
 /**
  * An operand rendered from its manifest folder: the manifests are loaded as typed objects and only
- * the fields the policy controls are changed. Subclasses name their policy section and main
- * container and add what is specific to them in {@link #customize}.
+ * the fields the policy controls are changed; {@link Operands#renderAll} stamps ownership and the
+ * hash afterwards. Subclasses name their policy section and main container and add what is specific
+ * to them in {@link #customize}.
  */
 public abstract class ManifestOperandModel implements OperandModel {
-  private static final Set<String> CLUSTER_SCOPED =
-      Set.of("RuntimeClass", "ClusterRole", "ClusterRoleBinding");
-
   private final String name;
 
   protected ManifestOperandModel(String name) {
@@ -103,7 +100,7 @@ public abstract class ManifestOperandModel implements OperandModel {
       if (!keep(object, ctx)) {
         continue;
       }
-      if (!CLUSTER_SCOPED.contains(object.getKind())) {
+      if (ManagedObjects.isNamespaced(object)) {
         object.getMetadata().setNamespace(ctx.namespace());
       }
       bindToNamespace(object, ctx.namespace());
@@ -114,8 +111,6 @@ public abstract class ManifestOperandModel implements OperandModel {
       if (object instanceof DaemonSet ds) {
         DaemonSets.applyLabelsAndAnnotations(ds, ctx.spec().daemonsets);
       }
-      object.getMetadata().getLabels().put(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
-      ContentHash.annotate(object);
       out.add(object);
     }
     return out;

@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.operand;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
@@ -41,8 +42,9 @@ public final class Operands {
   }
 
   /**
-   * Renders every operand: enabled ones with their objects, disabled ones with none (the reconciler
-   * deletes what exists). All rendering errors are collected into one exception.
+   * Renders every operand: enabled ones with their objects, stamped as the operator's ({@link
+   * ManagedObjects#stamp}), disabled ones with none (the reconciler deletes what exists). All
+   * rendering errors are collected into one exception.
    *
    * @throws PolicyValidationException naming every invalid field
    */
@@ -59,7 +61,9 @@ public final class Operands {
         continue;
       }
       try {
-        out.add(new RenderedOperand(model.name(), true, model.render(policy, facts, config)));
+        List<HasMetadata> objects = model.render(policy, facts, config);
+        objects.forEach(o -> ManagedObjects.stamp(o, model.name(), config.namespace()));
+        out.add(new RenderedOperand(model.name(), true, objects));
       } catch (PolicyValidationException e) {
         violations.addAll(e.violations());
       }

@@ -1,8 +1,8 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.common.ServiceMonitorConfig;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -37,7 +37,11 @@ final class ServiceMonitors {
         endpoint.put("honorLabels", config.honorLabels);
       }
       if (config.relabelings != null) {
-        endpoint.put("relabelings", new ArrayList<>(config.relabelings));
+        endpoint.put(
+            "relabelings",
+            config.relabelings.stream()
+                .map(r -> Serialization.jsonMapper().convertValue(r, Map.class))
+                .toList());
       }
     }
   }

@@ -20,11 +20,13 @@ import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
@@ -65,6 +67,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   static final String NODES = "nodes";
   static final String PEERS = "policies";
   static final String CRDS = "monitoring-crd";
+  static final String RULE_CRDS = "prometheus-rule-crd";
 
   private final KubernetesClient client;
   private final OperatorConfig config;
@@ -81,6 +84,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
+  private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> ruleCrd;
   private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
   private volatile OperandApplier applier;
 
@@ -110,7 +114,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
                 .withName(DAEMONSETS)
                 .withNamespaces(Set.of(config.namespace()))
-                .withLabelSelector(ReconcilerKeys.OPERAND_LABEL)
+                .withLabelSelector(ManagedObjects.OPERAND_LABEL)
                 .withSecondaryToPrimaryMapper(
                     Mappers.fromOwnerReferences(ClusterPolicy.class, true))
                 .build(),
@@ -139,20 +143,12 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                                 b.getMetadata().getDeletionTimestamp()))
                 .build(),
             context);
-    // Installing the Prometheus operator later must add the ServiceMonitors: watch that one CRD.
-    monitoringCrd =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(
-                    CustomResourceDefinition.class, ClusterPolicy.class)
-                .withName(CRDS)
-                .withFieldSelector(
-                    new FieldSelector(
-                        new FieldSelector.Field("metadata.name", Kinds.SERVICE_MONITOR_CRD)))
-                .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
-                .build(),
-            context);
+    // Installing the Prometheus operator later must add the ServiceMonitors and PrometheusRules:
+    // watch those two CRDs (by name; the field selector takes one value each).
+    monitoringCrd = crdSource(CRDS, ManagedObjects.SERVICE_MONITOR_CRD, policies, context);
+    ruleCrd = crdSource(RULE_CRDS, ManagedObjects.PROMETHEUS_RULE_CRD, policies, context);
     applier = new OperandApplier(client, config.namespace(), daemonSets);
-    return List.of(daemonSets, nodes, peers, monitoringCrd);
+    return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd);
   }
 
   private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
@@ -175,7 +171,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
     keys.addAll(
         List.of(
-            NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION, Labels.NFD_KERNEL_FULL));
+            Labels.GPU_PRESENT,
+            Labels.NFD_OS_ID,
+            Labels.NFD_OS_VERSION_ID,
+            Labels.NFD_KERNEL_FULL));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
@@ -199,7 +198,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     lastWritten.keySet().retainAll(uids);
     ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
     if (!active.getMetadata().getName().equals(name)) {
-      LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());
+      LOG.info("ignored, {} is active", active.getMetadata().getName());
       writeStatus(
           policy,
           PolicyStatusModel.ignored(
@@ -213,7 +212,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           policy,
           PolicyStatusModel.unsupportedServer(
               generation, config.namespace(), unsupported.get(), policy.getStatus()))) {
-        LOG.error("ClusterPolicy {}: {}", name, unsupported.get());
+        LOG.error("{}", unsupported.get());
         warn(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get());
       }
       return UpdateControl.noUpdate();
@@ -233,14 +232,18 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       String message =
           "Invalid ClusterPolicy: "
               + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
-      LOG.warn("ClusterPolicy {}: {}; operands keep their last valid spec", name, message);
+      LOG.warn("{}; operands keep their last valid spec", message);
       List<RenderedOperand> previous = lastValid.get(policy.getMetadata().getUid());
       ClusterPolicyStatus status =
-          PolicyStatusModel.invalid(
+          PolicyStatusModel.withIgnoredFields(
+              PolicyStatusModel.invalid(
+                  generation,
+                  config.namespace(),
+                  message,
+                  previous == null ? null : readiness(previous),
+                  policy.getStatus()),
+              IgnoredFields.of(policy),
               generation,
-              config.namespace(),
-              message,
-              previous == null ? null : readiness(previous),
               policy.getStatus());
       if (writeStatus(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
@@ -253,7 +256,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
     OperandApplier.Result result;
     try {
-      result = applier.sync(policy, rendered, facts.serviceMonitorCrd());
+      result = applier.sync(policy, rendered, monitoringKinds());
     } catch (RuntimeException e) {
       applier.invalidate();
       throw e;
@@ -261,18 +264,21 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     lastValid.put(policy.getMetadata().getUid(), rendered);
     List<OperandReadiness> readiness = readiness(rendered);
     ClusterPolicyStatus status =
-        PolicyStatusModel.applied(
+        PolicyStatusModel.withIgnoredFields(
+            PolicyStatusModel.applied(
+                generation,
+                config.namespace(),
+                readiness,
+                facts.gpuNodeCount(),
+                facts.nfdLabelsPresent(),
+                policy.getStatus()),
+            IgnoredFields.of(policy),
             generation,
-            config.namespace(),
-            readiness,
-            facts.gpuNodeCount(),
-            facts.nfdLabelsPresent(),
             policy.getStatus());
     boolean changed = writeStatus(policy, status);
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(
-          "ClusterPolicy {}: applied {}, deleted {}, state {} ({} GPU nodes)",
-          name,
+          "applied {}, deleted {}, state {} ({} GPU nodes)",
           result.applied(),
           result.deleted(),
           status.state.value(),
@@ -300,12 +306,35 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         warn(policy, Conditions.RECONCILE_FAILED, message);
       }
     } catch (RuntimeException statusError) {
-      LOG.warn(
-          "ClusterPolicy {}: cannot record the failure in status: {}",
-          policy.getMetadata().getName(),
-          statusError.getMessage());
+      LOG.warn("cannot record the failure in status: {}", statusError.getMessage());
     }
     return ErrorStatusUpdateControl.noStatusUpdate();
+  }
+
+  /** The monitoring.coreos.com kinds whose CRD is installed. */
+  private Set<String> monitoringKinds() {
+    Set<String> kinds = new java.util.HashSet<>();
+    if (monitoringCrd.list().findAny().isPresent()) {
+      kinds.add(ManagedObjects.SERVICE_MONITOR);
+    }
+    if (ruleCrd.list().findAny().isPresent()) {
+      kinds.add(ManagedObjects.PROMETHEUS_RULE);
+    }
+    return kinds;
+  }
+
+  private static InformerEventSource<CustomResourceDefinition, ClusterPolicy> crdSource(
+      String name,
+      String crd,
+      IndexerResourceCache<ClusterPolicy> policies,
+      EventSourceContext<ClusterPolicy> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(CustomResourceDefinition.class, ClusterPolicy.class)
+            .withName(name)
+            .withFieldSelector(new FieldSelector(new FieldSelector.Field("metadata.name", crd)))
+            .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
+            .build(),
+        context);
   }
 
   private ClusterFacts facts() {
@@ -463,10 +492,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                   .build())
           .create();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "ClusterPolicy {}: cannot record event: {}",
-          policy.getMetadata().getName(),
-          e.getMessage());
+      LOG.warn("cannot record event: {}", e.getMessage());
     }
   }
 }

@@ -91,7 +91,7 @@ public class NodeLabelReconciler implements Reconciler<Node> {
     if (patch.isEmpty()) {
       return UpdateControl.noUpdate();
     }
-    LOG.info("Node {}: patching labels/taint: {}", name, patch.get());
+    LOG.info("patching labels/taint: {}", patch.get());
     Node result =
         client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.get());
     Long now = version(result);

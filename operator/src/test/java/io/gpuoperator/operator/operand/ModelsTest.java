@@ -219,4 +219,33 @@ class ModelsTest {
     assertThat(ds(objects).getSpec().getTemplate().getSpec().getVolumes())
         .anyMatch(v -> v.getConfigMap() != null && v.getConfigMap().getName().equals("mine"));
   }
+
+  /** NFD present: labels go through NodeFeature objects and the agent only reads Nodes. */
+  @Test
+  void featureDiscoveryPatchesNodesOnlyWithoutNfd() {
+    var withNfd = new ClusterFacts("v1.36.3", "containerd", false, 2, true, "ubuntu22.04");
+    var withoutNfd = new ClusterFacts("v1.36.3", "containerd", false, 2, false, "ubuntu22.04");
+    for (var facts : List.of(withNfd, withoutNfd)) {
+      List<HasMetadata> objects = render(new GpuFeatureDiscoveryModel(), Policies.minimal(), facts);
+      var role =
+          objects.stream()
+              .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
+              .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
+              .findFirst()
+              .orElseThrow();
+      List<String> nodeVerbs =
+          role.getRules().stream()
+              .filter(r -> r.getResources().contains("nodes"))
+              .flatMap(r -> r.getVerbs().stream())
+              .toList();
+      String output = env(ds(objects), GpuFeatureDiscoveryModel.CONTAINER).get("GFD_OUTPUT");
+      if (facts.nfdLabelsPresent()) {
+        assertThat(nodeVerbs).containsExactly("get", "list", "watch");
+        assertThat(output).isEqualTo("node-feature");
+      } else {
+        assertThat(nodeVerbs).containsExactly("get", "list", "watch", "patch");
+        assertThat(output).isEqualTo("node-labels");
+      }
+    }
+  }
 }
