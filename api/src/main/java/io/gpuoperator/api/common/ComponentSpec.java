@@ -29,6 +29,11 @@ public class ComponentSpec extends ImageSpec {
           + " operator derives from other fields (MIG strategy, CDI) win.")
   public List<EnvVar> env;
 
+  @JsonPropertyDescription(
+      "Run the component's pods in the host's network namespace (dnsPolicy"
+          + " ClusterFirstWithHostNet).")
+  public Boolean hostNetwork;
+
   /** The tri-state {@code enabled} field resolved against the component's default. */
   public boolean isEnabled(boolean whenUnset) {
     return enabled == null ? whenUnset : enabled;

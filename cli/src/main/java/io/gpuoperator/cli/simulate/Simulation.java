@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.plan.PolicyFile;
 import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
@@ -135,13 +136,15 @@ public final class Simulation implements AutoCloseable {
               controlPlane.kubeconfig().toFile(),
               "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
       resources.add(operatorClient);
+      // The agents this binary has come from its own command tree, as in the real operator.
       OperatorConfig config =
           OperatorConfig.fromEnv(
-              Map.of(
-                  "OPERATOR_NAMESPACE", options.namespace,
-                  "METRICS_PORT", "0",
-                  "HEALTH_PORT", "0",
-                  "LEADER_ELECT", "false"));
+                  Map.of(
+                      "OPERATOR_NAMESPACE", options.namespace,
+                      "METRICS_PORT", "0",
+                      "HEALTH_PORT", "0",
+                      "LEADER_ELECT", "false"))
+              .withAgents(GpuOperatorCommand.commandLine().getSubcommands().keySet());
       operator =
           new GpuOperator(
                   operatorClient,

@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -56,6 +59,9 @@ public final class NodeFacts {
           new Os("rhcos", false, Family.RHEL),
           new Os("sles", false, Family.SLES),
           new Os("sl-micro", false, Family.SLES));
+
+  /** The id at the start of an OS tag: letters, optionally one dash and more letters. */
+  private static final Pattern OS_ID = Pattern.compile("^([a-z]+(?:-[a-z]+)?)");
 
   private NodeFacts() {}
 
@@ -109,19 +115,27 @@ public final class NodeFacts {
 
   /** The table row of an OS id (lower case); an unknown id gets the defaults. */
   public static Os os(String id) {
-    return OS_TABLE.stream()
-        .filter(o -> o.id().equals(id))
-        .findFirst()
-        .orElse(new Os(id, false, Family.DEBIAN));
+    return known(id).orElse(new Os(id, false, Family.DEBIAN));
+  }
+
+  /** The table row of an OS id (lower case), or empty when the original does not know it. */
+  public static Optional<Os> known(String id) {
+    return OS_TABLE.stream().filter(o -> o.id().equals(id)).findFirst();
+  }
+
+  /** The OS id of an OS tag ("rhel9" → "rhel", "sl-micro6.0" → "sl-micro"), or null. */
+  public static String osId(String osTag) {
+    if (osTag == null) {
+      return null;
+    }
+    Matcher m = OS_ID.matcher(osTag.toLowerCase(Locale.ROOT));
+    return m.find() ? m.group(1) : null;
   }
 
   /** The package family of an OS tag such as rhel9 or ubuntu22.04 (Debian when unknown). */
   public static Family family(String osTag) {
-    if (osTag == null) {
-      return Family.DEBIAN;
-    }
-    String id = osTag.toLowerCase(Locale.ROOT).replaceFirst("[0-9][0-9.]*$", "");
-    return os(id).family();
+    String id = osId(osTag);
+    return id == null ? Family.DEBIAN : os(id).family();
   }
 
   private static boolean present(String s) {

@@ -1,20 +1,24 @@
 package io.gpuoperator.operator.config;
 
-import io.gpuoperator.api.OperandImages;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import picocli.CommandLine;
 
 /**
  * The operator's configuration, from typed environment variables. Every variable is declared once
  * in {@link Env}; tests pass a map instead of the process environment.
  *
  * @param namespace OPERATOR_NAMESPACE, where operands run
- * @param images default image per operand (keys as in {@link OperandImages#OPERANDS}), after env
- *     overrides such as DRIVER_IMAGE
+ * @param images the operator's image overrides per operand (keys as the operand names), from env
+ *     such as DRIVER_IMAGE; an operand without one gets its default (our image where this binary
+ *     has its agent, else NVIDIA's, see {@code Operands#defaultImage})
  * @param reconcileBackoffMax RECONCILE_BACKOFF_MAX: a failed reconcile is retried without end,
  *     after 1 s, 2 s, 4 s ... up to this interval
  * @param resyncPeriod RESYNC_PERIOD: every policy and node is reconciled at least this often, even
  *     without an event (a pass that finds nothing to change writes nothing)
+ * @param agents the subcommands of this binary ({@code device-plugin}, {@code validator} ...):
+ *     which operands this project's image can run. Empty: none, every operand runs NVIDIA's image.
  */
 public record OperatorConfig(
     String namespace,
@@ -27,12 +31,18 @@ public record OperatorConfig(
     Duration renewDeadline,
     Duration retryPeriod,
     Duration reconcileBackoffMax,
-    Duration resyncPeriod) {
+    Duration resyncPeriod,
+    Set<String> agents) {
+
+  public OperatorConfig {
+    images = images == null ? Map.of() : Map.copyOf(images);
+    agents = agents == null ? Set.of() : Set.copyOf(agents);
+  }
 
   /** Reads the configuration; a malformed value names the variable and what was expected. */
   public static OperatorConfig fromEnv(Map<String, String> env) {
     String namespace = Env.OPERATOR_NAMESPACE.get(env);
-    Map<String, String> images = new java.util.LinkedHashMap<>(OperandImages.all());
+    Map<String, String> images = new java.util.LinkedHashMap<>();
     for (Env image : Env.IMAGES.keySet()) {
       String value = image.get(env);
       if (value != null && !value.isBlank()) {
@@ -41,7 +51,7 @@ public record OperatorConfig(
     }
     return new OperatorConfig(
         namespace,
-        Map.copyOf(images),
+        images,
         Env.METRICS_PORT.getInt(env),
         Env.HEALTH_PORT.getInt(env),
         Env.LEADER_ELECT.getBoolean(env),
@@ -52,7 +62,8 @@ public record OperatorConfig(
         Env.RENEW_DEADLINE.getDuration(env),
         Env.RETRY_PERIOD.getDuration(env),
         positive(Env.RECONCILE_BACKOFF_MAX, env),
-        positive(Env.RESYNC_PERIOD, env));
+        positive(Env.RESYNC_PERIOD, env),
+        Set.of());
   }
 
   private static Duration positive(Env var, Map<String, String> env) {
@@ -63,7 +74,37 @@ public record OperatorConfig(
     return d;
   }
 
-  /** The same configuration in another operator namespace (plan's --namespace). */
+  /** The operator's image override for an operand (its {@code *_IMAGE} env), or null. */
+  public String image(String operand) {
+    return images.get(operand);
+  }
+
+  /**
+   * The subcommands of the binary a command runs in (its root command's), which name the agents
+   * this project's image has: the one source of that fact.
+   */
+  public static Set<String> subcommandsOf(CommandLine.Model.CommandSpec spec) {
+    return spec == null ? Set.of() : Set.copyOf(spec.root().subcommands().keySet());
+  }
+
+  /** The same configuration for a binary with these subcommands (agents). */
+  public OperatorConfig withAgents(Set<String> subcommands) {
+    return new OperatorConfig(
+        namespace,
+        images,
+        metricsPort,
+        healthPort,
+        leaderElection,
+        leaderElectionNamespace,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        reconcileBackoffMax,
+        resyncPeriod,
+        subcommands);
+  }
+
+  /** The same configuration with another operator namespace. */
   public OperatorConfig withNamespace(String ns) {
     return new OperatorConfig(
         ns,
@@ -76,11 +117,7 @@ public record OperatorConfig(
         renewDeadline,
         retryPeriod,
         reconcileBackoffMax,
-        resyncPeriod);
-  }
-
-  /** The image for an operand after env overrides. */
-  public String image(String operand) {
-    return images.get(operand);
+        resyncPeriod,
+        agents);
   }
 }

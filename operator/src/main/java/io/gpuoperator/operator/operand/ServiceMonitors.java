@@ -3,17 +3,27 @@ package io.gpuoperator.operator.operand;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.common.ServiceMonitorConfig;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /** Applies a policy's {@link ServiceMonitorConfig} to a rendered ServiceMonitor. */
 final class ServiceMonitors {
-  static final String KIND = "ServiceMonitor";
-
   private ServiceMonitors() {}
 
   static boolean is(Object object) {
-    return object instanceof GenericKubernetesResource g && KIND.equals(g.getKind());
+    return object instanceof GenericKubernetesResource g
+        && ManagedObjects.SERVICE_MONITOR.equals(g.getKind());
+  }
+
+  /** Fills the namespace selector's placeholder with the operator namespace. */
+  @SuppressWarnings("unchecked")
+  static void namespace(GenericKubernetesResource sm, String namespace) {
+    Map<String, Object> spec = (Map<String, Object>) sm.getAdditionalProperties().get("spec");
+    Object selector = spec == null ? null : spec.get("namespaceSelector");
+    if (selector instanceof Map<?, ?> m && m.get("matchNames") instanceof List<?>) {
+      ((Map<String, Object>) m).put("matchNames", new ArrayList<>(List.of(namespace)));
+    }
   }
 
   @SuppressWarnings("unchecked")

@@ -15,6 +15,7 @@ import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.Operands;
+import io.gpuoperator.operator.reconciler.ConfigMapKeys;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import java.io.IOException;
@@ -119,7 +120,9 @@ public class PlanCommand implements Callable<Integer> {
           Set<String> monitoring = LiveObjects.monitoringKinds(client);
           boolean sm = monitoring.contains(ManagedObjects.SERVICE_MONITOR);
           ClusterFacts facts =
-              NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm);
+              NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
+                  .withConfigMapKeys(
+                      ConfigMapKeys.read(client, config.namespace(), policy.policy()));
           var rendered = Operands.renderAll(policy.policy(), facts, config);
           List<HasMetadata> live =
               LiveObjects.read(client, config.namespace(), rendered, monitoring);
@@ -157,7 +160,8 @@ public class PlanCommand implements Callable<Integer> {
   }
 
   private OperatorConfig config() {
-    OperatorConfig base = OperatorConfig.fromEnv(env);
+    OperatorConfig base =
+        OperatorConfig.fromEnv(env).withAgents(OperatorConfig.subcommandsOf(spec));
     if (namespace == null || namespace.isBlank()) {
       return base;
     }

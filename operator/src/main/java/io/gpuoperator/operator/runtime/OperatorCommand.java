@@ -121,7 +121,8 @@ public class OperatorCommand implements Callable<Integer> {
         env.renewDeadline(),
         env.retryPeriod(),
         env.reconcileBackoffMax(),
-        env.resyncPeriod());
+        env.resyncPeriod(),
+        OperatorConfig.subcommandsOf(spec));
   }
 
   /**

@@ -95,7 +95,7 @@ class NodeFactsTest {
       value = {
         "NFD says NVIDIA, not labelled yet         | feature.node.kubernetes.io/pci-10de.present=true | true",
         "NFD class+vendor label                    | feature.node.kubernetes.io/pci-0302_10de.present=true | true",
-        "no NFD, our feature discovery labelled it | nvidia.com/gpu.present=true | true",
+        "gpu.present alone (the original needs NFD) | nvidia.com/gpu.present=true | false",
         "NFD runs and sees no GPU: stale label     | nvidia.com/gpu.present=true,feature.node.kubernetes.io/cpu-model.id=1 | false",
         "CPU node                                  | feature.node.kubernetes.io/cpu-model.id=1 | false",
         "no labels                                 | '' | false",

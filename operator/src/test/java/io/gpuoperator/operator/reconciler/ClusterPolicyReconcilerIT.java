@@ -51,6 +51,7 @@ class ClusterPolicyReconcilerIT {
           "nvidia-container-toolkit-daemonset",
           "nvidia-operator-validator",
           "nvidia-device-plugin-daemonset",
+          "nvidia-device-plugin-mps-control-daemon",
           "nvidia-dcgm-exporter",
           "gpu-feature-discovery",
           "nvidia-mig-manager");
@@ -60,6 +61,7 @@ class ClusterPolicyReconcilerIT {
           "container-toolkit",
           "operator-validator",
           "device-plugin",
+          "mps-control-daemon",
           "dcgm-exporter",
           "gpu-feature-discovery",
           "mig-manager");
