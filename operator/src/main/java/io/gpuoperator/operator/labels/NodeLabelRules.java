@@ -8,6 +8,7 @@ import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
+import io.gpuoperator.operator.spec.Section;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,8 +37,14 @@ import java.util.TreeSet;
  * without one when the MIG manager is enabled and its default is {@code all-disabled}. The
  * driver-upgrade annotation marks GPU nodes whose driver the upgrade controller manages.
  *
- * <p>Our addition: the GPU taint {@code spec.nodeTaint} on GPU nodes; the operator owns taints with
- * its key.
+ * <p>Our additions: the GPU taint {@code spec.nodeTaint} on GPU nodes (the operator owns taints
+ * with its key); and the DRA driver ({@code spec.draDriver}, the {@code dra-driver} deploy label on
+ * container nodes), which never shares a node with the device plugin. With the device plugin off,
+ * its deploy label is dropped where the DRA driver's is added, so turning the device plugin on
+ * later finds those nodes serving DRA. With both on, a node serves the one whose label is not
+ * {@code false}; a node with neither set to {@code false} is an allocator conflict ({@link
+ * #allocatorConflict}): both of its labels are left exactly as they are, and the policy's status
+ * names it.
  */
 public final class NodeLabelRules {
 
@@ -120,6 +127,13 @@ public final class NodeLabelRules {
         if (migCapable) {
           out.add(Labels.MIG_MANAGER);
         }
+        ClusterPolicySpec spec = spec(policy);
+        if (Section.DRA_DRIVER.enabled(spec)) {
+          out.add(Labels.DRA_DRIVER);
+          if (!Section.DEVICE_PLUGIN.enabled(spec)) {
+            out.remove(Labels.DEVICE_PLUGIN);
+          }
+        }
       }
       case VM_PASSTHROUGH -> {
         SandboxWorkloadsSpec sandbox = spec(policy).sandboxWorkloads;
@@ -134,6 +148,25 @@ public final class NodeLabelRules {
       case VM_VGPU -> out.addAll(Labels.VM_VGPU_OPERANDS);
     }
     return out;
+  }
+
+  /**
+   * Whether the policy would have both the device plugin and the DRA driver serve this node's GPUs:
+   * both are enabled, it is a container GPU node whose operands are not switched off, and neither
+   * of its two deploy labels says {@code false}. Nothing changes on such a node until one does (or
+   * the policy drops one of the two).
+   */
+  public static boolean allocatorConflict(Node node, ClusterPolicy policy) {
+    ClusterPolicySpec spec = spec(policy);
+    if (!Section.DRA_DRIVER.enabled(spec) || !Section.DEVICE_PLUGIN.enabled(spec)) {
+      return false;
+    }
+    Map<String, String> labels = labels(node);
+    return isGpuNode(node)
+        && workload(node, policy) == SandboxWorkloadsSpec.Workload.CONTAINER
+        && !Labels.FALSE.equals(labels.get(Labels.DEPLOY_OPERANDS))
+        && !Labels.FALSE.equals(labels.get(Labels.deploy(Labels.DEVICE_PLUGIN)))
+        && !Labels.FALSE.equals(labels.get(Labels.deploy(Labels.DRA_DRIVER)));
   }
 
   /** The GPU taint the policy asks for, or null when {@code spec.nodeTaint.enabled=false}. */
@@ -238,14 +271,18 @@ public final class NodeLabelRules {
         List<String> effective = operandsFor(workload, false, policy);
         Set<String> wanted = new LinkedHashSet<>();
         effective.forEach(op -> wanted.add(Labels.deploy(op)));
+        Set<String> leftAlone =
+            allocatorConflict(node, policy)
+                ? Set.of(Labels.deploy(Labels.DEVICE_PLUGIN), Labels.deploy(Labels.DRA_DRIVER))
+                : Set.of();
         for (String key : deployKeys) {
           boolean migManager = key.equals(Labels.deploy(Labels.MIG_MANAGER));
-          if (!wanted.contains(key) && !(container && migManager)) {
+          if (!wanted.contains(key) && !(container && migManager) && !leftAlone.contains(key)) {
             remove.add(key);
           }
         }
         for (String key : wanted) {
-          if (blank(current.get(key))) {
+          if (blank(current.get(key)) && !leftAlone.contains(key)) {
             set.put(key, Labels.TRUE);
           }
         }
