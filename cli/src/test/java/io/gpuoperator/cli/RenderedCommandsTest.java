@@ -156,7 +156,7 @@ class RenderedCommandsTest {
 
   @Test
   void ourImageForAnOperandWithoutAnAgentIsRefusedNamingTheField() {
-    for (String section : List.of("toolkit", "dcgmExporter", "migManager")) {
+    for (String section : List.of("toolkit")) {
       ClusterPolicy p = policy("spec:\n  " + section + ": {image: " + OURS + "}\n");
       assertThatThrownBy(
               () -> Operands.renderAll(p, ClusterFacts.offline(1, "ubuntu22.04"), config()))
@@ -173,8 +173,9 @@ class RenderedCommandsTest {
     assertThat(images.get("device-plugin")).isEqualTo(OURS);
     assertThat(images.get("gpu-feature-discovery")).isEqualTo(OURS);
     assertThat(images.get("operator-validator")).isEqualTo(OURS);
-    for (String nvidia :
-        List.of("driver", "container-toolkit", "dcgm", "dcgm-exporter", "mig-manager")) {
+    assertThat(images.get("dcgm-exporter")).isEqualTo(OURS);
+    assertThat(images.get("mig-manager")).isEqualTo(OURS);
+    for (String nvidia : List.of("driver", "container-toolkit", "dcgm")) {
       assertThat(images.get(nvidia)).as(nvidia).startsWith("nvcr.io/nvidia/");
     }
     StringWriter out = new StringWriter();

@@ -498,6 +498,28 @@ class ClusterPolicyReconcilerIT {
     }
   }
 
+  @Test
+  @Order(9)
+  void deletingEveryPolicyRemovesTheGpuTaintAndKeepsTheLabels() {
+    assertThat(GPU_NODES)
+        .allSatisfy(n -> assertThat(gpuTaints(n)).as(n + " tainted first").isNotEmpty());
+    admin.resources(ClusterPolicy.class).delete();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat(GPU_NODES).allSatisfy(n -> assertThat(gpuTaints(n)).as(n).isEmpty()));
+    // The original's labels stay, as under the original when its policy is deleted.
+    assertThat(admin.nodes().withName(GPU_NODES.get(0)).get().getMetadata().getLabels())
+        .containsEntry("nvidia.com/gpu.present", "true");
+  }
+
+  static List<io.fabric8.kubernetes.api.model.Taint> gpuTaints(String node) {
+    var taints = admin.nodes().withName(node).get().getSpec().getTaints();
+    return taints == null
+        ? List.of()
+        : taints.stream().filter(t -> t.getKey().equals("nvidia.com/gpu")).toList();
+  }
+
   static String get(String url) throws Exception {
     return HttpClient.newHttpClient()
         .send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
