@@ -10,13 +10,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.kubelet.podresources.v1.GetPodResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 import io.gpuoperator.node.dra.Sharing;
 import io.gpuoperator.node.gpu.MigDevice;
-import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
@@ -37,86 +37,106 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Dynamic Resource Allocation end to end: the real kube-scheduler allocates claims written for
- * NVIDIA's DRA driver from the slices our {@code dra-plugin} publishes on simulated nodes; the
- * simulated kubelets prepare them through the plugin before the pods run and unprepare them after.
- * Nodes: two whole H100s, two A100-40GBs, an H100 split by an administrator (static MIG), and an
- * H100 in MIG mode with no MIG devices (partitionable: the scheduler picks the profile).
+ * Dynamic Resource Allocation end to end: the operator deploys the DRA driver from a ClusterPolicy
+ * ({@code spec.draDriver}: the plugin's DaemonSet, RBAC and NVIDIA's DeviceClasses), the real
+ * kube-scheduler allocates claims written for NVIDIA's DRA driver from the slices our {@code
+ * dra-plugin} publishes on simulated nodes, and the simulated kubelets prepare them through the
+ * plugin before the pods run and unprepare them after. Nodes: two whole H100s, two A100-40GBs, an
+ * H100 split by an administrator (static MIG), and an H100 in MIG mode with no MIG devices
+ * (partitionable: the scheduler picks the profile). Last, the device plugin is turned on too: the
+ * policy names the conflicting nodes and nothing changes on them until a node is labelled.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DraE2EIT {
   static final Duration WAIT = Duration.ofSeconds(90);
+
+  /** From nothing to every node's plugin registered: driver, toolkit and validation first. */
+  static final Duration START = Duration.ofMinutes(5);
+
+  static final String PLUGIN_APP = "nvidia-dra-driver-gpu-kubelet-plugin";
+  static final String POLICY =
+      """
+      apiVersion: nvidia.com/v1
+      kind: ClusterPolicy
+      metadata:
+        name: cluster-policy
+      spec:
+        devicePlugin: {enabled: false}
+        draDriver: {enabled: true}
+        dcgm: {enabled: false}
+        dcgmExporter: {enabled: false}
+        gfd: {enabled: false}
+        # The MIG manager would apply all-disabled over the administrator's MIG layout.
+        migManager: {enabled: false}
+      """;
   static final String H100 = "dra-h100";
   static final String A100 = "dra-a100";
   static final String MIG = "dra-mig";
   static final String PART = "dra-part";
   static final List<String> NODES = List.of(H100, A100, MIG, PART);
-  static ControlPlane cp;
+  static Simulation sim;
   static KubernetesClient admin;
-  static SimulatedCluster cluster;
   static String ns;
 
   @BeforeAll
   static void start() throws Exception {
-    cp =
-        ControlPlane.builder()
-            .controllerManager(true)
-            .scheduler(true)
+    sim =
+        Simulation.builder()
+            .nodes(
+                List.of(
+                    NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
+                    NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
+                    NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
+                        .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
+                    // MIG mode on, no MIG devices: every placement is offered.
+                    NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1)
+                        .withMig(Map.of("1g.10gb", 0))))
+            .policy(POLICY, "DraE2EIT policy")
             // Shared counters (partitionable devices): beta and on by default in 1.36, alpha and
             // off in 1.33-1.35. Named here so the dependency is stated and survives a change of
             // the pinned version.
             .featureGate("DRAPartitionableDevices", true)
-            .nodes(NODES)
+            .kubeletOptions(
+                new KubeletOptions(
+                    Duration.ofSeconds(4),
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(1),
+                    Duration.ofSeconds(2)))
             .start();
-    admin = cp.client();
-    KubeletOptions options =
-        new KubeletOptions(
-            Duration.ofSeconds(4),
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(2));
-    cluster =
-        SimulatedCluster.start(
-            cp,
-            List.of(
-                NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
-                NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
-                NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
-                    .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
-                // MIG mode on, no MIG devices: every placement is offered.
-                NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1).withMig(Map.of("1g.10gb", 0))),
-            options);
+    admin = sim.client();
     ns = ControlPlaneExtension.newNamespace(admin, "dra");
-    for (HasMetadata o : admin.load(stream(resource("deviceclasses.yaml"))).items()) {
-      admin.resource(o).create();
-    }
-    for (String node : NODES) {
-      startPlugin(node);
-    }
   }
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-      assertThat(cluster.root()).doesNotExist();
-    }
-    if (cp != null) {
-      cp.close();
+    if (sim != null) {
+      Path root = sim.nodesRoot();
+      sim.close();
+      assertThat(root).doesNotExist();
     }
   }
 
   @Test
   @Order(1)
-  void everyNodePublishesItsPoolAndRegistersWithItsKubelet() {
+  void theOperatorDeploysThePluginAndEveryNodePublishesItsPool() {
     await()
-        .atMost(WAIT)
+        .atMost(START)
         .untilAsserted(
             () -> {
               for (String node : NODES) {
-                assertThat(cluster.dra(node).manager().drivers()).contains("gpu.nvidia.com");
+                assertThat(sim.dra(node).manager().drivers()).contains("gpu.nvidia.com");
               }
             });
+    // NVIDIA's device classes, as the operator wrote them, and one plugin pod per node.
+    assertThat(
+            admin
+                .genericKubernetesResources("resource.k8s.io/v1", "DeviceClass")
+                .withLabel("nvidia.com/gpu-operator.operand", "dra-driver")
+                .list()
+                .getItems())
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactlyInAnyOrder("gpu.nvidia.com", "mig.nvidia.com");
+    assertThat(pluginPods()).extracting(p -> p.getSpec().getNodeName()).hasSameElementsAs(NODES);
     assertThat(devices(H100)).containsExactly("gpu-0", "gpu-1");
     assertThat(devices(MIG)).hasSize(3).allMatch(d -> d.startsWith("gpu-0-mig-"));
     assertThat(devices(PART)).hasSize(25);
@@ -138,7 +158,7 @@ class DraE2EIT {
     assertThat(device).isIn("gpu-0", "gpu-1");
     String uid = claim.path("metadata").path("uid").asText();
     // The kubelet prepared it through the plugin, and pod-resources lists its CDI device.
-    assertThat(cluster.dra(H100).manager().preparedClaims()).containsEntry(uid, List.of(device));
+    assertThat(sim.dra(H100).manager().preparedClaims()).containsEntry(uid, List.of(device));
     var resources = podResources(H100, "h100-pod");
     var dynamic = resources.getContainers(0).getDynamicResources(0);
     assertThat(dynamic.getClaimResources(0).getDeviceName()).isEqualTo(device);
@@ -152,7 +172,7 @@ class DraE2EIT {
         .until(() -> admin.pods().inNamespace(ns).withName("h100-pod").get() == null);
     await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(cluster.dra(H100).manager().preparedClaims()).isEmpty());
+        .untilAsserted(() -> assertThat(sim.dra(H100).manager().preparedClaims()).isEmpty());
     assertThat(cdiSpec(H100, uid)).doesNotExist();
     // The claim made from the template goes with its pod, freeing the device.
     await()
@@ -222,7 +242,7 @@ class DraE2EIT {
         .until(() -> admin.pods().inNamespace(ns).withName("classic").get() == null);
     await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(cluster.dra(node).manager().preparedClaims()).isEmpty());
+        .untilAsserted(() -> assertThat(sim.dra(node).manager().preparedClaims()).isEmpty());
   }
 
   @Test
@@ -248,15 +268,10 @@ class DraE2EIT {
             .asText();
     String uid = claim.path("metadata").path("uid").asText();
     // Prepared once for both pods, with the long time-slice set on that GPU.
-    assertThat(cluster.dra(node).manager().preparedClaims()).containsEntry(uid, List.of(device));
+    assertThat(sim.dra(node).manager().preparedClaims()).containsEntry(uid, List.of(device));
     String gpuUuid =
-        cluster
-            .backends()
-            .backend(node)
-            .devices()
-            .get(Integer.parseInt(device.substring(4)))
-            .uuid();
-    assertThat(cluster.draPlugin().timeSlices(node)).containsEntry(gpuUuid, Sharing.Interval.LONG);
+        sim.backends().backend(node).devices().get(Integer.parseInt(device.substring(4))).uuid();
+    assertThat(sim.draPlugin().timeSlices(node)).containsEntry(gpuUuid, Sharing.Interval.LONG);
     assertThat(
             podResources(node, "shared-a").getContainers(0).getDynamicResources(0).getClaimName())
         .isEqualTo("shared-gpu");
@@ -269,14 +284,13 @@ class DraE2EIT {
         .atMost(WAIT)
         .until(() -> admin.pods().inNamespace(ns).withName("shared-a").get() == null);
     // Still used by shared-b: still prepared.
-    assertThat(cluster.dra(node).manager().preparedClaims()).containsKey(uid);
+    assertThat(sim.dra(node).manager().preparedClaims()).containsKey(uid);
     admin.pods().inNamespace(ns).withName("shared-b").delete();
     await()
         .atMost(WAIT)
         .untilAsserted(
-            () -> assertThat(cluster.dra(node).manager().preparedClaims()).doesNotContainKey(uid));
-    assertThat(cluster.draPlugin().timeSlices(node))
-        .containsEntry(gpuUuid, Sharing.Interval.DEFAULT);
+            () -> assertThat(sim.dra(node).manager().preparedClaims()).doesNotContainKey(uid));
+    assertThat(sim.draPlugin().timeSlices(node)).containsEntry(gpuUuid, Sharing.Interval.DEFAULT);
     admin
         .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
         .inNamespace(ns)
@@ -315,7 +329,7 @@ class DraE2EIT {
     awaitRunning("part-2g-a");
     createPod("part-2g-b", "mig", "part-2g", null, PART);
     awaitRunning("part-2g-b");
-    List<MigDevice> migs = cluster.backends().backend(PART).migDevices(0);
+    List<MigDevice> migs = sim.backends().backend(PART).migDevices(0);
     assertThat(migs)
         .extracting(m -> m.profile().name())
         .containsExactlyInAnyOrder("3g.40gb", "2g.20gb", "2g.20gb");
@@ -329,10 +343,10 @@ class DraE2EIT {
               assertThat(scheduled).isNotNull();
               assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
             });
-    assertThat(cluster.backends().backend(PART).migDevices(0)).hasSize(3);
+    assertThat(sim.backends().backend(PART).migDevices(0)).hasSize(3);
     admin.pods().inNamespace(ns).withName("part-1g").delete();
     admin.pods().inNamespace(ns).withName("part-2g-b").delete();
-    await().atMost(WAIT).until(() -> cluster.backends().backend(PART).migDevices(0).size() == 2);
+    await().atMost(WAIT).until(() -> sim.backends().backend(PART).migDevices(0).size() == 2);
   }
 
   @Test
@@ -343,58 +357,106 @@ class DraE2EIT {
             .path("metadata")
             .path("uid")
             .asText();
-    int before = cluster.backends().backend(PART).migDevices(0).size();
+    int before = sim.backends().backend(PART).migDevices(0).size();
     Path checkpoint =
-        cluster
-            .kubelet(PART)
+        sim.kubelet(PART)
             .dirs()
             .hostPath("/var/lib/kubelet/plugins/gpu.nvidia.com/checkpoint.json");
     assertThat(Files.readString(checkpoint)).contains(claimUid);
-    admin.pods().inNamespace(ns).withName("dra-plugin-" + PART).withGracePeriod(0).delete();
+    Pod plugin = pluginPod(PART);
+    admin.pods().resource(plugin).withGracePeriod(0).delete();
+    // The DaemonSet starts a new one; it registers again once its slices are published.
     await()
         .atMost(WAIT)
-        .until(() -> admin.pods().inNamespace(ns).withName("dra-plugin-" + PART).get() == null);
-    await()
-        .atMost(WAIT)
-        .until(() -> !cluster.dra(PART).manager().drivers().contains("gpu.nvidia.com"));
-    startPlugin(PART);
-    await()
-        .atMost(WAIT)
-        .until(() -> cluster.dra(PART).manager().drivers().contains("gpu.nvidia.com"));
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              Pod now = pluginPod(PART);
+              assertThat(now.getMetadata().getUid()).isNotEqualTo(plugin.getMetadata().getUid());
+              assertThat(now.getStatus().getPhase()).isEqualTo("Running");
+              assertThat(sim.dra(PART).manager().drivers()).contains("gpu.nvidia.com");
+            });
     // Nothing was prepared twice or lost: the same MIG devices, the claim still in the checkpoint.
-    assertThat(cluster.backends().backend(PART).migDevices(0)).hasSize(before);
+    assertThat(sim.backends().backend(PART).migDevices(0)).hasSize(before);
     assertThat(Files.readString(checkpoint)).contains(claimUid);
     admin.pods().inNamespace(ns).withName("part-3g").delete();
     admin.pods().inNamespace(ns).withName("part-2g-a").delete();
     await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(cluster.backends().backend(PART).migDevices(0)).isEmpty());
+        .untilAsserted(() -> assertThat(sim.backends().backend(PART).migDevices(0)).isEmpty());
     assertThat(Files.readString(checkpoint)).doesNotContain(claimUid);
+  }
+
+  @Test
+  @Order(9)
+  void theDevicePluginBesideItIsAConflictNamingTheNodesUntilANodeChooses() throws Exception {
+    admin
+        .resources(ClusterPolicy.class)
+        .withName(sim.policyName())
+        .edit(
+            p -> {
+              p.getSpec().devicePlugin.enabled = true;
+              return p;
+            });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(readyCondition().getReason())
+                    .isEqualTo(Conditions.CONFLICTING_GPU_ALLOCATORS));
+    assertThat(readyCondition().getMessage())
+        .contains("would both serve the GPUs of 4 nodes: " + String.join(", ", sorted(NODES)));
+    // Nothing changed on them: the device plugin runs nowhere, the DRA plugin everywhere.
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(daemonSet("nvidia-device-plugin-daemonset").getStatus())
+                    .satisfies(st -> assertThat(st.getObservedGeneration()).isPositive())
+                    .satisfies(st -> assertThat(st.getDesiredNumberScheduled()).isZero()));
+    assertThat(pluginPods()).hasSize(NODES.size());
+
+    // The A100 node chooses the device plugin: it moves, the others stay in conflict.
+    admin
+        .nodes()
+        .withName(A100)
+        .edit(
+            n -> {
+              n.getMetadata().getLabels().put("nvidia.com/gpu.deploy.dra-driver", "false");
+              return n;
+            });
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              var node = admin.nodes().withName(A100).get();
+              assertThat(node.getMetadata().getLabels())
+                  .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
+              assertThat(node.getStatus().getAllocatable().get("nvidia.com/gpu").getAmount())
+                  .isEqualTo("2");
+              assertThat(pluginPods())
+                  .extracting(p -> p.getSpec().getNodeName())
+                  .doesNotContain(A100);
+              assertThat(readyCondition().getMessage())
+                  .contains("of 3 nodes:")
+                  .doesNotContain(A100);
+            });
   }
 
   // ---- helpers
 
-  static void startPlugin(String node) {
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            Serialization.unmarshal(
-                """
-                apiVersion: v1
-                kind: Pod
-                metadata: {name: dra-plugin-NODE}
-                spec:
-                  nodeName: NODE
-                  containers:
-                  - name: plugin
-                    image: IMAGE
-                    args: [dra-plugin]
-                """
-                    .replace("NODE", node)
-                    .replace("IMAGE", OperandImages.projectImage()),
-                Pod.class))
-        .create();
+  static List<Pod> pluginPods() {
+    return admin.pods().inNamespace(sim.namespace()).withLabel("app", PLUGIN_APP).list().getItems();
+  }
+
+  static Pod pluginPod(String node) {
+    return pluginPods().stream()
+        .filter(p -> node.equals(p.getSpec().getNodeName()))
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no DRA plugin pod on " + node));
   }
 
   static List<String> devices(String node) {
@@ -524,12 +586,12 @@ class DraE2EIT {
   }
 
   static Path cdiSpec(String node, String uid) {
-    return cluster.kubelet(node).dirs().cdi().resolve("k8s.gpu.nvidia.com-claim_" + uid + ".json");
+    return sim.kubelet(node).dirs().cdi().resolve("k8s.gpu.nvidia.com-claim_" + uid + ".json");
   }
 
   static io.gpuoperator.kubelet.podresources.v1.PodResources podResources(String node, String pod) {
     var channel =
-        UnixSockets.channel(cluster.kubelet(node).dirs().podResources().resolve("kubelet.sock"));
+        UnixSockets.channel(sim.kubelet(node).dirs().podResources().resolve("kubelet.sock"));
     try {
       return PodResourcesListerGrpc.newBlockingStub(channel)
           .withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -548,5 +610,21 @@ class DraE2EIT {
     List<JsonNode> out = new java.util.ArrayList<>();
     array.forEach(out::add);
     return out;
+  }
+
+  static io.fabric8.kubernetes.api.model.Condition readyCondition() {
+    var policy = admin.resources(ClusterPolicy.class).withName(sim.policyName()).get();
+    return policy.getStatus().conditions.stream()
+        .filter(c -> c.getType().equals(Conditions.READY))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  static io.fabric8.kubernetes.api.model.apps.DaemonSet daemonSet(String name) {
+    return admin.apps().daemonSets().inNamespace(sim.namespace()).withName(name).get();
+  }
+
+  static List<String> sorted(List<String> names) {
+    return names.stream().sorted().toList();
   }
 }

@@ -9,26 +9,27 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The DRA plugin's RBAC as the operator renders it, on a real API server: with the token its pod
- * gets, the plugin writes its own node's ResourceSlices and reads claims, and the API server
- * refuses it another node's slices (the ValidatingAdmissionPolicy), slices without a node, and any
- * token not bound to a pod on a node.
+ * The DRA plugin's RBAC as the operator renders it (operand {@code dra-driver}), on a real API
+ * server: with the token its pod gets, the plugin writes its own node's ResourceSlices and reads
+ * claims, and the API server refuses it another node's slices (the ValidatingAdmissionPolicy),
+ * slices without a node, and any token not bound to a pod on a node.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class DraDriverRbacIT {
@@ -181,26 +182,19 @@ class DraDriverRbacIT {
         GenericKubernetesResource.class);
   }
 
-  /** Stand-in until the operand renders them: the RBAC manifests with the namespace filled in. */
+  /** The operand's RBAC and admission policy as the operator renders them for a namespace. */
   static final class DraDriverRendering {
     static List<HasMetadata> rbac(String ns) {
-      return Manifests.load("dra-driver").stream()
+      var policy =
+          Policies.parse(
+              "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                  + "  devicePlugin: {enabled: false}\n  draDriver: {enabled: true}\n");
+      var config =
+          OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", ns)).withAgents(Policies.agents());
+      return Operands.renderAll(policy, Policies.facts(), config).stream()
+          .filter(r -> r.name().equals(OperandNames.DRA_DRIVER))
+          .flatMap(r -> r.objects().stream())
           .filter(o -> !o.getKind().equals("DaemonSet") && !o.getKind().equals("DeviceClass"))
-          .peek(
-              o -> {
-                if (o instanceof io.fabric8.kubernetes.api.model.ServiceAccount) {
-                  o.getMetadata().setNamespace(ns);
-                } else if (o instanceof ClusterRoleBinding b) {
-                  b.getSubjects().forEach(x -> x.setNamespace(ns));
-                } else if (o instanceof ValidatingAdmissionPolicy p) {
-                  p.getSpec()
-                      .getMatchConditions()
-                      .forEach(
-                          c ->
-                              c.setExpression(
-                                  c.getExpression().replace("FILLED BY THE OPERATOR", ns)));
-                }
-              })
           .toList();
     }
   }
