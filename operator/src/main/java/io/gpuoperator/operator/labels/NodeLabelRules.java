@@ -181,6 +181,18 @@ public final class NodeLabelRules {
     return new TaintBuilder().withKey(key).withValue(value).withEffect(effect).build();
   }
 
+  /**
+   * The GPU taint of a GPU node with these labels: the policy's, except where the DRA driver serves
+   * the node. Nothing adds a toleration to pods that claim devices through DRA (the API server's
+   * ExtendedResourceToleration covers extended resources only), so claims written for NVIDIA's DRA
+   * driver, whose nodes are not tainted, would never schedule there.
+   */
+  static Taint taint(Map<String, String> labels, ClusterPolicy policy) {
+    return Labels.TRUE.equals(labels.get(Labels.deploy(Labels.DRA_DRIVER)))
+        ? null
+        : policyTaint(policy);
+  }
+
   /** The taint key whose taints the operator owns (also when the taint is disabled). */
   public static String taintKey(ClusterPolicy policy) {
     NodeTaintSpec t = spec(policy).nodeTaint;
@@ -235,7 +247,7 @@ public final class NodeLabelRules {
           }
         });
     boolean gpu = Labels.TRUE.equals(after.get(Labels.GPU_PRESENT));
-    return new Desired(gpu, owned, gpu ? policyTaint(policy) : null);
+    return new Desired(gpu, owned, gpu ? taint(after, policy) : null);
   }
 
   /** The change that makes the node match the policy; {@link NodeLabelChange#isEmpty()} if none. */
@@ -312,7 +324,10 @@ public final class NodeLabelRules {
     }
 
     // Our GPU taint on GPU nodes; any other taint with its key is ours to remove.
-    Taint want = gpu ? policyTaint(policy) : null;
+    Map<String, String> after = new HashMap<>(current);
+    after.putAll(set);
+    remove.forEach(after::remove);
+    Taint want = gpu ? taint(after, policy) : null;
     List<Taint> existing = node.getSpec() == null ? null : node.getSpec().getTaints();
     existing = existing == null ? List.of() : existing;
     String key = want == null ? taintKey(policy) : want.getKey();

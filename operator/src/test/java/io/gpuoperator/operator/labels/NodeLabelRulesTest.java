@@ -325,11 +325,14 @@ class NodeLabelRulesTest {
   @Test
   void theDraDriverReplacesTheDevicePluginWhenThatIsOff() {
     ClusterPolicy policy = dra(false);
-    // A node that ran the device plugin: its label goes, the DRA driver's comes, in one change.
-    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true", DP, "true"));
+    // A node that ran the device plugin: its label goes, the DRA driver's comes, in one change,
+    // and so does the GPU taint (pods that claim devices get no automatic toleration).
+    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true", DP, "true"), GPU_TAINT);
     NodeLabelChange c = NodeLabelRules.change(n, policy);
     assertThat(c.labelsToSet()).containsEntry(DRA, "true");
     assertThat(c.labelsToRemove()).contains(DP);
+    assertThat(c.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(NodeLabelRules.desired(n, policy).taint()).isNull();
     assertThat(NodeLabelRules.allocatorConflict(n, policy)).isFalse();
     Node after = apply(n, c);
     assertThat(NodeLabelRules.change(after, policy).isEmpty()).isTrue();
@@ -337,6 +340,7 @@ class NodeLabelRulesTest {
     NodeLabelChange back = NodeLabelRules.change(after, Policies.minimal());
     assertThat(back.labelsToRemove()).contains(DRA);
     assertThat(back.labelsToSet()).containsEntry(DP, "true");
+    assertThat(back.taintToAdd()).isEqualTo(GPU_TAINT);
   }
 
   @Test
