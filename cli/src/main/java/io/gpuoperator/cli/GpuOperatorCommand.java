@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.dra.DraPluginCommand;
 import io.gpuoperator.node.exporter.ExporterCommand;
 import io.gpuoperator.node.mig.MigCommand;
 import io.gpuoperator.node.mig.MigManagerCommand;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      DraPluginCommand.class,
       ExporterCommand.class,
       MigManagerCommand.class,
       MigCommand.class,

@@ -51,6 +51,14 @@ public class ClusterPolicySpec {
   public DevicePluginSpec devicePlugin;
 
   @JsonPropertyDescription(
+      "The Dynamic Resource Allocation driver for GPUs (gpu.nvidia.com, with NVIDIA's device"
+          + " classes gpu.nvidia.com and mig.nvidia.com; not in the original's ClusterPolicy; off by"
+          + " default; needs Kubernetes 1.32 or newer). A node gets either it or the device plugin:"
+          + " with both enabled, label each GPU node nvidia.com/gpu.deploy.device-plugin=false or"
+          + " nvidia.com/gpu.deploy.dra-driver=false.")
+  public DraDriverSpec draDriver;
+
+  @JsonPropertyDescription(
       "The standalone DCGM host engine (on by default; the chart turns it off).")
   public DcgmSpec dcgm;
 

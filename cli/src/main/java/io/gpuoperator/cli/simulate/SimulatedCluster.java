@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
+import io.gpuoperator.sim.kubelet.DraSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -18,20 +19,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
  * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}, {@code
- * exporter}) in-process against the node's simulated GPUs, for our image and in place of NVIDIA's
- * programs of the same job, NVIDIA's config-manager, and everything else by declared behaviour. The
- * control plane must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
+ * dra-plugin}, {@code exporter}) in-process against the node's simulated GPUs, for our image and in
+ * place of NVIDIA's programs of the same job, NVIDIA's config-manager, and everything else by
+ * declared behaviour. The control plane must know the nodes' identities ({@code
+ * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
   private final KubernetesClient agentClient;
   private final Map<String, DevicePluginSupport> devices = new ConcurrentHashMap<>();
+  private final Map<String, DraSupport> dra = new ConcurrentHashMap<>();
+  private final DraPluginInProcessAgent draPlugin;
   private final ExporterInProcessAgent exporter;
   private SimulatedNodes nodes;
 
   private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
     this.backends = backends;
     this.agentClient = agentClient;
+    this.draPlugin = new DraPluginInProcessAgent(backends);
     this.exporter = new ExporterInProcessAgent(backends);
   }
 
@@ -53,6 +58,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("validator", validator, false)
               .agent("device-plugin", devicePlugin, false)
               .agent("feature-discovery", featureDiscovery, false)
+              .agent("dra-plugin", c.draPlugin, false)
               .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .program("nvidia-validator", validator, false)
@@ -66,7 +72,10 @@ public final class SimulatedCluster implements AutoCloseable {
               cp::nodeClient,
               (d, b) -> {
                 DevicePluginSupport dp = DevicePluginSupport.forNode(d, b.dirs(), b.client());
+                DraSupport draSupport = DraSupport.forNode(d, b.dirs(), b.client());
                 c.devices.put(d.name(), dp);
+                c.dra.put(d.name(), draSupport);
+                draSupport.attach(b, dp.devices());
                 return dp.attach(b.runners(runners).agentClient(c.agentClient).options(options));
               });
       return c;
@@ -91,6 +100,20 @@ public final class SimulatedCluster implements AutoCloseable {
       throw new IllegalArgumentException("no simulated node " + node);
     }
     return d;
+  }
+
+  /** The kubelet-side DRA manager of a node. */
+  public DraSupport dra(String node) {
+    DraSupport d = dra.get(node);
+    if (d == null) {
+      throw new IllegalArgumentException("no simulated node " + node);
+    }
+    return d;
+  }
+
+  /** The in-process DRA plugin agent (what it set on the nodes' simulated GPUs). */
+  public DraPluginInProcessAgent draPlugin() {
+    return draPlugin;
   }
 
   /** The port of a node's in-process metrics exporter on 127.0.0.1, or null while none runs. */

@@ -14,6 +14,7 @@ import io.gpuoperator.operator.runtime.GpuOperator;
 import io.gpuoperator.operator.runtime.OperatorClients;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
+import io.gpuoperator.sim.kubelet.DraSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -104,13 +105,14 @@ public final class Simulation implements AutoCloseable {
     }
     try {
       step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
-      controlPlane =
+      ControlPlane.Builder builder =
           ControlPlane.builder()
               .controllerManager(true)
               .scheduler(true)
               .nodeMonitorGracePeriod(options.nodeMonitorGracePeriod)
-              .nodes(names)
-              .start();
+              .nodes(names);
+      options.featureGates.forEach(builder::featureGate);
+      controlPlane = builder.start();
       resources.add(controlPlane);
       admin = controlPlane.client();
       step("installing the CRDs and namespace " + options.namespace);
@@ -218,6 +220,16 @@ public final class Simulation implements AutoCloseable {
     return cluster.backends();
   }
 
+  /** The kubelet side of DRA of a node (plugin watcher, prepared claims). */
+  public DraSupport dra(String node) {
+    return cluster.dra(node);
+  }
+
+  /** The in-process DRA plugin agent (what it set on the nodes' simulated GPUs). */
+  public DraPluginInProcessAgent draPlugin() {
+    return cluster.draPlugin();
+  }
+
   /** The port of a node's metrics exporter on 127.0.0.1 (null while none runs). */
   public Integer exporterPort(String node) {
     return cluster.exporterPort(node);
@@ -300,8 +312,15 @@ public final class Simulation implements AutoCloseable {
     private Path kubeconfigOut;
     private Consumer<String> progress = s -> {};
     private Consumer<KubernetesClient> beforePolicy = c -> {};
+    private final Map<String, Boolean> featureGates = new java.util.TreeMap<>();
 
     private Builder() {}
+
+    /** A feature gate of every control-plane component (see ControlPlane.Builder#featureGate). */
+    public Builder featureGate(String name, boolean enabled) {
+      this.featureGates.put(name, enabled);
+      return this;
+    }
 
     public Builder nodes(List<NodeDescription> nodes) {
       if (nodes.isEmpty()) {

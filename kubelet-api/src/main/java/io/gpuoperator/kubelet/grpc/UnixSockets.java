@@ -16,6 +16,7 @@ import io.grpc.netty.shaded.io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.Executor;
 
 /**
  * gRPC servers and channels on Unix domain sockets (epoll, from grpc-netty-shaded), the transport
@@ -48,6 +49,16 @@ public final class UnixSockets {
    * block.
    */
   public static Server serve(Path socket, BindableService... services) throws IOException {
+    return serve(socket, null, services);
+  }
+
+  /**
+   * Starts a server whose handlers run on the executor, for handlers that block (a DRA plugin reads
+   * the claim from the API server while preparing it). A null executor runs them on the event loop,
+   * as {@link #serve(Path, BindableService...)} does.
+   */
+  public static Server serve(Path socket, Executor executor, BindableService... services)
+      throws IOException {
     checkEpoll();
     Files.createDirectories(socket.toAbsolutePath().getParent());
     Files.deleteIfExists(socket);
@@ -55,10 +66,14 @@ public final class UnixSockets {
         NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
             .channelType(EpollServerDomainSocketChannel.class)
             .bossEventLoopGroup(boss())
-            .workerEventLoopGroup(workers())
-            // Every handler here answers from memory without blocking (streams only keep the
-            // observer), so running them on the event loop saves a thread hop per call.
-            .directExecutor();
+            .workerEventLoopGroup(workers());
+    if (executor == null) {
+      // The device-plugin and pod-resources handlers answer from memory without blocking (streams
+      // only keep the observer), so running them on the event loop saves a thread hop per call.
+      builder.directExecutor();
+    } else {
+      builder.executor(executor);
+    }
     for (BindableService service : services) {
       builder.addService(service);
     }

@@ -1,6 +1,7 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
+import io.gpuoperator.node.files.AtomicFiles;
 import io.gpuoperator.node.gpu.GpuBackend;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;

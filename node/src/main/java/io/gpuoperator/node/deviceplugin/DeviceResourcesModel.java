@@ -126,7 +126,8 @@ public final class DeviceResourcesModel {
     out.computeIfAbsent(name, k -> new ArrayList<>()).add(d);
   }
 
-  static PluginDevice wholeGpu(GpuDevice gpu) {
+  /** A whole GPU as a device with its device node; the DRA plugin uses the same nodes. */
+  public static PluginDevice wholeGpu(GpuDevice gpu) {
     return new PluginDevice(
         gpu.uuid(),
         gpu.uuid(),
@@ -139,7 +140,12 @@ public final class DeviceResourcesModel {
         -1);
   }
 
-  static PluginDevice migDevice(GpuDevice gpu, MigDevice mig, Map<String, Integer> capMinors) {
+  /**
+   * A MIG device with its device nodes: the parent GPU's and the GPU- and compute-instance access
+   * capabilities ({@code /dev/nvidia-caps/nvidia-cap<minor>}) that exist in {@code capMinors}.
+   */
+  public static PluginDevice migDevice(
+      GpuDevice gpu, MigDevice mig, Map<String, Integer> capMinors) {
     List<String> paths = new ArrayList<>();
     paths.add("/dev/nvidia" + gpu.minor());
     String gi = "gpu" + gpu.minor() + "/gi" + mig.gpuInstanceId();

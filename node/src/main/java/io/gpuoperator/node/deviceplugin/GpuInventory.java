@@ -56,7 +56,7 @@ public record GpuInventory(
   }
 
   /** Parses lines like {@code gpu0/gi1/access 12} and {@code gpu0/gi1/ci0/access 13}. */
-  static Map<String, Integer> readCapMinors(Path file) {
+  public static Map<String, Integer> readCapMinors(Path file) {
     Map<String, Integer> minors = new HashMap<>();
     if (file == null || !Files.isReadable(file)) {
       return minors;

@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.cluster;
 
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import java.util.List;
 import java.util.Map;
 
@@ -17,6 +18,9 @@ import java.util.Map;
  * @param configMapKeys the keys of the ConfigMaps the policy has the driver mount file by file
  *     (repoConfig, certConfig, kernelModuleConfig), by name, sorted; a name that is absent does not
  *     exist in the operator namespace
+ * @param resourceApi the newest {@code resource.k8s.io} version the server serves (DeviceClasses
+ *     are written in it), or null when it serves none with structured parameters (before Kubernetes
+ *     1.32): the DRA driver cannot be deployed. Rendering without a server assumes {@code v1}.
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -26,11 +30,34 @@ public record ClusterFacts(
     boolean nfdLabelsPresent,
     String osTag,
     List<String> kernelVersions,
-    Map<String, List<String>> configMapKeys) {
+    Map<String, List<String>> configMapKeys,
+    ResourceApiVersion resourceApi) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
     configMapKeys = configMapKeys == null ? Map.of() : Map.copyOf(configMapKeys);
+  }
+
+  /** Facts of a server that serves {@code resource.k8s.io/v1}. */
+  public ClusterFacts(
+      String kubernetesVersion,
+      String containerRuntime,
+      boolean serviceMonitorCrd,
+      int gpuNodeCount,
+      boolean nfdLabelsPresent,
+      String osTag,
+      List<String> kernelVersions,
+      Map<String, List<String>> configMapKeys) {
+    this(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        configMapKeys,
+        ResourceApiVersion.V1);
   }
 
   /** Facts without ConfigMap keys. */
@@ -90,7 +117,8 @@ public record ClusterFacts(
         nfdLabelsPresent,
         osTag,
         kernels == null ? List.of() : kernels.stream().distinct().sorted().toList(),
-        configMapKeys);
+        configMapKeys,
+        resourceApi);
   }
 
   /** The same facts with the keys of the ConfigMaps the driver mounts (by name). */
@@ -103,6 +131,21 @@ public record ClusterFacts(
         nfdLabelsPresent,
         osTag,
         kernelVersions,
-        keys);
+        keys,
+        resourceApi);
+  }
+
+  /** The same facts with the server's {@code resource.k8s.io} version (null: none). */
+  public ClusterFacts withResourceApi(ResourceApiVersion version) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        configMapKeys,
+        version);
   }
 }

@@ -63,13 +63,22 @@ public final class Labels {
   /** Node annotation for k8s-driver-manager: driver upgrades are managed on this node. */
   public static final String DRIVER_UPGRADE_ENABLED = "nvidia.com/gpu-driver-upgrade-enabled";
 
+  /** The deploy-label suffix of the device plugin. */
+  public static final String DEVICE_PLUGIN = "device-plugin";
+
+  /**
+   * The deploy-label suffix of the DRA driver: on container nodes when the policy deploys it, and
+   * never together with the device plugin's.
+   */
+  public static final String DRA_DRIVER = "dra-driver";
+
   /** Deploy-label suffixes (operand names) for workload type "container". */
   public static final List<String> CONTAINER_OPERANDS =
       List.of(
           "driver",
           "gpu-feature-discovery",
           "container-toolkit",
-          "device-plugin",
+          DEVICE_PLUGIN,
           "dcgm",
           "dcgm-exporter",
           "node-status-exporter",
@@ -104,7 +113,7 @@ public final class Labels {
 
   /** Deploy-label suffixes of the DRA stack (GPUCluster), removed like the others. */
   public static final List<String> DRA_OPERANDS =
-      List.of("dra-driver", "dra-validator", "dcgm-dra", "dcgm-exporter-dra");
+      List.of(DRA_DRIVER, "dra-validator", "dcgm-dra", "dcgm-exporter-dra");
 
   // Labels on the objects the operator renders (ownership and hash: ManagedObjects).
 

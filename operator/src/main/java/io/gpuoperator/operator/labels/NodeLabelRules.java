@@ -8,6 +8,7 @@ import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
+import io.gpuoperator.operator.spec.Section;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,8 +37,14 @@ import java.util.TreeSet;
  * without one when the MIG manager is enabled and its default is {@code all-disabled}. The
  * driver-upgrade annotation marks GPU nodes whose driver the upgrade controller manages.
  *
- * <p>Our addition: the GPU taint {@code spec.nodeTaint} on GPU nodes; the operator owns taints with
- * its key.
+ * <p>Our additions: the GPU taint {@code spec.nodeTaint} on GPU nodes (the operator owns taints
+ * with its key); and the DRA driver ({@code spec.draDriver}, the {@code dra-driver} deploy label on
+ * container nodes), which never shares a node with the device plugin. With the device plugin off,
+ * its deploy label is dropped where the DRA driver's is added, so turning the device plugin on
+ * later finds those nodes serving DRA. With both on, a node serves the one whose label is not
+ * {@code false}; a node with neither set to {@code false} is an allocator conflict ({@link
+ * #allocatorConflict}): both of its labels are left exactly as they are, and the policy's status
+ * names it.
  */
 public final class NodeLabelRules {
 
@@ -120,6 +127,13 @@ public final class NodeLabelRules {
         if (migCapable) {
           out.add(Labels.MIG_MANAGER);
         }
+        ClusterPolicySpec spec = spec(policy);
+        if (Section.DRA_DRIVER.enabled(spec)) {
+          out.add(Labels.DRA_DRIVER);
+          if (!Section.DEVICE_PLUGIN.enabled(spec)) {
+            out.remove(Labels.DEVICE_PLUGIN);
+          }
+        }
       }
       case VM_PASSTHROUGH -> {
         SandboxWorkloadsSpec sandbox = spec(policy).sandboxWorkloads;
@@ -136,6 +150,25 @@ public final class NodeLabelRules {
     return out;
   }
 
+  /**
+   * Whether the policy would have both the device plugin and the DRA driver serve this node's GPUs:
+   * both are enabled, it is a container GPU node whose operands are not switched off, and neither
+   * of its two deploy labels says {@code false}. Nothing changes on such a node until one does (or
+   * the policy drops one of the two).
+   */
+  public static boolean allocatorConflict(Node node, ClusterPolicy policy) {
+    ClusterPolicySpec spec = spec(policy);
+    if (!Section.DRA_DRIVER.enabled(spec) || !Section.DEVICE_PLUGIN.enabled(spec)) {
+      return false;
+    }
+    Map<String, String> labels = labels(node);
+    return isGpuNode(node)
+        && workload(node, policy) == SandboxWorkloadsSpec.Workload.CONTAINER
+        && !Labels.FALSE.equals(labels.get(Labels.DEPLOY_OPERANDS))
+        && !Labels.FALSE.equals(labels.get(Labels.deploy(Labels.DEVICE_PLUGIN)))
+        && !Labels.FALSE.equals(labels.get(Labels.deploy(Labels.DRA_DRIVER)));
+  }
+
   /** The GPU taint the policy asks for, or null when {@code spec.nodeTaint.enabled=false}. */
   public static Taint policyTaint(ClusterPolicy policy) {
     NodeTaintSpec t = spec(policy).nodeTaint;
@@ -146,6 +179,18 @@ public final class NodeLabelRules {
     String value = t == null || t.value == null ? NodeTaintSpec.DEFAULT_VALUE : t.value;
     String effect = t == null || t.effect == null ? "NoSchedule" : effect(t.effect);
     return new TaintBuilder().withKey(key).withValue(value).withEffect(effect).build();
+  }
+
+  /**
+   * The GPU taint of a GPU node with these labels: the policy's, except where the DRA driver serves
+   * the node. Nothing adds a toleration to pods that claim devices through DRA (the API server's
+   * ExtendedResourceToleration covers extended resources only), so claims written for NVIDIA's DRA
+   * driver, whose nodes are not tainted, would never schedule there.
+   */
+  static Taint taint(Map<String, String> labels, ClusterPolicy policy) {
+    return Labels.TRUE.equals(labels.get(Labels.deploy(Labels.DRA_DRIVER)))
+        ? null
+        : policyTaint(policy);
   }
 
   /** The taint key whose taints the operator owns (also when the taint is disabled). */
@@ -202,7 +247,7 @@ public final class NodeLabelRules {
           }
         });
     boolean gpu = Labels.TRUE.equals(after.get(Labels.GPU_PRESENT));
-    return new Desired(gpu, owned, gpu ? policyTaint(policy) : null);
+    return new Desired(gpu, owned, gpu ? taint(after, policy) : null);
   }
 
   /** The change that makes the node match the policy; {@link NodeLabelChange#isEmpty()} if none. */
@@ -238,14 +283,18 @@ public final class NodeLabelRules {
         List<String> effective = operandsFor(workload, false, policy);
         Set<String> wanted = new LinkedHashSet<>();
         effective.forEach(op -> wanted.add(Labels.deploy(op)));
+        Set<String> leftAlone =
+            allocatorConflict(node, policy)
+                ? Set.of(Labels.deploy(Labels.DEVICE_PLUGIN), Labels.deploy(Labels.DRA_DRIVER))
+                : Set.of();
         for (String key : deployKeys) {
           boolean migManager = key.equals(Labels.deploy(Labels.MIG_MANAGER));
-          if (!wanted.contains(key) && !(container && migManager)) {
+          if (!wanted.contains(key) && !(container && migManager) && !leftAlone.contains(key)) {
             remove.add(key);
           }
         }
         for (String key : wanted) {
-          if (blank(current.get(key))) {
+          if (blank(current.get(key)) && !leftAlone.contains(key)) {
             set.put(key, Labels.TRUE);
           }
         }
@@ -275,7 +324,10 @@ public final class NodeLabelRules {
     }
 
     // Our GPU taint on GPU nodes; any other taint with its key is ours to remove.
-    Taint want = gpu ? policyTaint(policy) : null;
+    Map<String, String> after = new HashMap<>(current);
+    after.putAll(set);
+    remove.forEach(after::remove);
+    Taint want = gpu ? taint(after, policy) : null;
     List<Taint> existing = node.getSpec() == null ? null : node.getSpec().getTaints();
     existing = existing == null ? List.of() : existing;
     String key = want == null ? taintKey(policy) : want.getKey();

@@ -8,9 +8,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DcgmExporterSpec;
-import io.gpuoperator.api.v1.HostPathsSpec;
 import io.gpuoperator.operator.spec.Section;
 import java.util.Locale;
 
@@ -66,7 +64,7 @@ public final class DcgmExporterTransform implements Transform {
     }
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
-    String kubelet = kubeletRootDir(ctx.spec());
+    String kubelet = ctx.customKubeletRootDir();
     if (kubelet != null) {
       DaemonSets.volume(pod, "pod-gpu-resources").getHostPath().setPath(kubelet + "/pod-resources");
     }
@@ -182,15 +180,5 @@ public final class DcgmExporterTransform implements Transform {
         .map(e -> e.value)
         .reduce((a, b) -> b)
         .orElse(null);
-  }
-
-  /** {@code hostPaths.kubeletRootDir} when custom; only the exporter's pod-resources follows it. */
-  private static String kubeletRootDir(ClusterPolicySpec spec) {
-    HostPathsSpec hp = spec.hostPaths;
-    return hp == null
-            || RenderContext.blank(hp.kubeletRootDir)
-            || hp.kubeletRootDir.trim().equals(HostPathsSpec.DEFAULT_KUBELET_ROOT_DIR)
-        ? null
-        : hp.kubeletRootDir.trim();
   }
 }

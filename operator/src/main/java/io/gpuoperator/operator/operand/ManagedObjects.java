@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -50,8 +51,27 @@ public final class ManagedObjects {
 
   public static final String PROMETHEUS_RULE_CRD = "prometheusrules.monitoring.coreos.com";
 
-  /** A kind an operand may consist of, and whether its objects live in a namespace. */
-  public record Kind(String apiVersion, String kind, boolean namespaced) {
+  /**
+   * Marks the kinds of the DRA driver that need a server with Dynamic Resource Allocation (any
+   * {@code resource.k8s.io} version with structured parameters, Kubernetes 1.32+): the admission
+   * policy that restricts the plugin. Each DeviceClass version needs its own version.
+   */
+  public static final String DRA_API = ResourceApiVersion.GROUP;
+
+  /**
+   * A kind an operand may consist of, whether its objects live in a namespace, and what the server
+   * must serve for it to exist at all.
+   *
+   * @param requires null for kinds every supported server has; else a key that must be among the
+   *     served optional APIs (a Prometheus operator kind whose CRD exists, {@link #DRA_API}, or a
+   *     {@code resource.k8s.io/<version>}): objects of a kind that is not served are neither
+   *     written nor listed
+   */
+  public record Kind(String apiVersion, String kind, boolean namespaced, String requires) {
+    Kind(String apiVersion, String kind, boolean namespaced) {
+      this(apiVersion, kind, namespaced, null);
+    }
+
     /** Whether objects of this kind need a Prometheus operator CRD. */
     public boolean monitoring() {
       return MONITORING_API_VERSION.equals(apiVersion);
@@ -70,8 +90,34 @@ public final class ManagedObjects {
           new Kind("rbac.authorization.k8s.io/v1", "ClusterRole", false),
           new Kind("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
           new Kind("node.k8s.io/v1", "RuntimeClass", false),
-          new Kind(MONITORING_API_VERSION, SERVICE_MONITOR, true),
-          new Kind(MONITORING_API_VERSION, PROMETHEUS_RULE, true));
+          new Kind("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", false, DRA_API),
+          new Kind(
+              "admissionregistration.k8s.io/v1",
+              "ValidatingAdmissionPolicyBinding",
+              false,
+              DRA_API),
+          deviceClass(ResourceApiVersion.V1),
+          deviceClass(ResourceApiVersion.V1BETA2),
+          deviceClass(ResourceApiVersion.V1BETA1),
+          new Kind(MONITORING_API_VERSION, SERVICE_MONITOR, true, SERVICE_MONITOR),
+          new Kind(MONITORING_API_VERSION, PROMETHEUS_RULE, true, PROMETHEUS_RULE));
+
+  private static Kind deviceClass(ResourceApiVersion v) {
+    return new Kind(v.apiVersion(), "DeviceClass", false, v.apiVersion());
+  }
+
+  /**
+   * The optional APIs a server serves, as {@link Kind#requires} names them: the Prometheus
+   * operator's kinds whose CRD exists, and DRA's API group and version when it has one.
+   */
+  public static Set<String> served(Set<String> monitoringKinds, ResourceApiVersion resourceApi) {
+    Set<String> out = new java.util.HashSet<>(monitoringKinds);
+    if (resourceApi != null) {
+      out.add(DRA_API);
+      out.add(resourceApi.apiVersion());
+    }
+    return Set.copyOf(out);
+  }
 
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final ObjectMapper SORTED =
@@ -182,25 +228,31 @@ public final class ManagedObjects {
   }
 
   /**
-   * Whether the API server serves a kind: always for built-in kinds; for the Prometheus operator's,
-   * when it is among {@code monitoringKinds} (those whose CRD exists).
+   * Whether the API server serves a kind: always for kinds every supported server has; for the
+   * others (the Prometheus operator's, DRA's), when what they require is among {@code served}
+   * ({@link #served}).
    */
-  public static boolean present(String apiVersion, String kind, Set<String> monitoringKinds) {
-    return apiVersion == null
-        || !apiVersion.startsWith("monitoring.coreos.com/")
-        || monitoringKinds.contains(kind);
+  public static boolean present(String apiVersion, String kind, Set<String> served) {
+    if (apiVersion == null) {
+      return true;
+    }
+    return KINDS.stream()
+        .filter(k -> k.apiVersion().equals(apiVersion) && k.kind().equals(kind))
+        .findFirst()
+        .map(k -> k.requires() == null || served.contains(k.requires()))
+        .orElse(!apiVersion.startsWith("monitoring.coreos.com/") || served.contains(kind));
   }
 
   /**
    * Every object of the operator's kinds that carries the ownership label: namespaced kinds in the
-   * operator namespace, cluster-scoped ones anywhere; the Prometheus operator's kinds only when
-   * their CRD exists ({@code monitoringKinds}).
+   * operator namespace, cluster-scoped ones anywhere; optional kinds only where served ({@link
+   * #served}).
    */
   public static List<GenericKubernetesResource> list(
-      KubernetesClient client, String namespace, Set<String> monitoringKinds) {
+      KubernetesClient client, String namespace, Set<String> served) {
     List<GenericKubernetesResource> out = new ArrayList<>();
     for (Kind kind : KINDS) {
-      if (!present(kind.apiVersion(), kind.kind(), monitoringKinds)) {
+      if (!present(kind.apiVersion(), kind.kind(), served)) {
         continue;
       }
       var resources = client.genericKubernetesResources(kind.apiVersion(), kind.kind());

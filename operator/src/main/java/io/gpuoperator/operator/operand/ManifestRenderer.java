@@ -77,10 +77,25 @@ final class ManifestRenderer {
       return Rendering.NONE;
     }
     String image = ctx.image(section);
+    Agent agent = operand.agent();
     if (!OperandImages.isProjectImage(image)) {
+      if (agent != null && OperandImages.nvidiaDefault(section.imageKey()) == null) {
+        // Only our agent is rendered for it (the DRA driver): no NVIDIA contract to fall back on.
+        throw new PolicyValidationException(
+            List.of(
+                new Violation(
+                    section.path() + ".image",
+                    "'"
+                        + image
+                        + "' is not this project's image: the operator renders "
+                        + operand.name()
+                        + " only for its own agent (gpu-operator "
+                        + agent.subcommand()
+                        + "); leave the image unset or name this project's image (a mirror keeps"
+                        + " the gpu-operator-java/gpu-operator path)")));
+      }
       return Rendering.nvidia(image, null);
     }
-    Agent agent = operand.agent();
     if (agent != null && ctx.config().agents().contains(agent.subcommand())) {
       return Rendering.agent(image, agent.subcommand());
     }

@@ -57,8 +57,9 @@ public final class Manifests {
       texts.put(name, read(folder + "/" + name));
     }
     if (overlay != null) {
+      // An operand rendered only for our agent keeps its manifests in the base folder: no overlay.
       String dir = folder + "/" + overlay;
-      for (String name : files(dir)) {
+      for (String name : filesIfAny(dir)) {
         texts.put(name, read(dir + "/" + name));
       }
     }
@@ -82,6 +83,21 @@ public final class Manifests {
 
   /** The manifest file names of an operand folder, sorted. */
   public static List<String> files(String folder) {
+    List<String> names = filesIfAny(folder);
+    if (names.isEmpty()) {
+      throw new IllegalStateException(
+          "no manifests under "
+              + ROOT
+              + "/"
+              + folder
+              + "/ in "
+              + Manifests.class.getProtectionDomain().getCodeSource().getLocation());
+    }
+    return names;
+  }
+
+  /** The manifest file names of a folder, sorted; empty when there is no such folder. */
+  static List<String> filesIfAny(String folder) {
     String prefix = ROOT + "/" + folder + "/";
     URL location = Manifests.class.getProtectionDomain().getCodeSource().getLocation();
     List<String> names = new ArrayList<>();
@@ -113,9 +129,6 @@ public final class Manifests {
       throw new UncheckedIOException(e);
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
-    }
-    if (names.isEmpty()) {
-      throw new IllegalStateException("no manifests under " + prefix + " in " + location);
     }
     names.sort(null);
     return names;

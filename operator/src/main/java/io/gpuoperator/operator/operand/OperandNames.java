@@ -10,6 +10,7 @@ public final class OperandNames {
   public static final String OPERATOR_VALIDATOR = "operator-validator";
   public static final String DEVICE_PLUGIN = "device-plugin";
   public static final String MPS_CONTROL_DAEMON = "mps-control-daemon";
+  public static final String DRA_DRIVER = "dra-driver";
   public static final String DCGM = "dcgm";
   public static final String DCGM_EXPORTER = "dcgm-exporter";
   public static final String GPU_FEATURE_DISCOVERY = "gpu-feature-discovery";

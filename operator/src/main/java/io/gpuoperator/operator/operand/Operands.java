@@ -85,6 +85,16 @@ public final class Operands {
               true,
               new MpsControlDaemonTransform(),
               null),
+          // Our dra-plugin only: NVIDIA's DRA driver image has its own chart and contract.
+          new Operand(
+              OperandNames.DRA_DRIVER,
+              "state-dra-driver",
+              Section.DRA_DRIVER,
+              Section.DRA_DRIVER::enabled,
+              DraDriverTransform.CONTAINER,
+              true,
+              Transform.NONE,
+              new Agent("dra-plugin", new DraDriverTransform())),
           new Operand(
               OperandNames.DCGM,
               "state-dcgm",

@@ -124,6 +124,19 @@ public record RenderContext(
         : hp.driverInstallDir.trim();
   }
 
+  /**
+   * {@code hostPaths.kubeletRootDir} when custom, else null: the exporter's pod-resources socket
+   * and the DRA plugin's sockets follow it.
+   */
+  public String customKubeletRootDir() {
+    HostPathsSpec hp = spec.hostPaths;
+    return hp == null
+            || blank(hp.kubeletRootDir)
+            || hp.kubeletRootDir.trim().equals(HostPathsSpec.DEFAULT_KUBELET_ROOT_DIR)
+        ? null
+        : hp.kubeletRootDir.trim();
+  }
+
   /** The section's pull policy when set (for containers that keep their manifest's otherwise). */
   public static String pullPolicyIfSet(ComponentSpec c) {
     return c == null || blank(c.imagePullPolicy)

@@ -41,16 +41,15 @@ final class LiveObjects {
       KubernetesClient client,
       String namespace,
       List<RenderedOperand> rendered,
-      Set<String> monitoringKinds) {
+      Set<String> served) {
     Map<String, HasMetadata> out = new LinkedHashMap<>();
-    for (GenericKubernetesResource managed :
-        ManagedObjects.list(client, namespace, monitoringKinds)) {
+    for (GenericKubernetesResource managed : ManagedObjects.list(client, namespace, served)) {
       out.put(ObjectDiff.key(managed), managed);
     }
     for (RenderedOperand op : rendered) {
       for (HasMetadata want : op.objects()) {
         if (out.containsKey(ObjectDiff.key(want))
-            || !ManagedObjects.present(want.getApiVersion(), want.getKind(), monitoringKinds)) {
+            || !ManagedObjects.present(want.getApiVersion(), want.getKind(), served)) {
           continue;
         }
         var resources = client.genericKubernetesResources(want.getApiVersion(), want.getKind());

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
@@ -119,13 +120,19 @@ public class PlanCommand implements Callable<Integer> {
           List<Node> nodes = client.nodes().list().getItems();
           Set<String> monitoring = LiveObjects.monitoringKinds(client);
           boolean sm = monitoring.contains(ManagedObjects.SERVICE_MONITOR);
+          ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
           ClusterFacts facts =
               NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
                   .withConfigMapKeys(
-                      ConfigMapKeys.read(client, config.namespace(), policy.policy()));
+                      ConfigMapKeys.read(client, config.namespace(), policy.policy()))
+                  .withResourceApi(resourceApi);
           var rendered = Operands.renderAll(policy.policy(), facts, config);
           List<HasMetadata> live =
-              LiveObjects.read(client, config.namespace(), rendered, monitoring);
+              LiveObjects.read(
+                  client,
+                  config.namespace(),
+                  rendered,
+                  ManagedObjects.served(monitoring, resourceApi));
           plan = Plan.build(policy.policy(), nodes, facts, config, live);
           source = "live, " + client.getMasterUrl().getHost();
         }

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -19,6 +20,7 @@ import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.RenderedOperand;
@@ -74,6 +76,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private final PolicyRenderer renderer;
   private final OperatorMetrics metrics;
   private final String kubernetesVersion;
+  private final ResourceApiVersion resourceApi;
 
   /** The last rendering that applied cleanly, per policy uid: an invalid spec keeps it running. */
   private final Map<String, List<RenderedOperand>> lastValid = new ConcurrentHashMap<>();
@@ -91,18 +94,22 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   /**
    * @param kubernetesVersion the API server's git version, read once at start; a server older than
    *     {@link KubernetesVersion#MINIMUM} gets a condition instead of operands
+   * @param resourceApi the newest {@code resource.k8s.io} version the server serves, discovered
+   *     once at start with the version; null when it has none (the DRA driver cannot be deployed)
    */
   public ClusterPolicyReconciler(
       KubernetesClient client,
       OperatorConfig config,
       PolicyRenderer renderer,
       OperatorMetrics metrics,
-      String kubernetesVersion) {
+      String kubernetesVersion,
+      ResourceApiVersion resourceApi) {
     this.client = client;
     this.config = config;
     this.renderer = renderer;
     this.metrics = metrics;
     this.kubernetesVersion = kubernetesVersion;
+    this.resourceApi = resourceApi;
   }
 
   @Override
@@ -174,7 +181,12 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             Labels.GPU_PRESENT,
             Labels.NFD_OS_ID,
             Labels.NFD_OS_VERSION_ID,
-            Labels.NFD_KERNEL_FULL));
+            Labels.NFD_KERNEL_FULL,
+            // Which allocator a node chose: the status names the nodes in conflict.
+            Labels.DEPLOY_OPERANDS,
+            Labels.WORKLOAD_CONFIG,
+            Labels.deploy(Labels.DEVICE_PLUGIN),
+            Labels.deploy(Labels.DRA_DRIVER)));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
@@ -257,7 +269,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
     OperandApplier.Result result;
     try {
-      result = applier.sync(policy, rendered, monitoringKinds());
+      result = applier.sync(policy, rendered, servedKinds());
     } catch (RuntimeException e) {
       applier.invalidate();
       throw e;
@@ -272,6 +284,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                 readiness,
                 facts.gpuNodeCount(),
                 facts.nfdLabelsPresent(),
+                allocatorConflicts(policy),
                 previous),
             IgnoredFields.of(policy),
             generation,
@@ -312,6 +325,11 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
 
+  /** The optional APIs the server serves (see ManagedObjects#served). */
+  private Set<String> servedKinds() {
+    return ManagedObjects.served(monitoringKinds(), resourceApi);
+  }
+
   /** The monitoring.coreos.com kinds whose CRD is installed. */
   private Set<String> monitoringKinds() {
     Set<String> kinds = new java.util.HashSet<>();
@@ -338,11 +356,22 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         context);
   }
 
+  /** The nodes the policy would have both the device plugin and the DRA driver serve, sorted. */
+  private List<String> allocatorConflicts(ClusterPolicy policy) {
+    return nodes
+        .list()
+        .filter(n -> NodeLabelRules.allocatorConflict(n, policy))
+        .map(n -> n.getMetadata().getName())
+        .sorted()
+        .toList();
+  }
+
   private ClusterFacts facts(ClusterPolicy policy) {
     List<Node> all = nodes.list().toList();
     boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
     return NodeFacts.of(all, kubernetesVersion, serviceMonitors)
-        .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy));
+        .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy))
+        .withResourceApi(resourceApi);
   }
 
   private List<OperandReadiness> readiness(List<RenderedOperand> rendered) {

@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.runtime;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
@@ -108,8 +109,10 @@ public final class GpuOperator implements AutoCloseable {
     String serverVersion = client.getKubernetesVersion().getGitVersion();
     KubernetesVersion.unsupportedReason(serverVersion)
         .ifPresent(reason -> LOG.error("{}; every ClusterPolicy will report it", reason));
+    // Read once, with the version: a server's APIs change only with an upgrade, which restarts us.
+    ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
     operator.register(
-        new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion),
+        new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion, resourceApi),
         c ->
             c.withName("clusterpolicy")
                 .withRetry(retry(config))

@@ -20,6 +20,7 @@ public enum Section {
   TOOLKIT("spec.toolkit", s -> s.toolkit, true, "container-toolkit"),
   VALIDATOR("spec.validator", s -> s.validator, true, "operator-validator"),
   DEVICE_PLUGIN("spec.devicePlugin", s -> s.devicePlugin, true, "device-plugin"),
+  DRA_DRIVER("spec.draDriver", s -> s.draDriver, false, "dra-driver"),
   DCGM("spec.dcgm", s -> s.dcgm, true, "dcgm"),
   DCGM_EXPORTER("spec.dcgmExporter", s -> s.dcgmExporter, true, "dcgm-exporter"),
   GFD("spec.gfd", s -> s.gfd, true, "gpu-feature-discovery"),

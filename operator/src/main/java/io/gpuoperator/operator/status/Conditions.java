@@ -11,6 +11,12 @@ public final class Conditions {
   public static final String NO_GPU_NODES = "NoGPUNodes";
   public static final String NFD_LABELS_MISSING = "NFDLabelsMissing";
 
+  /**
+   * Ours: the policy would have the device plugin and the DRA driver serve the same GPUs on some
+   * nodes; nothing changes on them until a deploy label or the policy says which.
+   */
+  public static final String CONFLICTING_GPU_ALLOCATORS = "ConflictingGpuAllocators";
+
   /** Not in the original (it fails at start instead): the API server is too old. */
   public static final String UNSUPPORTED_KUBERNETES_VERSION = "UnsupportedKubernetesVersion";
 

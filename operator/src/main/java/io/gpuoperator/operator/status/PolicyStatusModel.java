@@ -101,10 +101,7 @@ public final class PolicyStatusModel {
     return s;
   }
 
-  /**
-   * The policy was applied: ready only when every operand is; no GPU nodes is ready with reason
-   * NoGPUNodes when NFD labels exist, and an error (NFDLabelsMissing) when they do not.
-   */
+  /** The policy was applied, and no node has both GPU allocators. */
   public static ClusterPolicyStatus applied(
       long generation,
       String namespace,
@@ -112,6 +109,35 @@ public final class PolicyStatusModel {
       int gpuNodes,
       boolean nfdLabels,
       ClusterPolicyStatus previous) {
+    return applied(generation, namespace, operands, gpuNodes, nfdLabels, List.of(), previous);
+  }
+
+  /**
+   * The policy was applied: ready only when every operand is; no GPU nodes is ready with reason
+   * NoGPUNodes when NFD labels exist, and an error (NFDLabelsMissing) when they do not. Nodes the
+   * policy would give both the device plugin and the DRA driver are an error naming them
+   * (ConflictingGpuAllocators): the user must choose, and nothing changes on them meanwhile.
+   */
+  public static ClusterPolicyStatus applied(
+      long generation,
+      String namespace,
+      List<OperandReadiness> operands,
+      int gpuNodes,
+      boolean nfdLabels,
+      List<String> allocatorConflicts,
+      ClusterPolicyStatus previous) {
+    if (!allocatorConflicts.isEmpty()) {
+      return build(
+          State.NOT_READY,
+          generation,
+          namespace,
+          false,
+          Conditions.CONFLICTING_GPU_ALLOCATORS,
+          conflictMessage(allocatorConflicts),
+          true,
+          operands,
+          previous);
+    }
     List<OperandReadiness> notReady = operands.stream().filter(o -> !o.ready()).toList();
     if (gpuNodes == 0 && !nfdLabels) {
       return build(
@@ -166,6 +192,22 @@ public final class PolicyStatusModel {
         false,
         operands,
         previous);
+  }
+
+  /** Names the nodes (the first ten, then a count) and the ways out. */
+  static String conflictMessage(List<String> nodes) {
+    int shown = Math.min(nodes.size(), 10);
+    String names = String.join(", ", nodes.subList(0, shown));
+    if (nodes.size() > shown) {
+      names += " and " + (nodes.size() - shown) + " more";
+    }
+    return "spec.devicePlugin and spec.draDriver would both serve the GPUs of "
+        + (nodes.size() == 1 ? "node " : nodes.size() + " nodes: ")
+        + names
+        + "; nothing changed on "
+        + (nodes.size() == 1 ? "it" : "them")
+        + ". Label each nvidia.com/gpu.deploy.device-plugin=false (DRA) or"
+        + " nvidia.com/gpu.deploy.dra-driver=false (device plugin), or disable one of the two";
   }
 
   private static ClusterPolicyStatus build(

@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 
 class NodeLabelRulesTest {
   private static final String NFD_GPU = "feature.node.kubernetes.io/pci-10de.present";
+  private static final String DP = "nvidia.com/gpu.deploy.device-plugin";
+  private static final String DRA = "nvidia.com/gpu.deploy.dra-driver";
   private static final Taint GPU_TAINT =
       new TaintBuilder()
           .withKey("nvidia.com/gpu")
@@ -309,6 +311,74 @@ class NodeLabelRulesTest {
     assertThat(c.describe())
         .contains("+nvidia.com/gpu.present=true")
         .contains("+taint nvidia.com/gpu=present:NoSchedule");
+  }
+
+  private static ClusterPolicy dra(boolean devicePlugin) {
+    return Policies.parse(
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+            + "  draDriver: {enabled: true}\n"
+            + "  devicePlugin: {enabled: "
+            + devicePlugin
+            + "}\n");
+  }
+
+  @Test
+  void theDraDriverReplacesTheDevicePluginWhenThatIsOff() {
+    ClusterPolicy policy = dra(false);
+    // A node that ran the device plugin: its label goes, the DRA driver's comes, in one change,
+    // and so does the GPU taint (pods that claim devices get no automatic toleration).
+    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true", DP, "true"), GPU_TAINT);
+    NodeLabelChange c = NodeLabelRules.change(n, policy);
+    assertThat(c.labelsToSet()).containsEntry(DRA, "true");
+    assertThat(c.labelsToRemove()).contains(DP);
+    assertThat(c.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(NodeLabelRules.desired(n, policy).taint()).isNull();
+    assertThat(NodeLabelRules.allocatorConflict(n, policy)).isFalse();
+    Node after = apply(n, c);
+    assertThat(NodeLabelRules.change(after, policy).isEmpty()).isTrue();
+    // Without the DRA driver, its label goes as every label outside the effective set.
+    NodeLabelChange back = NodeLabelRules.change(after, Policies.minimal());
+    assertThat(back.labelsToRemove()).contains(DRA);
+    assertThat(back.labelsToSet()).containsEntry(DP, "true");
+    assertThat(back.taintToAdd()).isEqualTo(GPU_TAINT);
+  }
+
+  @Test
+  void withBothOnANodeServesTheOneNotSetToFalseAndANodeWithNeitherIsLeftAlone() {
+    ClusterPolicy policy = dra(true);
+    // Chose DRA: the device plugin's false is kept, the DRA driver's label added.
+    Node draNode = node(Map.of(NFD_GPU, "true", DP, "false"));
+    assertThat(NodeLabelRules.change(draNode, policy).labelsToSet()).containsEntry(DRA, "true");
+    assertThat(NodeLabelRules.allocatorConflict(draNode, policy)).isFalse();
+    // Chose the device plugin.
+    Node dpNode = node(Map.of(NFD_GPU, "true", DRA, "false"));
+    assertThat(NodeLabelRules.change(dpNode, policy).labelsToSet()).containsEntry(DP, "true");
+    assertThat(NodeLabelRules.allocatorConflict(dpNode, policy)).isFalse();
+    // Chose nothing: running the device plugin (or DRA, or nothing yet), nothing changes on
+    // either label, while the rest of the node's labels follow the policy as usual.
+    for (Map<String, String> labels :
+        List.of(
+            Map.of(NFD_GPU, "true", DP, "true"),
+            Map.of(NFD_GPU, "true", DRA, "true"),
+            Map.of(NFD_GPU, "true", DP, "true", DRA, "true"),
+            Map.of(NFD_GPU, "true"))) {
+      Node n = node(labels);
+      NodeLabelChange c = NodeLabelRules.change(n, policy);
+      assertThat(NodeLabelRules.allocatorConflict(n, policy)).as("%s", labels).isTrue();
+      assertThat(c.labelsToSet()).as("%s", labels).doesNotContainKeys(DP, DRA);
+      assertThat(c.labelsToRemove()).as("%s", labels).doesNotContain(DP, DRA);
+      assertThat(c.labelsToSet()).containsEntry("nvidia.com/gpu.deploy.driver", "true");
+    }
+    // Not a conflict: the node's operands are off, it is not a GPU node, or the policy has one.
+    assertThat(
+            NodeLabelRules.allocatorConflict(
+                node(Map.of(NFD_GPU, "true", Labels.DEPLOY_OPERANDS, "false")), policy))
+        .isFalse();
+    assertThat(NodeLabelRules.allocatorConflict(node(Map.of("x", "y")), policy)).isFalse();
+    assertThat(NodeLabelRules.allocatorConflict(node(Map.of(NFD_GPU, "true")), dra(false)))
+        .isFalse();
+    assertThat(NodeLabelRules.allocatorConflict(node(Map.of(NFD_GPU, "true")), Policies.minimal()))
+        .isFalse();
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -105,6 +106,15 @@ class GoldenTest {
           new Case(
               "nvidia-config",
               new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04"),
+              Map.of()),
+          new Case(
+              "dra-driver",
+              new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04"),
+              Map.of()),
+          new Case(
+              "dra-driver-beta",
+              new ClusterFacts("v1.32.9", "containerd", false, 2, true, "ubuntu22.04")
+                  .withResourceApi(ResourceApiVersion.V1BETA1),
               Map.of()));
 
   static Stream<Arguments> cases() {

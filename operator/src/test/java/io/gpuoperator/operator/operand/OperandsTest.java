@@ -40,6 +40,7 @@ class OperandsTest {
             "operator-validator",
             "device-plugin",
             "mps-control-daemon",
+            "dra-driver",
             "dcgm",
             "dcgm-exporter",
             "gpu-feature-discovery",
@@ -63,7 +64,7 @@ class OperandsTest {
             "gpu-feature-discovery",
             "mig-manager");
     assertThat(ops.stream().filter(o -> !o.enabled()).map(RenderedOperand::name))
-        .containsExactly("dcgm", "node-status-exporter");
+        .containsExactly("dra-driver", "dcgm", "node-status-exporter");
     assertThat(daemonSets(ops).keySet())
         .containsExactlyInAnyOrder(
             "nvidia-driver-daemonset",

@@ -44,6 +44,41 @@ class PolicyStatusModelTest {
   }
 
   @Test
+  void nodesWithBothAllocatorsAreAnErrorNamingThem() {
+    ClusterPolicyStatus one =
+        PolicyStatusModel.applied(4, "ns", READY, 2, true, List.of("gpu-1"), null);
+    assertThat(one.state).isEqualTo(State.NOT_READY);
+    assertThat(PolicyStatusModel.ready(one).getStatus()).isEqualTo("False");
+    assertThat(PolicyStatusModel.ready(one).getReason())
+        .isEqualTo(Conditions.CONFLICTING_GPU_ALLOCATORS);
+    assertThat(PolicyStatusModel.ready(one).getMessage())
+        .isEqualTo(
+            "spec.devicePlugin and spec.draDriver would both serve the GPUs of node gpu-1;"
+                + " nothing changed on it. Label each nvidia.com/gpu.deploy.device-plugin=false"
+                + " (DRA) or nvidia.com/gpu.deploy.dra-driver=false (device plugin), or disable"
+                + " one of the two");
+    assertThat(one.conditions)
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo(Conditions.ERROR);
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo(Conditions.CONFLICTING_GPU_ALLOCATORS);
+            });
+    // The operands are still reported: the rest of the cluster was reconciled.
+    assertThat(one.operands).hasSize(2);
+    List<String> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      many.add("gpu-" + i);
+    }
+    assertThat(
+            PolicyStatusModel.ready(PolicyStatusModel.applied(4, "ns", READY, 12, true, many, null))
+                .getMessage())
+        .startsWith("spec.devicePlugin and spec.draDriver would both serve the GPUs of 12 nodes:")
+        .contains("gpu-9 and 2 more; nothing changed on them")
+        .doesNotContain("gpu-10");
+  }
+
+  @Test
   void notReadyNamesTheOperandsAndWhy() {
     var operands =
         List.of(

@@ -26,6 +26,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
@@ -312,6 +314,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--audit-policy-file=" + writeAuditPolicy(),
                 "--audit-log-format=json"));
     args.addAll(options.extraApiServerArgs);
+    options.featureGatesArg().ifPresent(args::add);
     apiServerCommand = List.copyOf(args);
     launchApiServer();
   }
@@ -399,6 +402,7 @@ public final class ControlPlane implements AutoCloseable {
     if (options.controllers != null) {
       args.add("--controllers=" + options.controllers);
     }
+    options.featureGatesArg().ifPresent(args::add);
     ManagedProcess kcm = launch("kube-controller-manager", args);
     waitHttp(
         kcm,
@@ -412,9 +416,8 @@ public final class ControlPlane implements AutoCloseable {
     Path kubeconfig = dir.resolve("scheduler.kubeconfig");
     Files.writeString(kubeconfig, kubeconfigFor("system:kube-scheduler"));
     int port = freePort();
-    ManagedProcess sched =
-        launch(
-            "kube-scheduler",
+    List<String> args =
+        new ArrayList<>(
             List.of(
                 bin.resolve("kube-scheduler").toString(),
                 "--kubeconfig=" + kubeconfig,
@@ -424,6 +427,8 @@ public final class ControlPlane implements AutoCloseable {
                 "--secure-port=" + port,
                 "--cert-dir=" + dir.resolve("scheduler-certs"),
                 "--leader-elect=false"));
+    options.featureGatesArg().ifPresent(args::add);
+    ManagedProcess sched = launch("kube-scheduler", args);
     waitHttp(
         sched,
         URI.create("https://127.0.0.1:" + port + "/healthz"),
@@ -607,8 +612,29 @@ public final class ControlPlane implements AutoCloseable {
     private String nodeMonitorGracePeriod = "40s";
     private final List<String> nodes = new ArrayList<>();
     private final List<String> extraApiServerArgs = new ArrayList<>();
+    private final Map<String, Boolean> featureGates = new TreeMap<>();
 
     private Builder() {}
+
+    /**
+     * Sets a Kubernetes feature gate on the API server, controller-manager and scheduler (the
+     * components whose behaviour gates change). Without calls every gate keeps its default, as on a
+     * production cluster; tests that depend on a gate name it here so the dependency is stated and
+     * survives a change of the pinned version.
+     */
+    public Builder featureGate(String name, boolean enabled) {
+      this.featureGates.put(name, enabled);
+      return this;
+    }
+
+    Optional<String> featureGatesArg() {
+      if (featureGates.isEmpty()) {
+        return Optional.empty();
+      }
+      List<String> gates = new ArrayList<>();
+      featureGates.forEach((k, v) -> gates.add(k + "=" + v));
+      return Optional.of("--feature-gates=" + String.join(",", gates));
+    }
 
     public Builder binDir(Path binDir) {
       this.binDir = binDir;

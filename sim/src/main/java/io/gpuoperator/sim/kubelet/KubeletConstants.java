@@ -46,6 +46,11 @@ public final class KubeletConstants {
   public static final String HOST_DRIVER_ROOT = "/run/nvidia/driver";
   public static final String HOST_CDI = "/var/run/cdi";
 
+  /** The kubelet's plugin-registration and plugin directories (DRA plugins). */
+  public static final String HOST_PLUGINS_REGISTRY = "/var/lib/kubelet/plugins_registry";
+
+  public static final String HOST_PLUGINS = "/var/lib/kubelet/plugins";
+
   /** The file NVIDIA's driver container writes into the validations directory once it is up. */
   public static final String DRIVER_CONTAINER_READY = ".driver-ctr-ready";
 
@@ -67,5 +72,7 @@ public final class KubeletConstants {
           HOST_DEVICE_PLUGINS, "device-plugins",
           HOST_POD_RESOURCES, "pod-resources",
           HOST_DRIVER_ROOT, "driver",
-          HOST_CDI, "cdi");
+          HOST_CDI, "cdi",
+          HOST_PLUGINS_REGISTRY, "plugins_registry",
+          HOST_PLUGINS, "plugins");
 }

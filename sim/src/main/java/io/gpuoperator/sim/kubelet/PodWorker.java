@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
 final class PodWorker {
   private static final Logger LOG = LoggerFactory.getLogger(PodWorker.class);
   private static final long TICK_MS = 250;
+  private static final long PREPARE_RETRY_MS = 1000;
 
   private final SimulatedKubelet kubelet;
   private final String uid;
@@ -46,6 +47,9 @@ final class PodWorker {
   private volatile boolean running;
   private boolean dirty;
   private boolean admitted;
+  private boolean prepared;
+  private long prepareRetryAt;
+  private String notPrepared;
   private PodAdmitHandler.Refusal refusal;
   private PodStatus lastPosted;
   private String phase = "Pending";
@@ -175,11 +179,39 @@ final class PodWorker {
           kubelet.podGone(pod);
         }
       }
-      if (refusal == null) {
+      if (refusal == null && prepareResources(pod)) {
         advance(pod);
       }
     }
     post();
+    return false;
+  }
+
+  /**
+   * Prepares the pod's resources (DRA claims) before its first container starts; until they are,
+   * the pod stays Pending and the kubelet tries again every second, as its pod sync would.
+   */
+  private boolean prepareResources(Pod pod) {
+    if (prepared) {
+      return true;
+    }
+    long now = System.currentTimeMillis();
+    if (now < prepareRetryAt) {
+      return false;
+    }
+    String why = kubelet.prepare(pod);
+    if (why == null) {
+      prepared = true;
+      if (notPrepared != null) {
+        LOG.info("{}: resources prepared", where());
+      }
+      return true;
+    }
+    if (!why.equals(notPrepared)) {
+      LOG.info("{}: resources not prepared yet: {}", where(), why);
+    }
+    notPrepared = why;
+    prepareRetryAt = now + PREPARE_RETRY_MS;
     return false;
   }
 

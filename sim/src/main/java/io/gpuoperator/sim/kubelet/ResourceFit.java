@@ -34,14 +34,21 @@ public final class ResourceFit {
   public static Map<String, BigDecimal> requests(Pod pod) {
     Map<String, BigDecimal> sum = new TreeMap<>();
     for (Container c : pod.getSpec().getContainers()) {
-      requestsOf(c).forEach((k, v) -> sum.merge(k, v, BigDecimal::add));
+      requestsOf(pod, c).forEach((k, v) -> sum.merge(k, v, BigDecimal::add));
     }
     if (pod.getSpec().getInitContainers() != null) {
       for (Container c : pod.getSpec().getInitContainers()) {
-        requestsOf(c).forEach((k, v) -> sum.merge(k, v, BigDecimal::max));
+        requestsOf(pod, c).forEach((k, v) -> sum.merge(k, v, BigDecimal::max));
       }
     }
     return sum;
+  }
+
+  /** A container's extended resources, without those the scheduler served through DRA. */
+  private static Map<String, BigDecimal> requestsOf(Pod pod, Container c) {
+    Map<String, BigDecimal> out = requestsOf(c);
+    out.keySet().removeIf(r -> DraExtendedResources.backedByDra(pod, c.getName(), r));
+    return out;
   }
 
   private static Map<String, BigDecimal> requestsOf(Container c) {

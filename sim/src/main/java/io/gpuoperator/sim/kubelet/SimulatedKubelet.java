@@ -52,6 +52,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final KubeletOptions options;
   private final List<PodAdmitHandler> admitHandlers;
   private final List<KubeletLifecycle> lifecycles;
+  private final List<PodPreparer> preparers;
   private final ScheduledExecutorService timer;
   private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
   private final Set<String> released = ConcurrentHashMap.newKeySet();
@@ -75,6 +76,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     this.options = b.options;
     this.admitHandlers = List.copyOf(b.admitHandlers);
     this.lifecycles = List.copyOf(b.lifecycles);
+    this.preparers = List.copyOf(b.preparers);
     this.timer =
         Executors.newScheduledThreadPool(2, daemonThreads("containers-" + description.name()));
   }
@@ -332,12 +334,37 @@ public final class SimulatedKubelet implements AutoCloseable {
     return null;
   }
 
-  /** Releases what admission handlers gave the pod, once. */
+  /**
+   * Prepares the pod's resources (DRA claims) through every preparer; null when all are ready, else
+   * the first reason why not yet.
+   */
+  String prepare(Pod pod) {
+    for (PodPreparer p : preparers) {
+      String why = p.prepare(pod);
+      if (why != null) {
+        return why;
+      }
+    }
+    return null;
+  }
+
+  /** Releases what admission handlers and preparers gave the pod, once. */
   void podGone(Pod pod) {
     synchronized (this) {
       admitted.remove(pod.getMetadata().getUid());
     }
     if (released.add(pod.getMetadata().getUid())) {
+      for (PodPreparer p : preparers) {
+        try {
+          p.unprepare(pod);
+        } catch (RuntimeException e) {
+          LOG.warn(
+              "node {}: unprepare of pod {} failed: {}",
+              nodeName(),
+              pod.getMetadata().getName(),
+              e.toString());
+        }
+      }
       for (PodAdmitHandler h : admitHandlers) {
         try {
           h.podRemoved(pod);
@@ -450,6 +477,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     private KubeletOptions options = KubeletOptions.defaults();
     private final List<PodAdmitHandler> admitHandlers = new ArrayList<>();
     private final List<KubeletLifecycle> lifecycles = new ArrayList<>();
+    private final List<PodPreparer> preparers = new ArrayList<>();
 
     private Builder(KubernetesClient client, NodeDescription description, NodeDirs dirs) {
       this.client = client;
@@ -494,6 +522,12 @@ public final class SimulatedKubelet implements AutoCloseable {
 
     public Builder admitHandler(PodAdmitHandler handler) {
       this.admitHandlers.add(handler);
+      return this;
+    }
+
+    /** Prepares pods' resources before their containers start (DRA claims). */
+    public Builder preparer(PodPreparer preparer) {
+      this.preparers.add(preparer);
       return this;
     }
 

@@ -15,6 +15,7 @@ import io.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.sim.kubelet.DraExtendedResources;
 import io.grpc.Server;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
@@ -73,6 +74,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
   private Server podResourcesServer;
   private SharedIndexInformer<Pod> podInformer;
   private ExecutorService admitter;
+  private volatile DynamicResourceSource dynamicResources = List::of;
 
   /**
    * @param nodeName the Node whose status gets the resources
@@ -91,6 +93,19 @@ public final class KubeletDeviceManager implements AutoCloseable {
     this.statusWriter =
         Executors.newSingleThreadScheduledExecutor(daemon("kubelet-dm-status-" + nodeName));
     this.connector = Executors.newSingleThreadExecutor(daemon("kubelet-dm-connect-" + nodeName));
+  }
+
+  /**
+   * Where pod-resources gets the devices prepared through DRA (the node's DRA manager); none by
+   * default.
+   */
+  public KubeletDeviceManager dynamicResources(DynamicResourceSource source) {
+    this.dynamicResources = source;
+    return this;
+  }
+
+  DynamicResourceSource dynamicResources() {
+    return dynamicResources;
   }
 
   /** Starts the registration and pod-resources servers. */
@@ -213,7 +228,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
     for (int i = 0; i < all.size() && failure == null; i++) {
       Container c = all.get(i);
       boolean isInit = i < init.size();
-      for (Map.Entry<String, Integer> request : deviceRequests(c).entrySet()) {
+      for (Map.Entry<String, Integer> request : deviceRequests(pod, c).entrySet()) {
         try {
           ContainerAssignment a =
               allocate(
@@ -345,7 +360,8 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   /** The resources of a container handled by a registered plugin, with the device count. */
-  private Map<String, Integer> deviceRequests(Container c) {
+  /** The container's device-plugin resources, without those the scheduler served through DRA. */
+  private Map<String, Integer> deviceRequests(Pod pod, Container c) {
     Map<String, Integer> out = new TreeMap<>();
     if (c.getResources() == null) {
       return out;
@@ -361,7 +377,8 @@ public final class KubeletDeviceManager implements AutoCloseable {
     synchronized (lock) {
       wanted.forEach(
           (resource, quantity) -> {
-            if (endpoints.containsKey(resource) || registrations.containsKey(resource)) {
+            if ((endpoints.containsKey(resource) || registrations.containsKey(resource))
+                && !DraExtendedResources.backedByDra(pod, c.getName(), resource)) {
               int n = quantity.getNumericalAmount().intValue();
               if (n > 0) {
                 out.put(resource, n);

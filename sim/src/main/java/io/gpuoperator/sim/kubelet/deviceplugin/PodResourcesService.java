@@ -30,22 +30,18 @@ final class PodResourcesService extends PodResourcesListerGrpc.PodResourcesListe
   @Override
   public void list(ListPodResourcesRequest request, StreamObserver<ListPodResourcesResponse> out) {
     var response = ListPodResourcesResponse.newBuilder();
-    for (PodAssignment pod : manager.assignments()) {
-      response.addPodResources(toProto(pod));
-    }
+    pods().values().forEach(p -> response.addPodResources(p.build()));
     out.onNext(response.build());
     out.onCompleted();
   }
 
   @Override
   public void get(GetPodResourcesRequest request, StreamObserver<GetPodResourcesResponse> out) {
-    for (PodAssignment pod : manager.assignments()) {
-      if (pod.name().equals(request.getPodName())
-          && pod.namespace().equals(request.getPodNamespace())) {
-        out.onNext(GetPodResourcesResponse.newBuilder().setPodResources(toProto(pod)).build());
-        out.onCompleted();
-        return;
-      }
+    PodResources.Builder pod = pods().get(request.getPodNamespace() + "/" + request.getPodName());
+    if (pod != null) {
+      out.onNext(GetPodResourcesResponse.newBuilder().setPodResources(pod.build()).build());
+      out.onCompleted();
+      return;
     }
     out.onError(
         Status.NOT_FOUND
@@ -73,6 +69,34 @@ final class PodResourcesService extends PodResourcesListerGrpc.PodResourcesListe
             });
     out.onNext(response.build());
     out.onCompleted();
+  }
+
+  /**
+   * Every pod with devices by namespace/name: device-plugin assignments, with the DRA manager's
+   * prepared claims added to the containers that use them.
+   */
+  private Map<String, PodResources.Builder> pods() {
+    Map<String, PodResources.Builder> pods = new LinkedHashMap<>();
+    for (PodAssignment pod : manager.assignments()) {
+      pods.put(pod.namespace() + "/" + pod.name(), toProto(pod).toBuilder());
+    }
+    for (var dra : manager.dynamicResources().pods()) {
+      var pod =
+          pods.computeIfAbsent(
+              dra.namespace() + "/" + dra.name(),
+              k -> PodResources.newBuilder().setName(dra.name()).setNamespace(dra.namespace()));
+      dra.containers()
+          .forEach(
+              (container, resources) -> {
+                ContainerResources.Builder c =
+                    pod.getContainersBuilderList().stream()
+                        .filter(b -> b.getName().equals(container))
+                        .findFirst()
+                        .orElseGet(() -> pod.addContainersBuilder().setName(container));
+                c.addAllDynamicResources(resources);
+              });
+    }
+    return pods;
   }
 
   private PodResources toProto(PodAssignment pod) {
