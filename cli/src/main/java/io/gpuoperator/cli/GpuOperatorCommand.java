@@ -1,6 +1,7 @@
 package io.gpuoperator.cli;
 
 import io.gpuoperator.cli.simulate.SimulateCommand;
+import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
@@ -36,8 +37,12 @@ public class GpuOperatorCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** A configured command line, shared by main and tests. */
+  /**
+   * A configured command line, shared by main and tests: every subcommand has {@code --help},
+   * {@code -V} and {@code -v}, and ends a failure with one line and an exit code by kind ({@link
+   * CommandLines}).
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new GpuOperatorCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+    return CommandLines.configure(new CommandLine(new GpuOperatorCommand()));
   }
 }
