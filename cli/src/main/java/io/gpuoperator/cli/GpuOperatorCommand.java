@@ -18,7 +18,13 @@ import picocli.CommandLine.Command;
     name = "gpu-operator",
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
-    description = "Kubernetes operator and node agents for NVIDIA GPUs.",
+    header = "The Kubernetes operator and node agents for NVIDIA GPUs.",
+    description = {
+      "Run a command with --help for its flags; every command exits 0 when done, 1 when the"
+          + " environment failed and 2 on bad input, with a one-line message (-v adds the stack"
+          + " trace)."
+    },
+    commandListHeading = "%nCommands:%n",
     subcommands = {
       SimulateCommand.class,
       VersionCommand.class,

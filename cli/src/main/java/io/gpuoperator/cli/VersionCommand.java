@@ -8,7 +8,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** Prints this build's version and the operand images it deploys by default. */
-@Command(name = "version", description = "Print the version and the default operand images.")
+@Command(name = "version", header = "Prints this build's version and the default operand images.")
 public class VersionCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -54,7 +54,7 @@ class GpuOperatorCommandTest {
       StringWriter err = new StringWriter();
       cmd.setOut(new PrintWriter(new StringWriter()));
       cmd.setErr(new PrintWriter(err));
-      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(1);
+      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(2);
       assertThat(err.toString()).contains("spec.mig.strategy: Unsupported value");
     } finally {
       java.nio.file.Files.deleteIfExists(bad);

@@ -73,7 +73,8 @@ public final class Document {
         return Optional.of(l);
       }
       if (p.isEmpty()) {
-        return Optional.empty();
+        // A field the file lacks altogether, or the document as a whole: its first line.
+        return isEmpty() ? Optional.empty() : Optional.of(new Location(1, 1));
       }
       p = Paths.parent(p);
     }
@@ -92,6 +93,14 @@ public final class Document {
   /** The exception for a bad value at a path: {@code file:line:column path: problem}. */
   public ConfigException error(String path, String problem) {
     return new ConfigException(where(path) + ": " + problem);
+  }
+
+  /**
+   * The values as plain Java collections (a mutable map for a mapping): strings, numbers, booleans,
+   * nulls, lists and maps, for checks that walk a document, such as a CRD schema.
+   */
+  public Object toPlain() {
+    return Binding.STRICT.convertValue(root, Object.class);
   }
 
   /**

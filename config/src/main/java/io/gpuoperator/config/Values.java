@@ -68,6 +68,15 @@ public final class Values {
     return m;
   }
 
+  /** A value as a message shows it: text quoted (as {@link #quote}), numbers and booleans bare. */
+  public static String show(Object value) {
+    if (value instanceof Number || value instanceof Boolean) {
+      String s = value.toString();
+      return s.length() <= MAX_SHOWN ? s : quote(s);
+    }
+    return quote(value);
+  }
+
   /** "a, b or c" for the accepted values of a setting. */
   public static String oneOf(Collection<?> accepted) {
     var list = accepted.stream().map(String::valueOf).toList();

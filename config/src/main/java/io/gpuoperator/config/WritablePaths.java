@@ -25,14 +25,29 @@ public final class WritablePaths {
     return dir;
   }
 
-  /** Checks that a file can be created or replaced in its directory (creating the directory). */
+  /**
+   * Checks, without creating anything, that a file can be created or replaced: its directory (or
+   * the nearest existing one above it, where it will be created) is writable.
+   */
   public static Path file(Path file, String origin) {
     Path abs = file.toAbsolutePath();
     if (Files.isDirectory(abs)) {
       throw new ConfigException(
           origin + ": " + Values.quote(file) + " is a directory, expected a file");
     }
-    directory(abs.getParent(), origin);
+    Path dir = abs.getParent();
+    while (dir != null && !Files.exists(dir)) {
+      dir = dir.getParent();
+    }
+    if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
+      throw new ConfigException(
+          origin
+              + ": cannot write "
+              + Values.quote(file)
+              + ": "
+              + Values.quote(dir)
+              + " is not a writable directory");
+    }
     if (Files.exists(abs) && !Files.isWritable(abs)) {
       throw new ConfigException(origin + ": " + Values.quote(file) + " is not writable");
     }

@@ -35,7 +35,7 @@ public final class Failures
   public int handleParseException(ParameterException e, String[] args) {
     CommandLine cl = e.getCommandLine();
     PrintWriter err = cl.getErr();
-    err.println(qualifiedName(cl) + ": " + e.getMessage());
+    err.println(qualifiedName(cl) + ": " + quotedValuesShortened(e.getMessage()));
     err.println("Try '" + qualifiedName(cl) + " --help' for the flags.");
     err.flush();
     return ExitCodes.BAD_INPUT;
@@ -121,6 +121,24 @@ public final class Failures
       }
     }
     return false;
+  }
+
+  /**
+   * picocli's own messages quote what the user typed in single quotes ({@code but was 'x'});
+   * those values are shown as every other value is: escaped and shortened.
+   */
+  static String quotedValuesShortened(String message) {
+    if (message == null) {
+      return "invalid command line";
+    }
+    String first = message.strip().lines().findFirst().orElse("");
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("'([^']*)'").matcher(first);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(Values.quote(m.group(1))));
+    }
+    m.appendTail(out);
+    return out.toString();
   }
 
   /** {@code gpu-operator device-plugin}, as the user typed it. */

@@ -76,6 +76,15 @@ public final class ImageResolver {
     if (spec == null) {
       return out;
     }
+    String policy = trim(spec.imagePullPolicy);
+    if (policy != null && !PULL_POLICIES.contains(policy)) {
+      out.add(
+          new Violation(
+              path + ".imagePullPolicy",
+              "Unsupported value: "
+                  + io.gpuoperator.config.Values.quote(policy)
+                  + ": supported values: \"Always\", \"IfNotPresent\", \"Never\""));
+    }
     String repo = trim(spec.repository);
     String image = trim(spec.image);
     String version = trim(spec.version);
@@ -118,7 +127,7 @@ public final class ImageResolver {
     return fallback;
   }
 
-  /** Always, IfNotPresent or Never; anything else (or nothing) means IfNotPresent. */
+  /** Always, IfNotPresent or Never; nothing means IfNotPresent ({@link #check} rejects others). */
   public static String pullPolicy(String value) {
     String v = trim(value);
     return v != null && PULL_POLICIES.contains(v) ? v : "IfNotPresent";
