@@ -78,7 +78,8 @@ public class SimulateCommand implements Callable<Integer> {
           .orElse(Duration.ofMinutes(5), "5m");
   static final Setting<Boolean> DRY_RUN =
       Setting.bool("--dry-run")
-          .help("Check every input (flags, cluster file, MIG layouts, policy) and exit; start nothing.")
+          .help(
+              "Check every input (flags, cluster file, MIG layouts, policy) and exit; start nothing.")
           .orElse(false, "false");
   static final Setting<Duration> GRACE =
       Setting.of(
@@ -259,8 +260,7 @@ public class SimulateCommand implements Callable<Integer> {
       }
       source = policyFile.toString();
     }
-    return new Inputs(
-        nodes, policy, source, out.value(), s.get(UNTIL_READY), timeout, grace);
+    return new Inputs(nodes, policy, source, out.value(), s.get(UNTIL_READY), timeout, grace);
   }
 
   private static <T> T prefixed(String flag, java.util.function.Supplier<T> read) {

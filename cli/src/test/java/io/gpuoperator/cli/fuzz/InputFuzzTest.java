@@ -33,11 +33,11 @@ import picocli.CommandLine;
 
 /**
  * Issue 19.7: a seeded generator of mutated ClusterPolicies, cluster files, device-plugin configs,
- * node profiles and agent flags, each run through the real command in-process. For every case:
- * exit 0, 1 or 2; no stack trace and no Java type name in what the user sees; a bad input's
- * message names a field, a line or a setting; nothing is started for bad input; and no case runs
- * longer than 10 s. The kept corpus ({@code src/test/resources/fuzz/}) holds the inputs of the
- * bugs found so far and runs first, every time.
+ * node profiles and agent flags, each run through the real command in-process. For every case: exit
+ * 0, 1 or 2; no stack trace and no Java type name in what the user sees; a bad input's message
+ * names a field, a line or a setting; nothing is started for bad input; and no case runs longer
+ * than 10 s. The kept corpus ({@code src/test/resources/fuzz/}) holds the inputs of the bugs found
+ * so far and runs first, every time.
  *
  * <p>{@code -Dfuzz.seed=N} and {@code -Dfuzz.cases=N} (default 2,000) reproduce or widen a run; a
  * failure prints the seed, the case and the input's file.
@@ -67,11 +67,13 @@ class InputFuzzTest {
 
   @BeforeAll
   static void seeds() {
-    runner = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "fuzz-case");
-      t.setDaemon(true);
-      return t;
-    });
+    runner =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "fuzz-case");
+              t.setDaemon(true);
+              return t;
+            });
     seeds = new TreeMap<>();
     seeds.put("policy", resource("/io/gpuoperator/api/samples/clusterpolicy.yaml"));
     seeds.put("cluster", resource("/fuzz/seeds/cluster.yaml"));
@@ -131,7 +133,14 @@ class InputFuzzTest {
     }
     StringBuilder perKind = new StringBuilder();
     timeByKind.forEach(
-        (k, t) -> perKind.append(k).append(' ').append(t[0]).append('x').append(t[1] / t[0]).append("ms "));
+        (k, t) ->
+            perKind
+                .append(k)
+                .append(' ')
+                .append(t[0])
+                .append('x')
+                .append(t[1] / t[0])
+                .append("ms "));
     System.out.printf(
         "fuzz: seed %d, %d cases (%d kept), exit codes %s, slowest %d ms (%s); %s%n",
         SEED, cases.size(), cases.size() - CASES, byCode, slowest.toMillis(), slowestCase, perKind);
@@ -212,7 +221,8 @@ class InputFuzzTest {
   static Case forInput(String kind, String name, Path input) {
     Path work = dir.resolve(name + ".d");
     return switch (kind) {
-      case "policy" -> new Case(kind, name, List.of("plan", "-f", input.toString()), Map.of(), input);
+      case "policy" ->
+          new Case(kind, name, List.of("plan", "-f", input.toString()), Map.of(), input);
       case "cluster" ->
           new Case(
               kind,
@@ -233,8 +243,7 @@ class InputFuzzTest {
               gfd(work, "--node-profile=dgx-h100", "--config-file=" + input),
               Map.of(),
               input);
-      case "profile" ->
-          new Case(kind, name, gfd(work, "--node-profile=" + input), Map.of(), input);
+      case "profile" -> new Case(kind, name, gfd(work, "--node-profile=" + input), Map.of(), input);
       default -> throw new IllegalArgumentException(kind);
     };
   }

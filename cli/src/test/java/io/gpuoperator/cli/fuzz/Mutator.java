@@ -99,16 +99,17 @@ final class Mutator {
         lines.set(line, "\t" + lines.get(line));
         yield String.join("\n", lines);
       }
-      case 17 -> pick(
-          List.of(
-              "a: &x\n  b: *x\n",
-              "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
-                  + "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n",
-              "a: " + "[".repeat(1500) + "]".repeat(1500) + "\n",
-              "a: " + "{b: ".repeat(200) + "1" + "}".repeat(200) + "\n",
-              "- just\n- a list\n",
-              "just a string\n",
-              "\u0000\u0001\u0002 binary \u00ff\n"));
+      case 17 ->
+          pick(
+              List.of(
+                  "a: &x\n  b: *x\n",
+                  "a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+                      + "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n",
+                  "a: " + "[".repeat(1500) + "]".repeat(1500) + "\n",
+                  "a: " + "{b: ".repeat(200) + "1" + "}".repeat(200) + "\n",
+                  "- just\n- a list\n",
+                  "just a string\n",
+                  "\u0000\u0001\u0002 binary \u00ff\n"));
       case 18 -> { // a huge value
         lines.add(line, "huge: \"" + "x".repeat(100_000 + random.nextInt(1_000_000)) + "\"");
         yield String.join("\n", lines);
@@ -133,7 +134,12 @@ final class Mutator {
         case 0, 1, 2 -> o.set(key, value);
         case 3 -> o.remove(key);
         case 4 -> o.set(key + pick(List.of("s", "X", "_", "Enabled")), value); // a typo's twin
-        default -> o.set(key, random.nextBoolean() ? NODES.arrayNode().add(value) : NODES.objectNode().set("x", value));
+        default ->
+            o.set(
+                key,
+                random.nextBoolean()
+                    ? NODES.arrayNode().add(value)
+                    : NODES.objectNode().set("x", value));
       }
     } else if (parent instanceof ArrayNode a) {
       int i = Integer.parseInt(key);

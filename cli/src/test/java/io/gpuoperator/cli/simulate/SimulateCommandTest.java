@@ -53,7 +53,8 @@ class SimulateCommandTest {
     Files.writeString(file, "nodes:\n- name: a\n  gpus: many\n");
     Result r = run("simulate", "--cluster-file", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains(file + ":3:3 nodes[0].gpus: expected a whole number, got \"many\"");
+    assertThat(r.err())
+        .contains(file + ":3:3 nodes[0].gpus: expected a whole number, got \"many\"");
   }
 
   @Test
@@ -99,24 +100,37 @@ class SimulateCommandTest {
     Path c = tmp.resolve("c.yaml");
     for (var bad :
         java.util.List.of(
-            java.util.Map.entry("nodes:\n- name: a\n  cpu: lots\n", "nodes[0].cpu: expected a quantity"),
+            java.util.Map.entry(
+                "nodes:\n- name: a\n  cpu: lots\n", "nodes[0].cpu: expected a quantity"),
             java.util.Map.entry(
                 "nodes:\n- name: a\n  memory: 12 GB\n", "nodes[0].memory: expected a quantity"),
             java.util.Map.entry(
-                "nodes:\n- name: a\n  labels: {'bad key!': x}\n", "nodes[0].labels: expected a label key"),
+                "nodes:\n- name: a\n  labels: {'bad key!': x}\n",
+                "nodes[0].labels: expected a label key"),
             java.util.Map.entry(
-                "nodes:\n- name: a\n  kernel: '5.15 generic'\n", "nodes[0].kernel: expected a kernel version"),
+                "nodes:\n- name: a\n  kernel: '5.15 generic'\n",
+                "nodes[0].kernel: expected a kernel version"),
             java.util.Map.entry(
                 "nodes:\n- name: " + "a".repeat(300) + "\n", "is longer than 63 characters"),
             java.util.Map.entry(
                 "nodes:\n- name: h\n  profile: H100-SXM5-80GB\n  gpus: 1\n  mig: {7g.80gb: 2}\n",
                 "nodes[0].mig: the layout {7g.80gb=2} does not fit"),
             java.util.Map.entry(
-                "nodes:\n- name: h\n  profile: V100\n", "nodes[0].profile: unknown GPU model \"V100\""))) {
+                "nodes:\n- name: h\n  profile: V100\n",
+                "nodes[0].profile: unknown GPU model \"V100\""))) {
       Files.writeString(c, bad.getKey());
-      Result r = run("simulate", "--cluster-file", c.toString(), "--kubeconfig-out", tmp.resolve("k").toString());
+      Result r =
+          run(
+              "simulate",
+              "--cluster-file",
+              c.toString(),
+              "--kubeconfig-out",
+              tmp.resolve("k").toString());
       assertThat(r.code()).as(bad.getKey()).isEqualTo(2);
-      assertThat(r.err()).as(bad.getKey()).startsWith("gpu-operator simulate: --cluster-file " + c + ":").contains(bad.getValue());
+      assertThat(r.err())
+          .as(bad.getKey())
+          .startsWith("gpu-operator simulate: --cluster-file " + c + ":")
+          .contains(bad.getValue());
       assertThat(r.out()).as("nothing started").doesNotContain("starting etcd");
     }
     Result grace = run("simulate", "--node-monitor-grace-period", "forever");

@@ -70,7 +70,8 @@ class SimulationStallIT {
                   if ("Running".equals(p.getStatus().getPhase())) {
                     boolean podReady =
                         p.getStatus().getConditions().stream()
-                            .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+                            .anyMatch(
+                                c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
                     if (!podReady) {
                       seen.add("pod " + p.getMetadata().getName() + " not ready");
                     }

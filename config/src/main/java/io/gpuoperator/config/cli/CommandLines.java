@@ -19,6 +19,16 @@ public final class CommandLines {
     root.setExecutionExceptionHandler(failures);
     root.setParameterExceptionHandler(failures);
     root.setCaseInsensitiveEnumValuesAllowed(true);
+    // picocli's own Path conversion reports a bad path with Java type names.
+    root.registerConverter(
+        java.nio.file.Path.class,
+        s -> {
+          try {
+            return io.gpuoperator.config.Parse.path(s);
+          } catch (IllegalArgumentException e) {
+            throw new CommandLine.TypeConversionException(e.getMessage());
+          }
+        });
     CommandLine.IVersionProvider version = root.getCommandSpec().versionProvider();
     apply(root, version);
     return root;

@@ -124,8 +124,8 @@ public final class Failures
   }
 
   /**
-   * picocli's own messages quote what the user typed in single quotes ({@code but was 'x'});
-   * those values are shown as every other value is: escaped and shortened.
+   * picocli's own messages quote what the user typed in single quotes ({@code but was 'x'}); those
+   * values are shown as every other value is: escaped and shortened.
    */
   static String quotedValuesShortened(String message) {
     if (message == null) {

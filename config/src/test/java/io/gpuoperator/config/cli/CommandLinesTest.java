@@ -53,7 +53,19 @@ class CommandLinesTest {
     }
   }
 
-  @Command(name = "top", versionProvider = Version.class, subcommands = Agent.class)
+  @Command(name = "paths")
+  static class Paths implements Runnable {
+    @CommandLine.Option(names = "--kubeconfig")
+    java.nio.file.Path kubeconfig;
+
+    @Override
+    public void run() {}
+  }
+
+  @Command(
+      name = "top",
+      versionProvider = Version.class,
+      subcommands = {Agent.class, Paths.class})
   static class Top implements Runnable {
     @Override
     public void run() {}
@@ -117,7 +129,7 @@ class CommandLinesTest {
     err.getBuffer().setLength(0);
     assertThat(cl.execute("agent", "--nope")).isEqualTo(ExitCodes.BAD_INPUT);
     assertThat(err.toString())
-        .startsWith("top agent: Unknown option: '--nope'")
+        .startsWith("top agent: Unknown option: \"--nope\"")
         .doesNotContain("Usage");
   }
 
@@ -138,5 +150,14 @@ class CommandLinesTest {
     err.getBuffer().setLength(0);
     agent.fail = new ConfigException("FOO: bad");
     assertThat(cl.execute("agent")).isEqualTo(ExitCodes.BAD_INPUT);
+  }
+
+  @Test
+  void aPathPicocliCannotConvertIsNamedWithoutJavaTypes() {
+    // Found by InputFuzzTest: a NUL in --kubeconfig printed "interface java.nio.file.Path".
+    assertThat(cli().execute("paths", "--kubeconfig", "a\u0000b")).isEqualTo(2);
+    assertThat(err.toString())
+        .startsWith("top paths: Invalid value for option \"--kubeconfig\": not a usable path:")
+        .doesNotContain("java.");
   }
 }

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Every environment variable the operator reads, with its parser, bound and default, declared
- * once; values are resolved by {@link Settings}, so a bad one reads {@code METRICS_PORT: expected a
- * whole number from 0 to 65535, got "99999"} like every other setting of the project.
+ * Every environment variable the operator reads, with its parser, bound and default, declared once;
+ * values are resolved by {@link Settings}, so a bad one reads {@code METRICS_PORT: expected a whole
+ * number from 0 to 65535, got "99999"} like every other setting of the project.
  */
 public enum Env {
   OPERATOR_NAMESPACE(Parse::dnsLabel, "gpu-operator"),

@@ -151,7 +151,8 @@ public class PlanCommand implements Callable<Integer> {
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }
       switch (output) {
-        case yaml -> out.print(SERIALIZATION.asYaml(PlanPrinter.structured(plan, source, manifests)));
+        case yaml ->
+            out.print(SERIALIZATION.asYaml(PlanPrinter.structured(plan, source, manifests)));
         case json ->
             out.println(SERIALIZATION.asJson(PlanPrinter.structured(plan, source, manifests)));
         default -> {
@@ -224,7 +225,8 @@ public class PlanCommand implements Callable<Integer> {
       doc.root().path("items").forEach(items::add);
     } else {
       throw doc.error(
-          "kind", "expected List, NodeList or Node (kubectl get nodes -o yaml), got " + Values.quote(kind));
+          "kind",
+          "expected List, NodeList or Node (kubectl get nodes -o yaml), got " + Values.quote(kind));
     }
     List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
@@ -234,7 +236,9 @@ public class PlanCommand implements Callable<Integer> {
         throw doc.error(
             path,
             "is "
-                + (item.isObject() ? "a " + Values.quote(item.path("kind").asText()) : "not an object")
+                + (item.isObject()
+                    ? "a " + Values.quote(item.path("kind").asText())
+                    : "not an object")
                 + ", expected a Node");
       }
       Node node;
@@ -247,7 +251,8 @@ public class PlanCommand implements Callable<Integer> {
             v.reason());
       }
       if (node.getMetadata() == null || node.getMetadata().getName() == null) {
-        throw doc.error(path.isEmpty() ? "metadata.name" : path + ".metadata.name", "Required value");
+        throw doc.error(
+            path.isEmpty() ? "metadata.name" : path + ".metadata.name", "Required value");
       }
       nodes.add(node);
     }

@@ -1,15 +1,14 @@
 package io.gpuoperator.operator.plan;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.gpuoperator.operator.labels.NodeLabelRules;
+import io.gpuoperator.operator.operand.RenderedOperand;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.Map;
-
-import io.gpuoperator.operator.labels.NodeLabelRules;
-import io.gpuoperator.operator.operand.RenderedOperand;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Renders a {@link Plan} as the readable text {@code gpu-operator plan} prints. */
@@ -107,9 +106,9 @@ public final class PlanPrinter {
   }
 
   /**
-   * The plan as data for {@code -o yaml|json}: the same facts as the text, with stable keys
-   * ({@code policy}, {@code cluster}, {@code objects}, {@code nodes}, {@code summary}); with
-   * {@code manifests}, each object to create or update carries its rendered manifest.
+   * The plan as data for {@code -o yaml|json}: the same facts as the text, with stable keys ({@code
+   * policy}, {@code cluster}, {@code objects}, {@code nodes}, {@code summary}); with {@code
+   * manifests}, each object to create or update carries its rendered manifest.
    */
   public static Map<String, Object> structured(Plan plan, String source, boolean manifests) {
     Map<String, Object> out = new LinkedHashMap<>();
@@ -126,7 +125,8 @@ public final class PlanPrinter {
     for (RenderedOperand op : plan.operands()) {
       for (HasMetadata o : op.objects()) {
         rendered.put(
-            o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(), o);
+            o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(),
+            o);
       }
     }
     List<Map<String, Object>> objects = new ArrayList<>();

@@ -52,7 +52,8 @@ public record PolicyFile(
   public static PolicyFile of(Document doc) {
     List<Violation> errors = new ArrayList<>();
     if (!(doc.toPlain() instanceof Map<?, ?> raw)) {
-      errors.add(new Violation("", "expected a ClusterPolicy object (a mapping), got " + kind(doc)));
+      errors.add(
+          new Violation("", "expected a ClusterPolicy object (a mapping), got " + kind(doc)));
       return new PolicyFile(null, errors, List.of(), doc);
     }
     Map<String, Object> document = (Map<String, Object>) raw;
@@ -65,7 +66,8 @@ public record PolicyFile(
     }
     if (!"ClusterPolicy".equals(document.get("kind"))) {
       errors.add(
-          new Violation("kind", "must be ClusterPolicy, got " + Values.quote(document.get("kind"))));
+          new Violation(
+              "kind", "must be ClusterPolicy, got " + Values.quote(document.get("kind"))));
     }
     Object metadata = document.get("metadata");
     if (!(metadata instanceof Map<?, ?> m)

@@ -303,7 +303,8 @@ public final class PolicyValidator {
               parsed.put(name, value);
             }
           } catch (RuntimeException e) {
-            out.add(new Violation(path + "." + name, Values.quote(quantity) + " is not a quantity"));
+            out.add(
+                new Violation(path + "." + name, Values.quote(quantity) + " is not a quantity"));
           }
         });
     return parsed;
@@ -362,7 +363,9 @@ public final class PolicyValidator {
             && !t.getOperator().equals("Exists")
             && !t.getOperator().equals("Equal")) {
           out.add(
-              new Violation(p + ".operator", "must be Exists or Equal, got " + Values.quote(t.getOperator())));
+              new Violation(
+                  p + ".operator",
+                  "must be Exists or Equal, got " + Values.quote(t.getOperator())));
         }
         if ("Exists".equals(t.getOperator()) && t.getValue() != null && !t.getValue().isEmpty()) {
           out.add(new Violation(p + ".value", "must be empty when operator is Exists"));
@@ -373,7 +376,8 @@ public final class PolicyValidator {
           out.add(
               new Violation(
                   p + ".effect",
-                  "must be NoSchedule, PreferNoSchedule or NoExecute, got " + Values.quote(t.getEffect())));
+                  "must be NoSchedule, PreferNoSchedule or NoExecute, got "
+                      + Values.quote(t.getEffect())));
         }
       }
     }
@@ -494,7 +498,8 @@ public final class PolicyValidator {
         out.add(
             new Violation(
                 "spec.dcgmExporter.service.type",
-                "must be ClusterIP, NodePort or LoadBalancer, got " + Values.quote(e.service.type)));
+                "must be ClusterIP, NodePort or LoadBalancer, got "
+                    + Values.quote(e.service.type)));
       }
       if (e.service.internalTrafficPolicy != null
           && !TRAFFIC_POLICIES.contains(e.service.internalTrafficPolicy.trim())) {
@@ -526,12 +531,15 @@ public final class PolicyValidator {
     }
     Pattern duration = Pattern.compile("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$");
     if (sm.interval != null && !duration.matcher(sm.interval).matches()) {
-      out.add(new Violation(path + ".interval", "must be a duration like 15s, got " + Values.quote(sm.interval)));
+      out.add(
+          new Violation(
+              path + ".interval", "must be a duration like 15s, got " + Values.quote(sm.interval)));
     }
     if (sm.scrapeTimeout != null && !duration.matcher(sm.scrapeTimeout).matches()) {
       out.add(
           new Violation(
-              path + ".scrapeTimeout", "must be a duration like 10s, got " + Values.quote(sm.scrapeTimeout)));
+              path + ".scrapeTimeout",
+              "must be a duration like 10s, got " + Values.quote(sm.scrapeTimeout)));
     }
     labels(sm.additionalLabels, path + ".additionalLabels", out);
   }
@@ -563,7 +571,9 @@ public final class PolicyValidator {
       }
       return;
     }
-    out.add(new Violation(path, "must be a number or a percentage such as 25%, got " + Values.quote(s)));
+    out.add(
+        new Violation(
+            path, "must be a number or a percentage such as 25%, got " + Values.quote(s)));
   }
 
   private static void dnsName(String name, String path, List<Violation> out) {
@@ -571,7 +581,8 @@ public final class PolicyValidator {
       out.add(
           new Violation(
               path,
-              Values.quote(name) + " is not a valid name (lower case letters, digits, '-' and '.')"));
+              Values.quote(name)
+                  + " is not a valid name (lower case letters, digits, '-' and '.')"));
     }
   }
 }

@@ -107,7 +107,8 @@ public final class SchemaValidator {
     if (value instanceof String str) {
       if (s.getPattern() != null && !Pattern.compile(s.getPattern()).matcher(str).find()) {
         errors.add(
-            new Violation(path, Values.quote(str) + " does not match the pattern " + s.getPattern()));
+            new Violation(
+                path, Values.quote(str) + " does not match the pattern " + s.getPattern()));
       }
       if (s.getMaxLength() != null && str.length() > s.getMaxLength()) {
         errors.add(new Violation(path, "must be at most " + s.getMaxLength() + " characters"));
@@ -161,7 +162,9 @@ public final class SchemaValidator {
           errors.add(
               new Violation(
                   path + "[" + i + "]",
-                  "must be of type " + (items.getType() == null ? "value" : items.getType()) + ", got null"));
+                  "must be of type "
+                      + (items.getType() == null ? "value" : items.getType())
+                      + ", got null"));
           continue;
         }
         check(list.get(i), items, path + "[" + i + "]", errors, dropped);

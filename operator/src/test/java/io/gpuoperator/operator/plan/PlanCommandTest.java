@@ -2,6 +2,7 @@ package io.gpuoperator.operator.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.operator.Policies;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +13,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import io.gpuoperator.config.cli.CommandLines;
 import picocli.CommandLine;
 
 class PlanCommandTest {
@@ -139,8 +139,7 @@ class PlanCommandTest {
     assertThat(r.rc()).isEqualTo(2);
     assertThat(r.err())
         .contains("is not a valid ClusterPolicy")
-        .contains(
-            p + ":7:5 spec.mig.strategy: Unsupported value: \"sometimes\": supported values:")
+        .contains(p + ":7:5 spec.mig.strategy: Unsupported value: \"sometimes\": supported values:")
         .contains(p + ":9:5 spec.dcgm.hostPort: must be less than or equal to 65535")
         .contains(
             p + ":11:5 spec.driver.enabled: must be of type boolean, got string \"yes-please\"")
@@ -227,7 +226,10 @@ class PlanCommandTest {
     assertThat(tree.at("/objects/0/action").asText()).isEqualTo("create");
     Run yaml = run("-f", sample().toString(), "-o", "yaml", "--manifests");
     assertThat(yaml.rc()).isZero();
-    assertThat(yaml.out()).contains("summary:").contains("manifest:").contains("kind: \"DaemonSet\"");
+    assertThat(yaml.out())
+        .contains("summary:")
+        .contains("manifest:")
+        .contains("kind: \"DaemonSet\"");
     assertThat(run("-f", sample().toString(), "-o", "xml").rc()).isEqualTo(2);
   }
 

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * The temp directories of a run (control plane, simulated nodes), each marked with its owner
  * process, so that a run killed before it could clean up (SIGKILL, a second Ctrl-C) is cleaned by
  * the next one: {@link #cleanStale} removes the directories whose owner process is gone, and the
- * files they registered (a kubeconfig written for the user), never those of a live process.
- * Secrets in them are written readable by the owner only ({@link #writeSecret}).
+ * files they registered (a kubeconfig written for the user), never those of a live process. Secrets
+ * in them are written readable by the owner only ({@link #writeSecret}).
  */
 public final class RunDirs {
   private static final Logger LOG = LoggerFactory.getLogger(RunDirs.class);
@@ -54,9 +54,7 @@ public final class RunDirs {
   /** Records a file outside the directory that belongs to the run (removed with it if stale). */
   public static void register(Path dir, Path file) throws IOException {
     Files.writeString(
-        dir.resolve(OWNER),
-        "file=" + file.toAbsolutePath() + "\n",
-        StandardOpenOption.APPEND);
+        dir.resolve(OWNER), "file=" + file.toAbsolutePath() + "\n", StandardOpenOption.APPEND);
   }
 
   /** Writes a file only its owner may read (keys, tokens, kubeconfigs). */

@@ -17,9 +17,9 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The simulated cluster's nodes, from a small YAML file read through the project's one loading
- * path ({@link Documents}), checked whole before anything starts: every error names the file, the
- * line and the field.
+ * The simulated cluster's nodes, from a small YAML file read through the project's one loading path
+ * ({@link Documents}), checked whole before anything starts: every error names the file, the line
+ * and the field.
  *
  * <pre>
  * nodes:
@@ -134,11 +134,17 @@ public final class ClusterFile {
       if (n.maxPods != 0) {
         check(doc, where + ".maxPods", n.maxPods, 1, 1000);
       }
-      value(doc, where + ".containerRuntimeVersion", n.containerRuntimeVersion, ClusterFile::runtime);
+      value(
+          doc, where + ".containerRuntimeVersion", n.containerRuntimeVersion, ClusterFile::runtime);
+      // A label without a value (`team:` or `team: null`) is an empty label value, as kubectl
+      // label team= gives.
+      Map<String, String> labels = new java.util.LinkedHashMap<>();
       if (n.labels != null) {
         for (Map.Entry<String, String> l : n.labels.entrySet()) {
           value(doc, where + ".labels", l.getKey(), Parse::labelKey);
-          value(doc, where + ".labels." + l.getKey(), l.getValue() == null ? "" : l.getValue(), Parse::labelValue);
+          String v = l.getValue() == null ? "" : l.getValue();
+          value(doc, where + ".labels." + l.getKey(), v, Parse::labelValue);
+          labels.put(l.getKey(), v);
         }
       }
       List<BehaviourOverride> overrides = new ArrayList<>();
@@ -197,7 +203,7 @@ public final class ClusterFile {
                   n.memory,
                   n.maxPods,
                   n.containerRuntimeVersion,
-                  n.labels,
+                  labels,
                   overrides,
                   n.mig));
         } catch (IllegalArgumentException e) {

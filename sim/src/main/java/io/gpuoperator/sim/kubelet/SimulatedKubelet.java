@@ -272,7 +272,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     for (NodeCondition w : wanted) {
       boolean found =
           current.stream()
-              .anyMatch(c -> c.getType().equals(w.getType()) && c.getStatus().equals(w.getStatus()));
+              .anyMatch(
+                  c -> c.getType().equals(w.getType()) && c.getStatus().equals(w.getStatus()));
       if (!found) {
         return false;
       }

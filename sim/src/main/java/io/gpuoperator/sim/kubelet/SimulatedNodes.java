@@ -1,8 +1,8 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.IOException;
 import io.gpuoperator.sim.controlplane.RunDirs;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -13,7 +13,7 @@ class ClusterFileTest {
   void expandsCountsAndReadsOverrides() {
     List<NodeDescription> nodes =
         ClusterFile.parse(
-            """
+                """
             nodes:
             - name: h100
               count: 2
@@ -29,7 +29,7 @@ class ClusterFileTest {
               profile: L4
             - name: cpu
             """,
-            "cluster.yaml")
+                "cluster.yaml")
             .nodes();
     assertThat(nodes)
         .extracting(NodeDescription::name)
@@ -51,9 +51,9 @@ class ClusterFileTest {
   void readsTheMigLayoutANodeStartsWith() {
     List<NodeDescription> nodes =
         ClusterFile.parse(
-            "nodes:\n- name: mig\n  profile: H100-SXM5-80GB\n  gpus: 2\n"
-                + "  mig: {1g.10gb: 2, 3g.40gb: 1}\n- name: cpu\n",
-            "c.yaml")
+                "nodes:\n- name: mig\n  profile: H100-SXM5-80GB\n  gpus: 2\n"
+                    + "  mig: {1g.10gb: 2, 3g.40gb: 1}\n- name: cpu\n",
+                "c.yaml")
             .nodes();
     assertThat(nodes.get(0).mig())
         .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("1g.10gb", 2, "3g.40gb", 1));
@@ -96,15 +96,25 @@ class ClusterFileTest {
   }
 
   @Test
+  void aLabelWithoutValueIsAnEmptyLabelValue() {
+    // Found by InputFuzzTest (corpus cluster/null-label-value.yaml): it used to fail with an NPE.
+    var nodes =
+        ClusterFile.parse("nodes:\n- name: a\n  labels: {team: null, x: }\n", "c.yaml").nodes();
+    assertThat(nodes.get(0).labels()).containsEntry("team", "").containsEntry("x", "");
+  }
+
+  @Test
   void everyValueIsCheckedBeforeAnythingStarts() {
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  cpu: lots\n", "c.yaml"))
-        .hasMessage("c.yaml:3:3 nodes[0].cpu: expected a quantity such as 32, 500m or 256Gi, got \"lots\"");
+        .hasMessage(
+            "c.yaml:3:3 nodes[0].cpu: expected a quantity such as 32, 500m or 256Gi, got \"lots\"");
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  memory: 1Qi\n", "c.yaml"))
         .hasMessageStartingWith("c.yaml:3:3 nodes[0].memory: expected a quantity");
     assertThatThrownBy(
             () -> ClusterFile.parse("nodes:\n- name: a\n  labels: {'-bad': x}\n", "c.yaml"))
         .hasMessageStartingWith("c.yaml:3:3 nodes[0].labels: expected a label key");
-    assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  kernel: 'not a kernel'\n", "c.yaml"))
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- name: a\n  kernel: 'not a kernel'\n", "c.yaml"))
         .hasMessageStartingWith("c.yaml:3:3 nodes[0].kernel: expected a kernel version");
     assertThatThrownBy(
             () -> ClusterFile.parse("nodes:\n- name: " + "n".repeat(300) + "\n", "c.yaml"))
@@ -113,7 +123,8 @@ class ClusterFileTest {
         .hasMessage("c.yaml:3:3 nodes[0].count: expected a whole number, got 2.5");
     assertThatThrownBy(
             () -> ClusterFile.parse("nodes:\n- name: a\n  count: 2000000000\n", "c.yaml"))
-        .hasMessage("c.yaml:3:3 nodes[0].count: expected a whole number from 1 to 500, got 2000000000");
+        .hasMessage(
+            "c.yaml:3:3 nodes[0].count: expected a whole number from 1 to 500, got 2000000000");
     assertThatThrownBy(
             () -> ClusterFile.parse("nodes:\n- {name: a, profile: L4, gpus: 64}\n", "c.yaml"))
         .hasMessageStartingWith("c.yaml:2:26 nodes[0].gpus: expected a whole number from 0 to 16");
