@@ -4,6 +4,9 @@ import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.exporter.ExporterCommand;
+import io.gpuoperator.node.mig.MigCommand;
+import io.gpuoperator.node.mig.MigManagerCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
@@ -32,6 +35,9 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      ExporterCommand.class,
+      MigManagerCommand.class,
+      MigCommand.class,
       ValidatorCommand.class,
       CommandLine.HelpCommand.class
     })

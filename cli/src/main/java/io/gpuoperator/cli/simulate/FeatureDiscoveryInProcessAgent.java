@@ -5,6 +5,7 @@ import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.config.ReloadingConfig;
 import io.gpuoperator.node.discovery.DiscoverySettings;
 import io.gpuoperator.node.discovery.FeatureDiscoveryAgent;
 import io.gpuoperator.node.discovery.NodeLabelSink;
@@ -34,9 +35,18 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
     env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
     Settings settings = Settings.ofEnv(env);
     Path file = settings.get(DiscoverySettings.CONFIG_FILE);
-    Document doc = file == null ? null : DevicePluginConfigs.read(ctx.hostPath(file.toString()));
-    DevicePluginConfig config =
-        doc == null ? DevicePluginConfigs.empty() : DevicePluginConfigs.parse(doc);
+    // Through the container's mounts: under the original's contract the file is in an emptyDir
+    // that NVIDIA's config-manager fills and updates.
+    java.util.function.Supplier<DevicePluginConfig> config;
+    Document doc = null;
+    if (file == null) {
+      DevicePluginConfig empty = DevicePluginConfigs.empty();
+      config = () -> empty;
+    } else {
+      ReloadingConfig reloading = new ReloadingConfig(ContainerPaths.resolve(ctx, file.toString()));
+      config = reloading;
+      doc = reloading.document();
+    }
     DiscoverySettings s = DiscoverySettings.resolve(settings.withFile(doc));
     GpuBackend gpus = backends.backend(ctx.nodeName());
     String machine = backends.profileOf(ctx.nodeName()).machineType();
@@ -45,10 +55,9 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
             gpus,
             new NodeLabelSink(ctx.client(), ctx.nodeName()),
             s.migStrategy(),
-            () -> config,
+            config,
             s.noTimestamp(),
             () -> machine,
-            () -> !gpus.devices().isEmpty(),
             Clock.systemUTC());
     agent.pass();
     ctx.markReady();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.plan.PolicyFile;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -135,17 +137,19 @@ public final class Simulation implements AutoCloseable {
               controlPlane.kubeconfig(),
               "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
       resources.add(operatorClient);
+      // The agents this binary has come from its own command tree, as in the real operator.
       OperatorConfig config =
           new OperatorConfig(
               options.namespace,
-              OperandImages.all(),
+              Map.of(),
               0,
               0,
               false,
               options.namespace,
               Duration.ofSeconds(15),
               Duration.ofSeconds(10),
-              Duration.ofSeconds(2));
+              Duration.ofSeconds(2),
+              GpuOperatorCommand.commandLine().getSubcommands().keySet());
       operator =
           new GpuOperator(
                   operatorClient,
@@ -219,6 +223,11 @@ public final class Simulation implements AutoCloseable {
 
   public SimulatedGpuBackends backends() {
     return cluster.backends();
+  }
+
+  /** The port of a node's metrics exporter on 127.0.0.1 (null while none runs). */
+  public Integer exporterPort(String node) {
+    return cluster.exporterPort(node);
   }
 
   /** The temp directory holding every node's directories. */

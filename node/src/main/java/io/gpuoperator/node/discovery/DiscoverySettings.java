@@ -25,7 +25,7 @@ import java.util.List;
  * @param output auto, file, node-feature or node-labels
  * @param nodeName this node
  * @param namespace namespace of the NodeFeature object
- * @param sysfsRoot sysfs root for PCI discovery, null to ask the (simulated) backend
+ * @param sysfsRoot sysfs root of the GPUs' PCI devices for NVML, null when simulated
  */
 public record DiscoverySettings(
     String migStrategy,
@@ -122,7 +122,7 @@ public record DiscoverySettings(
       Setting.of("--sysfs-root", Parse::path)
           .env("GFD_SYSFS_ROOT")
           .label("DIR")
-          .help("sysfs root for PCI discovery (simulated: the node profile's GPUs).")
+          .help("sysfs root of the GPUs' PCI devices for NVML.")
           .orElseDescribed("/sys");
 
   /** Every setting of feature discovery itself, in help order. */

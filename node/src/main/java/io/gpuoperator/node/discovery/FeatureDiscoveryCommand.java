@@ -17,10 +17,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -103,7 +101,6 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
               config,
               s.noTimestamp(),
               machineType(s, gpus),
-              gpuPresent(s, gpus),
               Clock.systemUTC());
       if (s.oneshot()) {
         try {
@@ -177,22 +174,6 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
         return Files.readString(file).trim();
       } catch (IOException e) {
         return null;
-      }
-    };
-  }
-
-  static BooleanSupplier gpuPresent(DiscoverySettings s, GpuBackend gpus) {
-    if (s.sysfsRoot() == null) {
-      return () -> gpus != null && !gpus.devices().isEmpty();
-    }
-    PciScanner scanner = new PciScanner(s.sysfsRoot());
-    return () -> {
-      try {
-        List<PciScanner.PciDevice> found = scanner.nvidiaGpus();
-        return !found.isEmpty();
-      } catch (IOException e) {
-        LOG.warn("PCI discovery failed: {}", e.toString());
-        return false;
       }
     };
   }

@@ -6,7 +6,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.config.Document;
 import io.gpuoperator.config.Documents;
 import io.gpuoperator.config.Values;
-import io.gpuoperator.operator.validation.PolicyValidator;
+import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.validation.SchemaValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
@@ -108,7 +108,7 @@ public record PolicyFile(
       errors.add(bindingError(e));
       return new PolicyFile(null, errors, schema.droppedFields(), doc);
     }
-    errors.addAll(PolicyValidator.validate(policy));
+    errors.addAll(Operands.validate(policy));
     return new PolicyFile(policy, errors, schema.droppedFields(), doc);
   }
 
