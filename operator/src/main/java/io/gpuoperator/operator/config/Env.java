@@ -21,6 +21,11 @@ public enum Env {
   LEASE_DURATION(Env.leaseTiming(), "15s"),
   RENEW_DEADLINE(Env.leaseTiming(), "10s"),
   RETRY_PERIOD(Env.leaseTiming(), "2s"),
+  RECONCILE_BACKOFF_MAX(Parse.duration(Duration.ofMillis(100), Duration.ofHours(1)), "1m"),
+  RESYNC_PERIOD(Parse.duration(Duration.ofMillis(100), Duration.ofHours(24)), "10m"),
+  // Parsed by LogSettings, which names --log-level/--log-format or the variable on a bad value.
+  LOG_LEVEL(Function.identity(), "info"),
+  LOG_FORMAT(Function.identity(), "text"),
   DRIVER_IMAGE(Parse::image, null),
   DRIVER_MANAGER_IMAGE(Parse::image, null),
   CONTAINER_TOOLKIT_IMAGE(Parse::image, null),

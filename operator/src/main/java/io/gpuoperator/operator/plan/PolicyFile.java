@@ -7,6 +7,7 @@ import io.gpuoperator.config.Document;
 import io.gpuoperator.config.Documents;
 import io.gpuoperator.config.Values;
 import io.gpuoperator.operator.operand.Operands;
+import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.SchemaValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import java.util.Map;
  *
  * @param policy the bound policy, or null when it could not be bound
  * @param errors everything that makes the policy invalid, with field paths
- * @param warnings fields the API server would drop
+ * @param warnings fields the API server would drop, and fields the operator would ignore
  * @param document the file, for the line of each field
  */
 public record PolicyFile(
@@ -109,7 +110,9 @@ public record PolicyFile(
       return new PolicyFile(null, errors, schema.droppedFields(), doc);
     }
     errors.addAll(Operands.validate(policy));
-    return new PolicyFile(policy, errors, schema.droppedFields(), doc);
+    List<Violation> warnings = new ArrayList<>(schema.droppedFields());
+    warnings.addAll(IgnoredFields.of(policy));
+    return new PolicyFile(policy, errors, warnings, doc);
   }
 
   /** Labels and annotations must be maps of strings, as the API server's ObjectMeta has them. */
