@@ -1,6 +1,7 @@
 package io.gpuoperator.cli;
 
 import io.gpuoperator.cli.simulate.SimulateCommand;
+import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.node.dra.DraPluginCommand;
@@ -21,7 +22,13 @@ import picocli.CommandLine.Command;
     name = "gpu-operator",
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
-    description = "Kubernetes operator and node agents for NVIDIA GPUs.",
+    header = "The Kubernetes operator and node agents for NVIDIA GPUs.",
+    description = {
+      "Run a command with --help for its flags; every command exits 0 when done, 1 when the"
+          + " environment failed and 2 on bad input, with a one-line message (-v adds the stack"
+          + " trace)."
+    },
+    commandListHeading = "%nCommands:%n",
     subcommands = {
       SimulateCommand.class,
       VersionCommand.class,
@@ -44,8 +51,12 @@ public class GpuOperatorCommand implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** A configured command line, shared by main and tests. */
+  /**
+   * A configured command line, shared by main and tests: every subcommand has {@code --help},
+   * {@code -V} and {@code -v}, and ends a failure with one line and an exit code by kind ({@link
+   * CommandLines}).
+   */
   public static CommandLine commandLine() {
-    return new CommandLine(new GpuOperatorCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+    return CommandLines.configure(new CommandLine(new GpuOperatorCommand()));
   }
 }

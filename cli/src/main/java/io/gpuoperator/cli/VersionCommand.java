@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
  * Prints this build's version and the image each operand gets by default: ours where this binary
  * has the operand's agent, NVIDIA's otherwise.
  */
-@Command(name = "version", description = "Print the version and the default operand images.")
+@Command(name = "version", header = "Prints this build's version and the default operand images.")
 public class VersionCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -54,7 +54,7 @@ class GpuOperatorCommandTest {
       StringWriter err = new StringWriter();
       cmd.setOut(new PrintWriter(new StringWriter()));
       cmd.setErr(new PrintWriter(err));
-      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(1);
+      assertThat(cmd.execute("plan", "-f", bad.toString())).isEqualTo(2);
       assertThat(err.toString()).contains("spec.mig.strategy: Unsupported value");
     } finally {
       java.nio.file.Files.deleteIfExists(bad);
@@ -94,7 +94,9 @@ class GpuOperatorCommandTest {
             "sometimes");
     assertThat(rc).isEqualTo(2);
     assertThat(out.toString())
-        .contains("MIG_STRATEGY: unknown MIG strategy 'sometimes', expected none, single or mixed");
+        .isEqualTo(
+            "gpu-operator device-plugin: --mig-strategy: unknown MIG strategy \"sometimes\";"
+                + " expected none, single or mixed\n");
     StringWriter out2 = new StringWriter();
     cmd.setErr(new PrintWriter(out2));
     assertThat(
@@ -107,6 +109,9 @@ class GpuOperatorCommandTest {
                 "--health-recovery-period",
                 "soon"))
         .isEqualTo(2);
-    assertThat(out2.toString()).contains("DP_HEALTH_RECOVERY_PERIOD: invalid duration 'soon'");
+    assertThat(out2.toString())
+        .isEqualTo(
+            "gpu-operator device-plugin: --health-recovery-period: expected a duration such as"
+                + " 60s, 1m30s, 500ms or infinite, got \"soon\"\n");
   }
 }

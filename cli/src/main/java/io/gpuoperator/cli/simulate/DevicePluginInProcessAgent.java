@@ -1,9 +1,10 @@
 package io.gpuoperator.cli.simulate;
 
-import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.deviceplugin.ConfigSource;
 import io.gpuoperator.node.deviceplugin.DevicePluginRunner;
-import io.gpuoperator.node.deviceplugin.PluginNames;
+import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
 import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import java.nio.file.Path;
@@ -26,20 +27,18 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
   @Override
   public int run(AgentContext ctx) throws Exception {
     Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(PluginNames.ENV_NODE_NAME, ctx.nodeName());
-    Path socket =
-        ctx.hostPath(
-            env.getOrDefault(PluginNames.ENV_KUBELET_SOCKET, DevicePluginConstants.KUBELET_SOCKET));
-    env.put(PluginNames.ENV_KUBELET_SOCKET, socket.toString());
+    env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
+    Settings settings = Settings.ofEnv(env);
+    Path socket = ctx.hostPath(settings.get(DevicePluginSettings.KUBELET_SOCKET).toString());
     ConfigSource source =
         new ConfigSource(
-            host(ctx, env.get(PluginNames.ENV_CONFIG_FILE)),
-            host(ctx, env.get(PluginNames.ENV_CONFIG_DIR)),
-            env.get(PluginNames.ENV_DEFAULT_CONFIG));
+            host(ctx, settings.get(DevicePluginSettings.CONFIG_FILE)),
+            host(ctx, settings.get(DevicePluginSettings.CONFIG_DIR)),
+            settings.get(DevicePluginSettings.DEFAULT_CONFIG));
     try (DevicePluginRunner runner =
         new DevicePluginRunner(
             backends.backend(ctx.nodeName()),
-            env,
+            settings,
             source,
             ctx.client(),
             ctx.nodeName(),
@@ -55,7 +54,7 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
   }
 
   /** Through the container's mounts: the device-plugin config directory is a configMap volume. */
-  private static Path host(AgentContext ctx, String path) throws java.io.IOException {
-    return path == null || path.isBlank() ? null : ContainerPaths.resolve(ctx, path);
+  private static Path host(AgentContext ctx, Path path) throws java.io.IOException {
+    return path == null ? null : ContainerPaths.resolve(ctx, path.toString());
   }
 }

@@ -1,15 +1,18 @@
 package io.gpuoperator.cli.simulate;
 
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
 import io.gpuoperator.node.config.ReloadingConfig;
-import io.gpuoperator.node.discovery.DiscoveryEnv;
 import io.gpuoperator.node.discovery.DiscoverySettings;
 import io.gpuoperator.node.discovery.FeatureDiscoveryAgent;
 import io.gpuoperator.node.discovery.NodeLabelSink;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
@@ -29,41 +32,22 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
   @Override
   public int run(AgentContext ctx) throws Exception {
     Map<String, String> env = new HashMap<>(ctx.env());
-    env.put("NODE_NAME", ctx.nodeName());
-    String file = env.get(DiscoveryEnv.CONFIG_FILE);
-    if (file == null || file.isBlank()) {
-      file = env.get(DiscoveryEnv.CONFIG_FILE_SHARED);
-    }
+    env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
+    Settings settings = Settings.ofEnv(env);
+    Path file = settings.get(DiscoverySettings.CONFIG_FILE);
     // Through the container's mounts: under the original's contract the file is in an emptyDir
     // that NVIDIA's config-manager fills and updates.
     java.util.function.Supplier<DevicePluginConfig> config;
-    if (file == null || file.isBlank()) {
+    Document doc = null;
+    if (file == null) {
       DevicePluginConfig empty = DevicePluginConfigs.empty();
       config = () -> empty;
     } else {
-      config = new ReloadingConfig(ContainerPaths.resolve(ctx, file));
+      ReloadingConfig reloading = new ReloadingConfig(ContainerPaths.resolve(ctx, file.toString()));
+      config = reloading;
+      doc = reloading.document();
     }
-    DiscoverySettings s =
-        DiscoverySettings.resolve(
-            new DiscoverySettings.Flags(
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                ctx.nodeName(),
-                null,
-                null,
-                null,
-                null,
-                null,
-                null),
-            env,
-            config.get());
+    DiscoverySettings s = DiscoverySettings.resolve(settings.withFile(doc));
     GpuBackend gpus = backends.backend(ctx.nodeName());
     String machine = backends.profileOf(ctx.nodeName()).machineType();
     FeatureDiscoveryAgent agent =

@@ -1,18 +1,26 @@
 package io.gpuoperator.cli.simulate;
 
 import ch.qos.logback.classic.Level;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.config.EnvironmentException;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.WritablePaths;
+import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.operator.plan.PolicyFile;
 import io.gpuoperator.sim.kubelet.ClusterFile;
-import io.gpuoperator.sim.kubelet.DeclaredBehaviour;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,122 +29,141 @@ import picocli.CommandLine.Option;
 /** {@code gpu-operator simulate}: a whole GPU cluster on this machine, without GPUs. */
 @Command(
     name = "simulate",
-    mixinStandardHelpOptions = true,
+    modelTransformer = SimulateCommand.Options.class,
+    header = "Runs a whole GPU cluster on this machine, without GPUs.",
     description = {
-      "Runs a whole GPU cluster on this machine, without GPUs: a real control plane (etcd,",
-      "kube-apiserver, kube-controller-manager, kube-scheduler), simulated nodes whose kubelets run",
-      "this project's agents in-process against simulated GPUs, and the operator with a",
-      "ClusterPolicy. Shows progress until the policy is ready, then a table; Ctrl-C stops it.",
-      "Exit codes: 0 ready (--until-ready) or stopped, 1 not ready within --timeout, 2 bad input."
+      "Starts a real control plane (etcd, kube-apiserver, kube-controller-manager,"
+          + " kube-scheduler), simulated nodes whose kubelets run this project's agents"
+          + " in-process against simulated GPUs, and the operator with a ClusterPolicy. Shows"
+          + " progress until the policy is ready, then a table; Ctrl-C stops it and removes"
+          + " everything it started. Every input is checked before anything starts."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:ready (--until-ready) or stopped",
+      "1:not ready within --timeout, or the control plane could not start",
+      "2:bad input: a flag, the cluster file or the policy (the message names the field and line)",
+      "130:stopped by Ctrl-C"
     })
 public class SimulateCommand implements Callable<Integer> {
+  static final Setting<Path> CLUSTER_FILE =
+      Setting.of("--cluster-file", Parse::path)
+          .label("FILE")
+          .help("The nodes, as YAML (see README).")
+          .orElseDescribed("2 nodes of 8x H100, 4x A100, a CPU node, 2x L4");
+  static final Setting<Path> POLICY =
+      Setting.of("--filename", Parse::path)
+          .alias("-f")
+          .label("FILE")
+          .help("The ClusterPolicy to apply (validated like plan first).")
+          .orElseDescribed("the project's images and --mig-strategy");
+  static final Setting<String> MIG_STRATEGY =
+      Setting.of("--mig-strategy", Parse.oneOf("MIG strategy", List.of("none", "single", "mixed")))
+          .label("none|single|mixed")
+          .help("The MIG strategy of the default policy.")
+          .orElse("single", "single");
+  static final Setting<Path> KUBECONFIG_OUT =
+      Setting.of("--kubeconfig-out", Parse::path)
+          .label("FILE")
+          .help("Where the cluster's admin kubeconfig is written while it runs (mode 0600).")
+          .orElse(Path.of("simulate.kubeconfig"), "simulate.kubeconfig");
+  static final Setting<Boolean> UNTIL_READY =
+      Setting.bool("--until-ready")
+          .help("Exit 0 once ready, 1 with the reasons after --timeout.")
+          .orElse(false, "false");
+  static final Setting<Duration> TIMEOUT =
+      Setting.of("--timeout", Parse.duration(Duration.ofSeconds(1), Duration.ofHours(24)))
+          .label("DURATION")
+          .help("How long to wait for readiness (300s, 5m ...).")
+          .orElse(Duration.ofMinutes(5), "5m");
+  static final Setting<Boolean> DRY_RUN =
+      Setting.bool("--dry-run")
+          .help(
+              "Check every input (flags, cluster file, MIG layouts, policy) and exit; start nothing.")
+          .orElse(false, "false");
+  static final Setting<Duration> GRACE =
+      Setting.of(
+              "--node-monitor-grace-period",
+              Parse.duration(Duration.ofSeconds(1), Duration.ofHours(1)))
+          .label("DURATION")
+          .help("The controller-manager's: how long a silent node stays Ready.")
+          .orElse(Duration.ofSeconds(40), "40s");
+
+  /** The options, declared once above. */
+  public static final class Options extends SettingOptions {
+    public Options() {
+      super(
+          group(
+              "Simulation:",
+              List.of(
+                  CLUSTER_FILE,
+                  POLICY,
+                  MIG_STRATEGY,
+                  KUBECONFIG_OUT,
+                  UNTIL_READY,
+                  TIMEOUT,
+                  GRACE,
+                  DRY_RUN)));
+    }
+  }
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
-      names = "--cluster-file",
-      description = "The nodes, as YAML (see README); default: 2x 8xH100, 4xA100, a CPU node, 2xL4")
-  Path clusterFile;
-
-  @Option(
-      names = {"-f", "--filename"},
-      description = "ClusterPolicy YAML; default: the project's images, --mig-strategy")
-  Path policyFile;
-
-  @Option(
-      names = "--mig-strategy",
-      defaultValue = "single",
-      description = "MIG strategy of the default policy: none, single or mixed (default single)")
-  String migStrategy;
-
-  @Option(
-      names = "--kubeconfig-out",
-      defaultValue = "simulate.kubeconfig",
-      description =
-          "Where to write the cluster's kubeconfig while it runs (default ./simulate.kubeconfig)")
-  Path kubeconfigOut;
-
-  @Option(
-      names = "--until-ready",
-      description = "Exit 0 once ready; non-zero with the reason after --timeout")
-  boolean untilReady;
-
-  @Option(
-      names = "--timeout",
-      defaultValue = "5m",
-      description = "How long to wait for readiness: 300s, 5m ... (default 5m)")
-  String timeout;
-
-  @Option(
-      names = "--node-monitor-grace-period",
-      defaultValue = "40s",
-      description = "The controller-manager's grace before a silent node is NotReady (default 40s)")
-  String nodeMonitorGracePeriod;
-
-  @Option(
       names = {"-v", "--verbose"},
-      description = "Log every component at INFO to stderr (default: warnings only)")
+      description = "Log every component at INFO to stderr, and print stack traces of failures.")
   boolean verbose;
 
   /** Counted down when the simulation should stop (tests; SIGINT goes through the JVM hook). */
   final CountDownLatch stop = new CountDownLatch(1);
+
+  /** What a run was given, checked: nothing starts before this exists. */
+  record Inputs(
+      List<NodeDescription> nodes,
+      String policy,
+      String policySource,
+      Path kubeconfigOut,
+      boolean untilReady,
+      Duration timeout,
+      Duration grace) {}
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (!verbose) {
-      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
-          .setLevel(Level.WARN);
-      // logback.xml raises the operator SDK to INFO for the operator command; not here.
-      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.javaoperatorsdk"))
-          .setLevel(Level.WARN);
-      // Netty warns about a socket option Unix sockets lack on every connection.
-      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.grpc.netty.shaded"))
-          .setLevel(Level.ERROR);
+      quietLogs();
     }
-    Duration wait;
-    List<NodeDescription> nodes;
-    String policy;
-    String policySource;
-    try {
-      wait = DeclaredBehaviour.parseDuration(timeout);
-      if (!List.of("none", "single", "mixed").contains(migStrategy)) {
-        throw new IllegalArgumentException(
-            "--mig-strategy: expected none, single or mixed, got '" + migStrategy + "'");
-      }
-      nodes = clusterFile == null ? Simulation.defaultCluster() : ClusterFile.read(clusterFile);
-      if (policyFile == null) {
-        policy = Simulation.defaultPolicy(migStrategy);
-        policySource = "the default policy (mig strategy " + migStrategy + ")";
-      } else {
-        policy = Files.readString(policyFile);
-        policySource = policyFile.toString();
-      }
-    } catch (NoSuchFileException e) {
-      err.println("simulate: " + e.getFile() + ": no such file");
-      return 2;
-    } catch (IllegalArgumentException | IOException e) {
-      err.println("simulate: " + e.getMessage());
-      return 2;
+    Settings settings = SettingOptions.settings(spec, Map.of(), null);
+    Inputs in = inputs(settings);
+    if (settings.get(DRY_RUN)) {
+      out.println(
+          "Inputs are valid: "
+              + in.nodes().size()
+              + " node(s), ClusterPolicy from "
+              + in.policySource()
+              + "; nothing was started.");
+      out.flush();
+      return 0;
     }
     ProgressPrinter progress = new ProgressPrinter(out);
     Simulation sim;
     try {
       sim =
           Simulation.builder()
-              .nodes(nodes)
-              .policy(policy, policySource)
-              .nodeMonitorGracePeriod(nodeMonitorGracePeriod)
-              .kubeconfigOut(kubeconfigOut.toAbsolutePath())
+              .nodes(in.nodes())
+              .policy(in.policy(), in.policySource())
+              .nodeMonitorGracePeriod(in.grace().toSeconds() + "s")
+              .kubeconfigOut(in.kubeconfigOut().toAbsolutePath())
               .progress(progress::step)
               .start();
-    } catch (IllegalArgumentException e) {
-      err.println("simulate: " + e.getMessage());
-      return 2;
+    } catch (ConfigException e) {
+      throw e;
     } catch (IOException | RuntimeException e) {
       // e.g. missing control-plane binaries: everything started so far is stopped already
-      err.println("simulate: cannot start the simulated cluster: " + e.getMessage());
-      return 1;
+      throw new EnvironmentException(
+          "cannot start the simulated cluster: " + e.getMessage().lines().findFirst().orElse(""),
+          e);
     }
     Thread hook =
         new Thread(
@@ -157,7 +184,7 @@ public class SimulateCommand implements Callable<Integer> {
               + " get nodes -L "
               + SimulationStatus.PRODUCT_LABEL);
       out.flush();
-      SimulationStatus last = sim.awaitReady(wait, progress::update);
+      SimulationStatus last = sim.awaitReady(in.timeout(), progress::update);
       out.println();
       progress.table(last);
       if (last.ready()) {
@@ -165,16 +192,21 @@ public class SimulateCommand implements Callable<Integer> {
             "Ready in %d s: ClusterPolicy %s ready, every GPU node labelled and advertising its GPUs.%n",
             progress.elapsed().toSeconds(), sim.policyName());
       } else {
-        err.println("simulate: not ready after " + timeout + ":");
+        err.println(
+            spec.qualifiedName()
+                + ": not ready after "
+                + io.gpuoperator.config.GoDuration.format(in.timeout())
+                + ":");
         last.reasons().forEach(r -> err.println("  " + r));
       }
       out.flush();
-      if (untilReady) {
+      if (in.untilReady()) {
         return last.ready() ? 0 : 1;
       }
-      out.println("Running until Ctrl-C.");
+      out.println("Running until Ctrl-C; changes are printed as they happen.");
       out.flush();
-      stop.await();
+      // Keep reporting what changes (a node going NotReady, an operand restarting) until stopped.
+      sim.watch(stop, progress::update);
       return 0;
     } finally {
       try {
@@ -184,5 +216,69 @@ public class SimulateCommand implements Callable<Integer> {
       }
       sim.close();
     }
+  }
+
+  /** Reads and checks every input: flags, the cluster file, the MIG layouts, the policy. */
+  static Inputs inputs(Settings s) {
+    Duration timeout = s.get(TIMEOUT);
+    Duration grace = s.get(GRACE);
+    String mig = s.get(MIG_STRATEGY);
+    Settings.Resolved<Path> out = s.resolve(KUBECONFIG_OUT);
+    WritablePaths.file(out.value(), KUBECONFIG_OUT.flag());
+    List<NodeDescription> nodes;
+    Path clusterFile = s.get(CLUSTER_FILE);
+    if (clusterFile == null) {
+      nodes = Simulation.defaultCluster();
+    } else {
+      nodes =
+          prefixed(
+              "--cluster-file",
+              () -> {
+                ClusterFile file = ClusterFile.read(clusterFile);
+                SimulatedGpuBackends.check(file);
+                return file.nodes();
+              });
+    }
+    Path policyFile = s.get(POLICY);
+    String policy;
+    String source;
+    if (policyFile == null) {
+      policy = Simulation.defaultPolicy(mig);
+      source = "the default policy (mig strategy " + mig + ")";
+    } else {
+      var doc = prefixed("-f", () -> Documents.read(policyFile));
+      PolicyFile parsed = PolicyFile.of(doc);
+      if (!parsed.valid()) {
+        throw new ConfigException(
+            "-f: not a valid ClusterPolicy: "
+                + parsed.errors().stream().map(parsed::where).collect(Collectors.joining("; ")));
+      }
+      try {
+        policy = java.nio.file.Files.readString(policyFile);
+      } catch (IOException e) {
+        throw new ConfigException("-f " + policyFile + ": cannot read: " + e.getMessage(), e);
+      }
+      source = policyFile.toString();
+    }
+    return new Inputs(nodes, policy, source, out.value(), s.get(UNTIL_READY), timeout, grace);
+  }
+
+  private static <T> T prefixed(String flag, java.util.function.Supplier<T> read) {
+    try {
+      return read.get();
+    } catch (ConfigException e) {
+      throw new ConfigException(flag + " " + e.getMessage(), e);
+    }
+  }
+
+  private static void quietLogs() {
+    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME))
+        .setLevel(Level.WARN);
+    // logback.xml raises the operator SDK to INFO for the operator command; not here.
+    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.javaoperatorsdk"))
+        .setLevel(Level.WARN);
+    // Netty warns about a socket option Unix sockets lack on every connection.
+    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger("io.grpc.netty.shaded"))
+        .setLevel(Level.ERROR);
   }
 }

@@ -1,10 +1,13 @@
 package io.gpuoperator.cli.simulate;
 
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Values;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.NodeProfile;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import io.gpuoperator.node.validator.GpuBackendOpener;
+import io.gpuoperator.sim.kubelet.ClusterFile;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,6 +53,46 @@ public final class SimulatedGpuBackends implements AutoCloseable {
     String machine =
         d.hasGpus() ? "Simulated " + d.gpus() + "x " + d.profile() : "Simulated CPU node";
     return new NodeProfile(machine, DRIVER_VERSION, CUDA_VERSION, null, null, null, gpus);
+  }
+
+  /**
+   * Checks every node of a cluster file the way its backend will be built: a known GPU model, MIG
+   * profiles it has, and a MIG layout that fits the GPU (placements, slices), with the rules of
+   * node-profile files. Errors name the node's entry and line.
+   */
+  public static void check(ClusterFile file) {
+    for (NodeDescription d : file.nodes()) {
+      if (!d.hasGpus()) {
+        continue;
+      }
+      if (!HardwareProfiles.BUILT_IN.contains(d.profile())) {
+        throw file.error(
+            d.name(),
+            "profile",
+            "unknown GPU model "
+                + Values.quote(d.profile())
+                + "; expected one of "
+                + String.join(", ", HardwareProfiles.BUILT_IN));
+      }
+      NodeProfile profile;
+      try {
+        profile = profile(d);
+      } catch (IllegalArgumentException | ConfigException e) {
+        throw file.error(d.name(), "mig", withoutNode(d, e.getMessage()));
+      }
+      try (SimulatedBackend b = new SimulatedBackend(profile, d.name())) {
+        // built: the layout fits
+      } catch (ConfigException | IllegalArgumentException e) {
+        throw file.error(d.name(), "mig", withoutNode(d, e.getMessage()));
+      }
+    }
+  }
+
+  private static String withoutNode(NodeDescription d, String message) {
+    String m = message == null ? "invalid MIG layout" : message;
+    String prefix = "node " + d.name() + ": ";
+    m = m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+    return m.replaceFirst("^mig(\\.devices)?: ", "");
   }
 
   /** The node profile a simulated node's backend is built from. */

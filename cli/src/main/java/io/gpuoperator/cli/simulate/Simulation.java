@@ -6,6 +6,7 @@ import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.cli.GpuOperatorCommand;
+import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.plan.PolicyFile;
 import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
@@ -13,6 +14,7 @@ import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
 import io.gpuoperator.operator.runtime.GpuOperator;
 import io.gpuoperator.operator.runtime.OperatorClients;
 import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.controlplane.RunDirs;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.DraSupport;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
@@ -91,12 +93,11 @@ public final class Simulation implements AutoCloseable {
 
   /** Starts everything, reporting each long step to the progress consumer. */
   private Simulation start() throws IOException, InterruptedException {
-    PolicyFile parsed = PolicyFile.parse(options.policyYaml);
+    PolicyFile parsed = PolicyFile.parse(options.policyYaml, options.policySource);
     if (!parsed.valid()) {
-      throw new IllegalArgumentException(
-          options.policySource
-              + " is not a valid ClusterPolicy: "
-              + parsed.errors().stream().map(Object::toString).collect(Collectors.joining("; ")));
+      throw new ConfigException(
+          "not a valid ClusterPolicy: "
+              + parsed.errors().stream().map(parsed::where).collect(Collectors.joining("; ")));
     }
     policy = parsed.policy();
     List<String> names = options.nodes.stream().map(NodeDescription::name).toList();
@@ -135,7 +136,7 @@ public final class Simulation implements AutoCloseable {
       step("starting the operator (namespace " + options.namespace + ")");
       KubernetesClient operatorClient =
           OperatorClients.create(
-              controlPlane.kubeconfig().toFile(),
+              controlPlane.kubeconfig(),
               "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
       resources.add(operatorClient);
       // The agents this binary has come from its own command tree, as in the real operator.
@@ -166,6 +167,8 @@ public final class Simulation implements AutoCloseable {
       admin.resources(ClusterPolicy.class).resource(policy).create();
       if (options.kubeconfigOut != null) {
         Files.createDirectories(options.kubeconfigOut.toAbsolutePath().getParent());
+        // Registered with the run: a later run removes it if this one is killed.
+        RunDirs.register(controlPlane.directory(), options.kubeconfigOut);
         ContainerPaths.writeAtomically(
             options.kubeconfigOut, Files.readString(controlPlane.kubeconfig()));
       }
@@ -269,6 +272,27 @@ public final class Simulation implements AutoCloseable {
         return last;
       }
       Thread.sleep(500);
+    }
+  }
+
+  /**
+   * Reports each change of the cluster's status to {@code onChange} until {@code stop} is counted
+   * down (after readiness: a node going NotReady, an operand restarting).
+   */
+  public void watch(java.util.concurrent.CountDownLatch stop, Consumer<SimulationStatus> onChange)
+      throws InterruptedException {
+    SimulationStatus last = null;
+    while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+      SimulationStatus now;
+      try {
+        now = status();
+      } catch (RuntimeException e) {
+        continue; // the API server may be stalled; try again
+      }
+      if (!now.equals(last)) {
+        onChange.accept(now);
+        last = now;
+      }
     }
   }
 

@@ -2,6 +2,8 @@ package io.gpuoperator.cli.simulate;
 
 import static io.gpuoperator.node.validator.ValidatorEnv.*;
 
+import io.gpuoperator.config.cli.CommandLines;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.validator.GpuBackendOpener;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.sim.kubelet.AgentContext;
@@ -31,7 +33,7 @@ public final class ValidatorAgent implements InProcessAgent {
   @Override
   public int run(AgentContext ctx) {
     Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(NODE_NAME, ctx.nodeName());
+    env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
     for (var path :
         List.of(
             Map.entry(VALIDATIONS_DIR, DEFAULT_VALIDATIONS_DIR),
@@ -47,7 +49,9 @@ public final class ValidatorAgent implements InProcessAgent {
     // Simulated layers come up in seconds; poll markers every second, not every five.
     env.putIfAbsent(SLEEP_INTERVAL, "1");
     GpuBackendOpener opener = backends.apply(ctx.nodeName());
-    CommandLine cl = new CommandLine(new ValidatorCommand(env, ctx::client, config -> opener));
+    CommandLine cl =
+        CommandLines.configure(
+            new CommandLine(new ValidatorCommand(env, ctx::client, config -> opener)));
     // What the validator prints is the container's log, not the simulator's output.
     java.io.StringWriter log = new java.io.StringWriter();
     cl.setOut(new java.io.PrintWriter(log, true));

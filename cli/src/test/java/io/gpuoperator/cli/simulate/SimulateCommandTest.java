@@ -40,7 +40,11 @@ class SimulateCommandTest {
     Path missing = tmp.resolve("nope.yaml");
     Result r = run("simulate", "--cluster-file", missing.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains(missing + ": no such file");
+    assertThat(r.err())
+        .isEqualTo(
+            "gpu-operator simulate: --cluster-file "
+                + missing
+                + ": cannot read: no such file or directory\n");
   }
 
   @Test
@@ -49,7 +53,8 @@ class SimulateCommandTest {
     Files.writeString(file, "nodes:\n- name: a\n  gpus: many\n");
     Result r = run("simulate", "--cluster-file", file.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains(file + ":3", "gpus");
+    assertThat(r.err())
+        .contains(file + ":3:3 nodes[0].gpus: expected a whole number, got \"many\"");
   }
 
   @Test
@@ -61,7 +66,7 @@ class SimulateCommandTest {
         policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec: {}\n");
     Result r = run("simulate", "--cluster-file", file.toString(), "-f", policy.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("node l4", "L4 is not MIG-capable");
+    assertThat(r.err()).contains(file + ":5:3 nodes[0].mig: L4 is not MIG-capable");
   }
 
   @Test
@@ -73,16 +78,68 @@ class SimulateCommandTest {
             + "spec:\n  mig:\n    strategy: sometimes\n");
     Result r = run("simulate", "-f", policy.toString());
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains(policy + " is not a valid ClusterPolicy", "spec.mig.strategy");
+    assertThat(r.err())
+        .contains("-f: not a valid ClusterPolicy: " + policy + ":7:5 spec.mig.strategy");
   }
 
   @Test
   void badTimeoutAndMigStrategyAreRefused() {
     Result r = run("simulate", "--timeout", "soon");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("'soon' is not a duration");
+    assertThat(r.err()).contains("--timeout: expected a duration such as 60s");
     r = run("simulate", "--mig-strategy", "sometimes");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("--mig-strategy: expected none, single or mixed");
+    assertThat(r.err())
+        .contains(
+            "--mig-strategy: unknown MIG strategy \"sometimes\"; expected none, single or mixed");
+  }
+
+  /** Issue 19.5: every one of these used to start the whole control plane, then exit 1. */
+  @Test
+  void everyInputIsCheckedBeforeAnythingStarts() throws Exception {
+    Path c = tmp.resolve("c.yaml");
+    for (var bad :
+        java.util.List.of(
+            java.util.Map.entry(
+                "nodes:\n- name: a\n  cpu: lots\n", "nodes[0].cpu: expected a quantity"),
+            java.util.Map.entry(
+                "nodes:\n- name: a\n  memory: 12 GB\n", "nodes[0].memory: expected a quantity"),
+            java.util.Map.entry(
+                "nodes:\n- name: a\n  labels: {'bad key!': x}\n",
+                "nodes[0].labels: expected a label key"),
+            java.util.Map.entry(
+                "nodes:\n- name: a\n  kernel: '5.15 generic'\n",
+                "nodes[0].kernel: expected a kernel version"),
+            java.util.Map.entry(
+                "nodes:\n- name: " + "a".repeat(300) + "\n", "is longer than 63 characters"),
+            java.util.Map.entry(
+                "nodes:\n- name: h\n  profile: H100-SXM5-80GB\n  gpus: 1\n  mig: {7g.80gb: 2}\n",
+                "nodes[0].mig: the layout {7g.80gb=2} does not fit"),
+            java.util.Map.entry(
+                "nodes:\n- name: h\n  profile: V100\n",
+                "nodes[0].profile: unknown GPU model \"V100\""))) {
+      Files.writeString(c, bad.getKey());
+      Result r =
+          run(
+              "simulate",
+              "--cluster-file",
+              c.toString(),
+              "--kubeconfig-out",
+              tmp.resolve("k").toString());
+      assertThat(r.code()).as(bad.getKey()).isEqualTo(2);
+      assertThat(r.err())
+          .as(bad.getKey())
+          .startsWith("gpu-operator simulate: --cluster-file " + c + ":")
+          .contains(bad.getValue());
+      assertThat(r.out()).as("nothing started").doesNotContain("starting etcd");
+    }
+    Result grace = run("simulate", "--node-monitor-grace-period", "forever");
+    assertThat(grace.code()).isEqualTo(2);
+    assertThat(grace.err()).contains("--node-monitor-grace-period: expected a duration");
+    // A path below a plain file can never be written (whoever runs the test, root included).
+    Path plain = Files.writeString(tmp.resolve("plain"), "x");
+    Result out = run("simulate", "--kubeconfig-out", plain.resolve("k").toString());
+    assertThat(out.code()).isEqualTo(2);
+    assertThat(out.err()).contains("--kubeconfig-out: cannot write");
   }
 }

@@ -23,14 +23,10 @@ public record DevicePluginConfig(
   /** The only supported version. */
   public static final String VERSION = "v1";
 
-  /** The MIG strategies agents accept. */
-  public static final Set<String> MIG_STRATEGIES = Set.of("none", "single", "mixed");
-
-  static final Set<String> DEVICE_LIST_STRATEGIES =
-      Set.of("envvar", "volume-mounts", "cdi-annotations", "cdi-cri");
-  static final Set<String> DEVICE_ID_STRATEGIES = Set.of("uuid", "index");
-  static final Set<String> ALLOCATION_POLICIES = Set.of("distributed", "packed");
   static final Set<String> DISCOVERY_STRATEGIES = Set.of("auto", "nvml", "tegra");
+
+  /** Most replicas one device may be shared as (each becomes a device the kubelet tracks). */
+  public static final int MAX_REPLICAS = 1024;
 
   /** The sharing strategy labels and the plugin use: MPS wins over time-slicing. */
   public String sharingStrategy() {
@@ -72,7 +68,9 @@ public record DevicePluginConfig(
   }
 
   /**
-   * Agent flags ({@code flags:}).
+   * Agent flags ({@code flags:}). The values the agents use are checked when they resolve their
+   * settings ({@link io.gpuoperator.config.Settings}), so a bad value reads the same from the file
+   * as from a flag or a variable.
    *
    * @param migStrategy none, single or mixed
    * @param failOnInitError exit when the GPU backend cannot start
@@ -101,7 +99,6 @@ public record DevicePluginConfig(
       PluginFlags plugin,
       GfdFlags gfd) {
     public Flags {
-      DevicePluginConfigs.oneOf("migStrategy", migStrategy, MIG_STRATEGIES);
       DevicePluginConfigs.oneOf(
           "deviceDiscoveryStrategy", deviceDiscoveryStrategy, DISCOVERY_STRATEGIES);
     }
@@ -132,13 +129,7 @@ public record DevicePluginConfig(
     public PluginFlags {
       if (deviceListStrategy != null) {
         deviceListStrategy = List.copyOf(deviceListStrategy);
-        for (String s : deviceListStrategy) {
-          DevicePluginConfigs.oneOf("deviceListStrategy", s, DEVICE_LIST_STRATEGIES);
-        }
       }
-      DevicePluginConfigs.oneOf("deviceIDStrategy", deviceIdStrategy, DEVICE_ID_STRATEGIES);
-      DevicePluginConfigs.oneOf(
-          "sharedDevicesAllocationPolicy", sharedDevicesAllocationPolicy, ALLOCATION_POLICIES);
     }
   }
 
@@ -156,17 +147,7 @@ public record DevicePluginConfig(
       Boolean noTimestamp,
       String sleepInterval,
       String outputFile,
-      String machineTypeFile) {
-    public GfdFlags {
-      if (sleepInterval != null) {
-        try {
-          GoDuration.parse(sleepInterval);
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("sleepInterval: " + e.getMessage(), e);
-        }
-      }
-    }
-  }
+      String machineTypeFile) {}
 
   /**
    * Resource naming patterns (parsed; renaming is disabled as in the original).
@@ -242,9 +223,14 @@ public record DevicePluginConfig(
       if (replicas == null) {
         throw new IllegalArgumentException("replicas: required for " + name);
       }
-      if (replicas < 2) {
+      if (replicas < 2 || replicas > MAX_REPLICAS) {
         throw new IllegalArgumentException(
-            "replicas: number of replicas must be >= 2, got " + replicas + " for " + name);
+            "replicas: expected a whole number from 2 to "
+                + MAX_REPLICAS
+                + ", got "
+                + replicas
+                + " for "
+                + name);
       }
       // The original parses per-resource devices but always replicates all of them.
       devices = ReplicatedDevices.ALL;
@@ -257,5 +243,20 @@ public record DevicePluginConfig(
    * @param channelIds channel ids to inject
    * @param required fail when the channels are missing
    */
-  public record Imex(@JsonProperty("channelIDs") List<Integer> channelIds, Boolean required) {}
+  public record Imex(@JsonProperty("channelIDs") List<Integer> channelIds, Boolean required) {
+    public Imex {
+      if (channelIds != null) {
+        for (Integer id : channelIds) {
+          if (id == null || id < 0 || id > MAX_IMEX_CHANNEL) {
+            throw new IllegalArgumentException(
+                "channelIDs: expected whole numbers from 0 to " + MAX_IMEX_CHANNEL + ", got " + id);
+          }
+        }
+        channelIds = List.copyOf(channelIds);
+      }
+    }
+  }
+
+  /** The highest IMEX channel the driver creates (channels 0 to 2047). */
+  public static final int MAX_IMEX_CHANNEL = 2047;
 }

@@ -1,10 +1,8 @@
 package io.gpuoperator.node.config;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.config.Values;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Loads the device-plugin configuration file (YAML or JSON). Like the original, unknown fields are
- * ignored (logged as warnings) so configs written for newer releases still load; wrong values,
- * wrong types and a wrong {@code version} are errors naming file, line and field.
+ * Loads the device-plugin configuration file (YAML or JSON) through the project's one loading path
+ * ({@link Documents}). Like the original, unknown fields are ignored (logged as warnings) so
+ * configs written for newer releases still load; wrong types, values out of range and a wrong
+ * {@code version} are errors naming file, line and field. The agents' flags in the file ({@code
+ * flags.*}) are checked when the agents resolve their settings from the {@link Document}.
  */
 public final class DevicePluginConfigs {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginConfigs.class);
@@ -28,42 +28,41 @@ public final class DevicePluginConfigs {
     return new DevicePluginConfig(DevicePluginConfig.VERSION, null, null, null, null);
   }
 
+  /** Reads a config file (for its fields' positions too); ConfigException when unreadable. */
+  public static Document read(Path file) {
+    return Documents.read(file);
+  }
+
   /** Loads and validates a config file. */
   public static DevicePluginConfig load(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      return parse(in, file.toString());
-    } catch (IOException e) {
-      throw new ConfigException(file + ": cannot read the config file: " + e.getMessage(), e);
-    }
+    return parse(read(file));
   }
 
   /** Parses config text; {@code source} names it in messages. */
   public static DevicePluginConfig parse(String text, String source) {
-    return parse(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), source);
+    return parse(Documents.parse(text, source));
   }
 
-  private static DevicePluginConfig parse(InputStream in, String source) {
+  /** Binds and validates a config document. */
+  public static DevicePluginConfig parse(Document doc) {
     List<String> warnings = new ArrayList<>();
-    DevicePluginConfig c =
-        YamlFiles.readLenient(in, source, DevicePluginConfig.class, warnings, ConfigException::new);
+    DevicePluginConfig c = doc.bindLenient(DevicePluginConfig.class, warnings);
     warnings.forEach(w -> LOG.warn("config file {}", w));
     if (c.version() == null) {
-      throw new ConfigException(source + ": version: required (expected v1)");
+      throw doc.error("version", "required (expected v1)");
     }
     if (!c.version().equals(DevicePluginConfig.VERSION)) {
-      throw new ConfigException(
-          source + ": version: unknown version '" + c.version() + "' (expected v1)");
+      throw doc.error("version", "unknown version " + Values.quote(c.version()) + "; expected v1");
     }
     if ("mps".equals(c.sharingStrategy())
         && c.flags() != null
         && "mixed".equals(c.flags().migStrategy())) {
-      throw new ConfigException(
-          source + ": sharing.mps: MPS sharing is not supported with migStrategy mixed");
+      throw doc.error("sharing.mps", "MPS sharing is not supported with migStrategy mixed");
     }
     if (c.resources() != null) {
       LOG.warn(
-          "config file {}: resources: custom resource naming is disabled; the section is ignored",
-          source);
+          "config file {}: custom resource naming is disabled; the section is ignored",
+          doc.where("resources"));
     }
     return c;
   }
@@ -72,11 +71,10 @@ public final class DevicePluginConfigs {
     if (value != null && !allowed.contains(value)) {
       throw new IllegalArgumentException(
           field
-              + ": unknown value '"
-              + value
-              + "' (expected one of "
-              + new TreeSet<>(allowed)
-              + ")");
+              + ": unknown value "
+              + Values.quote(value)
+              + "; expected "
+              + Values.oneOf(new TreeSet<>(allowed)));
     }
   }
 }

@@ -1,5 +1,7 @@
 package io.gpuoperator.node.config;
 
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Document;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import org.slf4j.LoggerFactory;
 public final class ReloadingConfig implements Supplier<DevicePluginConfig> {
   private static final Logger LOG = LoggerFactory.getLogger(ReloadingConfig.class);
   private final Path file;
+  private Document document;
   private DevicePluginConfig current;
   private FileTime modified;
   private long size;
@@ -24,7 +27,8 @@ public final class ReloadingConfig implements Supplier<DevicePluginConfig> {
   /** Loads the file now; a bad file at start is an error (ConfigException). */
   public ReloadingConfig(Path file) {
     this.file = file;
-    this.current = DevicePluginConfigs.load(file);
+    this.document = DevicePluginConfigs.read(file);
+    this.current = DevicePluginConfigs.parse(document);
     stamp();
   }
 
@@ -41,18 +45,23 @@ public final class ReloadingConfig implements Supplier<DevicePluginConfig> {
     }
   }
 
+  /** The file as first read, for the agents' flags in it. */
+  public synchronized Document document() {
+    return document;
+  }
+
   /** The config, re-read first when the file changed since the last call. */
   @Override
   public synchronized DevicePluginConfig get() {
     if (stamp()) {
       try {
-        current = DevicePluginConfigs.load(file);
+        Document d = DevicePluginConfigs.read(file);
+        current = DevicePluginConfigs.parse(d);
+        document = d;
         LOG.info("config file {} reloaded", file);
       } catch (ConfigException e) {
         LOG.error(
-            "config file {} changed but is invalid; keeping the previous one: {}",
-            file,
-            e.getMessage());
+            "config file changed but is invalid; keeping the previous one: {}", e.getMessage());
       }
     }
     return current;

@@ -9,14 +9,13 @@ public enum AllocationPolicy {
   /** Fill the most used devices first. */
   PACKED;
 
-  /** Parses {@code distributed|packed}; the error names the field and the allowed values. */
-  public static AllocationPolicy parse(String field, String value) {
-    for (AllocationPolicy p : values()) {
-      if (p.name().toLowerCase(Locale.ROOT).equals(value == null ? "" : value.trim())) {
-        return p;
-      }
+  /** Parses the config-file spelling; the error names the value and what is accepted. */
+  public static AllocationPolicy parse(String value) {
+    java.util.Map<String, AllocationPolicy> names = new java.util.LinkedHashMap<>();
+    for (AllocationPolicy v : values()) {
+      names.put(v.name().toLowerCase(Locale.ROOT), v);
     }
-    throw new IllegalArgumentException(
-        field + ": unknown allocation policy '" + value + "', expected distributed or packed");
+    return io.gpuoperator.config.Parse.oneOf("allocation policy", names)
+        .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

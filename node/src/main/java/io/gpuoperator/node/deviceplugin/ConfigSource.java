@@ -24,7 +24,7 @@ public record ConfigSource(Path file, Path dir, String defaultName) {
   /**
    * The file for a label value (null: no label), or null for none.
    *
-   * @throws IllegalArgumentException when the label names a config the directory lacks
+   * @throws io.gpuoperator.config.ConfigException when the label names a config the directory lacks
    */
   public Path select(String labelValue) {
     if (dir == null) {
@@ -35,12 +35,12 @@ public record ConfigSource(Path file, Path dir, String defaultName) {
       return null;
     }
     if (name.contains("/") || name.equals("..")) {
-      throw new IllegalArgumentException(
+      throw new io.gpuoperator.config.ConfigException(
           "label " + PluginNames.CONFIG_LABEL + "=" + name + ": not a config name");
     }
     Path p = dir.resolve(name);
     if (!Files.isRegularFile(p)) {
-      throw new IllegalArgumentException(
+      throw new io.gpuoperator.config.ConfigException(
           "label "
               + PluginNames.CONFIG_LABEL
               + "="

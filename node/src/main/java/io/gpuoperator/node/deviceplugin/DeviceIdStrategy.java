@@ -9,14 +9,13 @@ public enum DeviceIdStrategy {
   /** NVML indices: {@code 0}, MIG {@code 0:1}. */
   INDEX;
 
-  /** Parses {@code uuid|index}; the error names the field and the allowed values. */
-  public static DeviceIdStrategy parse(String field, String value) {
-    for (DeviceIdStrategy s : values()) {
-      if (s.name().toLowerCase(Locale.ROOT).equals(value == null ? "" : value.trim())) {
-        return s;
-      }
+  /** Parses the config-file spelling; the error names the value and what is accepted. */
+  public static DeviceIdStrategy parse(String value) {
+    java.util.Map<String, DeviceIdStrategy> names = new java.util.LinkedHashMap<>();
+    for (DeviceIdStrategy v : values()) {
+      names.put(v.name().toLowerCase(Locale.ROOT), v);
     }
-    throw new IllegalArgumentException(
-        field + ": unknown device ID strategy '" + value + "', expected uuid or index");
+    return io.gpuoperator.config.Parse.oneOf("device ID strategy", names)
+        .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

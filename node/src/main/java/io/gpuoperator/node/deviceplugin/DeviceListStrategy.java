@@ -1,5 +1,7 @@
 package io.gpuoperator.node.deviceplugin;
 
+import java.util.Locale;
+
 /**
  * How Allocate tells the container runtime which devices to inject ({@code deviceListStrategy}).
  */
@@ -29,17 +31,13 @@ public enum DeviceListStrategy {
     return this == CDI_ANNOTATIONS || this == CDI_CRI;
   }
 
-  /** Parses one strategy name; the error names the field and the allowed values. */
-  public static DeviceListStrategy parse(String field, String value) {
-    for (DeviceListStrategy s : values()) {
-      if (s.value.equals(value == null ? "" : value.trim())) {
-        return s;
-      }
+  /** Parses the config-file spelling; the error names the value and what is accepted. */
+  public static DeviceListStrategy parse(String value) {
+    java.util.Map<String, DeviceListStrategy> names = new java.util.LinkedHashMap<>();
+    for (DeviceListStrategy v : values()) {
+      names.put(v.value(), v);
     }
-    throw new IllegalArgumentException(
-        field
-            + ": unknown device list strategy '"
-            + value
-            + "', expected envvar, volume-mounts, cdi-annotations or cdi-cri");
+    return io.gpuoperator.config.Parse.oneOf("device list strategy", names)
+        .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -12,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -30,7 +31,7 @@ public final class DevicePluginRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginRunner.class);
 
   private final GpuBackend backend;
-  private final Map<String, String> env;
+  private final Settings settings;
   private final ConfigSource source;
   private final KubernetesClient client;
   private final String nodeName;
@@ -47,12 +48,12 @@ public final class DevicePluginRunner implements AutoCloseable {
   private Path cdiSpecDir;
 
   /**
-   * @param env environment with flags laid over it, keyed by the env names
+   * @param settings the command's flags and environment (the config file is added per load)
    * @param client API client for the node label, or null (then no label switching)
    */
   public DevicePluginRunner(
       GpuBackend backend,
-      Map<String, String> env,
+      Settings settings,
       ConfigSource source,
       KubernetesClient client,
       String nodeName,
@@ -61,7 +62,7 @@ public final class DevicePluginRunner implements AutoCloseable {
       Duration recovery,
       Duration supervise) {
     this.backend = backend;
-    this.env = Map.copyOf(env);
+    this.settings = settings;
     this.source = source;
     this.client = client;
     this.nodeName = nodeName;
@@ -83,9 +84,17 @@ public final class DevicePluginRunner implements AutoCloseable {
    * before the GPUs are opened, such as {@code failOnInitError}).
    */
   public static DevicePluginSettings initialSettings(
-      ConfigSource source, Map<String, String> env, KubernetesClient client, String nodeName) {
+      ConfigSource source, Settings settings, KubernetesClient client, String nodeName) {
     return new DevicePluginRunner(
-            null, env, source, client, nodeName, Path.of("."), null, Duration.ZERO, Duration.ZERO)
+            null,
+            settings,
+            source,
+            client,
+            nodeName,
+            Path.of("."),
+            null,
+            Duration.ZERO,
+            Duration.ZERO)
         .currentSettingsAndClose();
   }
 
@@ -109,11 +118,12 @@ public final class DevicePluginRunner implements AutoCloseable {
     Path file = source.select(label);
     activeFile = file;
     activeModified = modified(file);
-    DevicePluginConfig config = file == null ? null : DevicePluginConfigs.load(file);
+    Document doc = file == null ? null : DevicePluginConfigs.read(file);
+    DevicePluginConfig config = doc == null ? null : DevicePluginConfigs.parse(doc);
     if (file != null) {
       LOG.info("config file {} (label {}={})", file, PluginNames.CONFIG_LABEL, label);
     }
-    return SettingsResolver.resolve(config, env);
+    return DevicePluginSettings.resolve(settings.withFile(doc), config);
   }
 
   /** Where the plugin writes its CDI spec when a CDI strategy is used (null: nowhere). */
@@ -130,7 +140,7 @@ public final class DevicePluginRunner implements AutoCloseable {
                 currentSettings(),
                 kubeletSocket,
                 migMinorsFile,
-                XidPolicy.fromEnv(env),
+                XidPolicy.from(settings),
                 recovery,
                 supervise)
             .withCdiSpecDir(cdiSpecDir)

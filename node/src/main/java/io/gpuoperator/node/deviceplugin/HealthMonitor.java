@@ -59,7 +59,7 @@ public final class HealthMonitor implements AutoCloseable {
   /** Starts watching; with health checks disabled by env it does nothing. */
   public HealthMonitor start() {
     if (policy.checksDisabled()) {
-      LOG.info("health checks disabled by {}", PluginNames.ENV_DISABLE_HEALTHCHECKS);
+      LOG.info("health checks disabled by {}", XidPolicy.DISABLE_HEALTHCHECKS.name());
       return this;
     }
     thread.start();

@@ -16,14 +16,13 @@ public enum MigStrategy {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** Parses {@code none|single|mixed}; the error names the field and the allowed values. */
-  public static MigStrategy parse(String field, String value) {
-    for (MigStrategy s : values()) {
-      if (s.value().equals(value == null ? "" : value.trim().toLowerCase(Locale.ROOT))) {
-        return s;
-      }
+  /** Parses the config-file spelling; the error names the value and what is accepted. */
+  public static MigStrategy parse(String value) {
+    java.util.Map<String, MigStrategy> names = new java.util.LinkedHashMap<>();
+    for (MigStrategy v : values()) {
+      names.put(v.value(), v);
     }
-    throw new IllegalArgumentException(
-        field + ": unknown MIG strategy '" + value + "', expected none, single or mixed");
+    return io.gpuoperator.config.Parse.oneOf("MIG strategy", names)
+        .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

@@ -49,30 +49,5 @@ public final class PluginNames {
   /** MPS pipe directory inside the container, under which each resource has its own. */
   public static final String MPS_CONTAINER_ROOT = "/mps";
 
-  // Environment variables (the original's names).
-  public static final String ENV_MIG_STRATEGY = "MIG_STRATEGY";
-  public static final String ENV_FAIL_ON_INIT_ERROR = "FAIL_ON_INIT_ERROR";
-  public static final String ENV_NVIDIA_DRIVER_ROOT = "NVIDIA_DRIVER_ROOT";
-  public static final String ENV_NVIDIA_DEV_ROOT = "NVIDIA_DEV_ROOT";
-  public static final String ENV_PASS_DEVICE_SPECS = "PASS_DEVICE_SPECS";
-  public static final String ENV_DEVICE_LIST_STRATEGY = "DEVICE_LIST_STRATEGY";
-  public static final String ENV_DEVICE_ID_STRATEGY = "DEVICE_ID_STRATEGY";
-  public static final String ENV_CDI_ANNOTATION_PREFIX = "CDI_ANNOTATION_PREFIX";
-  public static final String ENV_SHARED_DEVICES_ALLOCATION_POLICY =
-      "SHARED_DEVICES_ALLOCATION_POLICY";
-  public static final String ENV_MPS_ROOT = "MPS_ROOT";
-  public static final String ENV_GDRCOPY_ENABLED = "GDRCOPY_ENABLED";
-  public static final String ENV_GDS_ENABLED = "GDS_ENABLED";
-  public static final String ENV_MOFED_ENABLED = "MOFED_ENABLED";
-  public static final String ENV_KUBELET_SOCKET = "KUBELET_SOCKET";
-  public static final String ENV_CONFIG_FILE = "CONFIG_FILE";
-  public static final String ENV_CDI_SPEC_DIR = "CDI_SPEC_DIR";
-  public static final String ENV_DISABLE_HEALTHCHECKS = "DP_DISABLE_HEALTHCHECKS";
-  public static final String ENV_ENABLE_HEALTHCHECKS = "DP_ENABLE_HEALTHCHECKS";
-  public static final String ENV_HEALTH_RECOVERY_PERIOD = "DP_HEALTH_RECOVERY_PERIOD";
-  public static final String ENV_NODE_NAME = "NODE_NAME";
-  public static final String ENV_CONFIG_DIR = "CONFIG_FILE_SRCDIR";
-  public static final String ENV_DEFAULT_CONFIG = "DEFAULT_CONFIG";
-
   private PluginNames() {}
 }

@@ -1,5 +1,8 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.Values;
 import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
@@ -37,23 +40,38 @@ public final class XidPolicy {
     return new XidPolicy(false, false, Set.of(), Set.of());
   }
 
-  /** The policy of an environment; a malformed value is an error naming the variable. */
-  public static XidPolicy fromEnv(Map<String, String> env) {
-    Set<Long> disabled = new HashSet<>();
-    Set<Long> enabled = new HashSet<>();
-    boolean disabledAll = parse(PluginNames.ENV_DISABLE_HEALTHCHECKS, env, disabled);
-    boolean enabledAll = parse(PluginNames.ENV_ENABLE_HEALTHCHECKS, env, enabled);
-    return new XidPolicy(disabledAll, enabledAll, disabled, enabled);
+  /** XIDs that no longer make a device unhealthy: {@code all}/{@code xids}, or a list. */
+  public static final Setting<Xids> DISABLE_HEALTHCHECKS =
+      Setting.of(null, XidPolicy::xids).env("DP_DISABLE_HEALTHCHECKS");
+
+  /** XIDs that make a device unhealthy even so: {@code all}, or a list. */
+  public static final Setting<Xids> ENABLE_HEALTHCHECKS =
+      Setting.of(null, XidPolicy::xids).env("DP_ENABLE_HEALTHCHECKS");
+
+  /** A parsed list: every XID, or these. */
+  public record Xids(boolean all, Set<Long> ids) {}
+
+  /** The policy the settings give; a malformed value is an error naming the variable. */
+  public static XidPolicy from(Settings s) {
+    Xids disabled = s.get(DISABLE_HEALTHCHECKS);
+    Xids enabled = s.get(ENABLE_HEALTHCHECKS);
+    return new XidPolicy(
+        disabled != null && disabled.all(),
+        enabled != null && enabled.all(),
+        disabled == null ? Set.of() : disabled.ids(),
+        enabled == null ? Set.of() : enabled.ids());
   }
 
-  private static boolean parse(String name, Map<String, String> env, Set<Long> into) {
-    String value = env.get(name);
-    if (value == null || value.isBlank()) {
-      return false;
-    }
+  /** The policy of an environment (tests and in-process agents). */
+  public static XidPolicy fromEnv(Map<String, String> env) {
+    return from(Settings.ofEnv(env));
+  }
+
+  private static Xids xids(String value) {
+    Set<Long> ids = new HashSet<>();
     boolean all = false;
     for (String part : value.toLowerCase(Locale.ROOT).split(",")) {
-      String p = part.trim();
+      String p = part.strip();
       if (p.isEmpty()) {
         continue;
       }
@@ -61,18 +79,26 @@ public final class XidPolicy {
         all = true;
         continue;
       }
+      long xid;
       try {
-        into.add(Long.parseLong(p));
+        xid = Long.parseLong(p);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(
-            name
-                + ": '"
-                + p
-                + "' is not an XID; expected all, xids, or a comma-separated list of XID numbers");
+        xid = -1;
       }
+      if (xid < 1 || xid > MAX_XID) {
+        throw new IllegalArgumentException(
+            Values.quote(part.strip())
+                + " is not an XID; expected all, xids, or a comma-separated list of XID numbers"
+                + " from 1 to "
+                + MAX_XID);
+      }
+      ids.add(xid);
     }
-    return all;
+    return new Xids(all, Set.copyOf(ids));
   }
+
+  /** XIDs are small positive numbers; NVML reports them as an unsigned 32-bit value. */
+  static final long MAX_XID = 4_294_967_295L;
 
   /** True when no XID can ever make a device unhealthy: no need to watch events. */
   public boolean checksDisabled() {

@@ -1,17 +1,19 @@
 package io.gpuoperator.node.discovery;
 
-import io.gpuoperator.node.config.ConfigException;
-import io.gpuoperator.node.config.DevicePluginConfig;
-import io.gpuoperator.node.config.GoDuration;
+import io.gpuoperator.config.GoDuration;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.deviceplugin.MigStrategy;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 
 /**
- * The feature-discovery settings after precedence is applied: command-line flag, then environment
- * variable, then the config file's {@code flags}, then the original's default.
+ * The feature-discovery settings after precedence is applied (flag, then environment variable, then
+ * the config file's {@code flags}, then the original's default), declared once below with the
+ * original's names; the command's options come from them.
  *
  * @param migStrategy none, single or mixed
  * @param failOnInitError exit when the GPU backend cannot start
@@ -23,11 +25,7 @@ import java.util.Set;
  * @param output auto, file, node-feature or node-labels
  * @param nodeName this node
  * @param namespace namespace of the NodeFeature object
- * @param kubeconfig kubeconfig file, null for in-cluster or default configuration
- * @param backend nvml or simulated
- * @param nodeProfile simulated node profile (built-in name or file)
- * @param nvmlLibrary libnvidia-ml.so.1 path, null for the loader's search path
- * @param sysfsRoot sysfs root of the GPUs for NVML, null for /sys
+ * @param sysfsRoot sysfs root of the GPUs' PCI devices for NVML, null when simulated
  */
 public record DiscoverySettings(
     String migStrategy,
@@ -35,219 +33,137 @@ public record DiscoverySettings(
     boolean oneshot,
     boolean noTimestamp,
     Duration sleepInterval,
-    String outputFile,
-    String machineTypeFile,
+    Path outputFile,
+    Path machineTypeFile,
     String output,
     String nodeName,
     String namespace,
-    String kubeconfig,
-    String backend,
-    String nodeProfile,
-    String nvmlLibrary,
-    String sysfsRoot) {
+    Path sysfsRoot) {
 
-  static final Set<String> OUTPUTS = Set.of("auto", "file", "node-feature", "node-labels");
-  static final Set<String> BACKENDS = Set.of("nvml", "simulated");
+  public static final String DEFAULT_OUTPUT_FILE =
+      "/etc/kubernetes/node-feature-discovery/features.d/gfd";
+  public static final String DEFAULT_MACHINE_TYPE_FILE = "/sys/class/dmi/id/product_name";
 
-  /** Values given on the command line (null when not given). */
-  public record Flags(
-      String migStrategy,
-      Boolean failOnInitError,
-      Boolean oneshot,
-      Boolean noTimestamp,
-      String sleepInterval,
-      String outputFile,
-      String machineTypeFile,
-      Boolean useNodeFeatureApi,
-      String output,
-      String nodeName,
-      String namespace,
-      String kubeconfig,
-      String backend,
-      String nodeProfile,
-      String nvmlLibrary,
-      String sysfsRoot) {}
+  public static final Setting<MigStrategy> MIG_STRATEGY =
+      Setting.of("--mig-strategy", MigStrategy::parse)
+          .env("GFD_MIG_STRATEGY", "MIG_STRATEGY")
+          .field("flags.migStrategy")
+          .label("none|single|mixed")
+          .help("How MIG devices are labelled.")
+          .orElse(MigStrategy.NONE, "none");
+  public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
+      Setting.bool("--fail-on-init-error")
+          .env("GFD_FAIL_ON_INIT_ERROR")
+          .field("flags.failOnInitError")
+          .help("Exit when the GPU backend cannot start; false labels without GPUs.")
+          .orElse(true, "true");
+  public static final Setting<Boolean> ONESHOT =
+      Setting.bool("--oneshot")
+          .env("GFD_ONESHOT")
+          .field("flags.gfd.oneshot")
+          .help("Label once and exit.")
+          .orElse(false, "false");
+  public static final Setting<Boolean> NO_TIMESTAMP =
+      Setting.bool("--no-timestamp")
+          .env("GFD_NO_TIMESTAMP")
+          .field("flags.gfd.noTimestamp")
+          .help("Leave out nvidia.com/gfd.timestamp.")
+          .orElse(false, "false");
+  public static final Setting<Duration> SLEEP_INTERVAL =
+      Setting.of("--sleep-interval", Parse.duration(Duration.ofSeconds(1), GoDuration.INFINITE))
+          .env("GFD_SLEEP_INTERVAL")
+          .field("flags.gfd.sleepInterval")
+          .label("DURATION")
+          .help("Time between passes, Go syntax (60s, 5m) or infinite.")
+          .orElse(Duration.ofSeconds(60), "60s");
+  public static final Setting<Path> OUTPUT_FILE =
+      Setting.of("--output-file", Parse::path)
+          .alias("-o")
+          .env("GFD_OUTPUT_FILE")
+          .field("flags.gfd.outputFile")
+          .label("FILE")
+          .help("The NFD feature file (output file).")
+          .orElse(Path.of(DEFAULT_OUTPUT_FILE), DEFAULT_OUTPUT_FILE);
+  public static final Setting<Path> MACHINE_TYPE_FILE =
+      Setting.of("--machine-type-file", Parse::path)
+          .env("GFD_MACHINE_TYPE_FILE")
+          .field("flags.gfd.machineTypeFile")
+          .label("FILE")
+          .help("Where the machine type is read (simulated: the node profile's).")
+          .orElseDescribed(DEFAULT_MACHINE_TYPE_FILE);
+  public static final Setting<Path> CONFIG_FILE =
+      Setting.of("--config-file", Parse::path)
+          .env("GFD_CONFIG_FILE", "CONFIG_FILE")
+          .label("FILE")
+          .help("The device-plugin config file (version: v1), for sharing and flags.");
+  public static final Setting<Boolean> USE_NODE_FEATURE_API =
+      Setting.bool("--use-node-feature-api")
+          .env("GFD_USE_NODE_FEATURE_API")
+          .field("flags.useNodeFeatureAPI")
+          .help("Publish NodeFeature objects; false writes the feature file.")
+          .orElse(true, "true");
+  public static final Setting<String> OUTPUT =
+      Setting.of(
+              "--output",
+              Parse.oneOf("output", List.of("auto", "file", "node-feature", "node-labels")))
+          .env("GFD_OUTPUT")
+          .label("auto|file|node-feature|node-labels")
+          .help(
+              "Where labels go. auto: a NodeFeature when NFD serves it, else the Node's labels;"
+                  + " the file without a cluster.")
+          .orElseDescribed("auto (file with --use-node-feature-api=false)");
+  public static final Setting<String> NAMESPACE =
+      Setting.of("--namespace", Parse::dnsLabel)
+          .env("POD_NAMESPACE")
+          .label("NS")
+          .help("Namespace of the NodeFeature object.")
+          .orElse("default", "default");
+  public static final Setting<Path> SYSFS_ROOT =
+      Setting.of("--sysfs-root", Parse::path)
+          .env("GFD_SYSFS_ROOT")
+          .label("DIR")
+          .help("sysfs root of the GPUs' PCI devices for NVML.")
+          .orElseDescribed("/sys");
 
-  /** Applies precedence; ConfigException names the setting and where its bad value came from. */
-  public static DiscoverySettings resolve(
-      Flags f, Map<String, String> env, DevicePluginConfig config) {
-    DevicePluginConfig.Flags cf = config.flags();
-    DevicePluginConfig.GfdFlags gfd = cf == null ? null : cf.gfd();
-    String mig =
-        pick(
-                f.migStrategy(),
-                "--mig-strategy",
-                env,
-                List.of(DiscoveryEnv.MIG_STRATEGY, DiscoveryEnv.MIG_STRATEGY_SHARED),
-                cf == null ? null : cf.migStrategy(),
-                "none")
-            .value();
-    oneOf("mig strategy", mig, DevicePluginConfig.MIG_STRATEGIES);
-    String backend =
-        pick(f.backend(), "--backend", env, List.of(DiscoveryEnv.BACKEND), null, "nvml").value();
-    oneOf("backend", backend, BACKENDS);
-    boolean useNfd =
-        bool(
-            pick(
-                str(f.useNodeFeatureApi()),
-                "--use-node-feature-api",
-                env,
-                List.of(DiscoveryEnv.USE_NODE_FEATURE_API),
-                cf == null ? null : str(cf.useNodeFeatureApi()),
-                "true"));
-    String output =
-        pick(
-                f.output(),
-                "--output",
-                env,
-                List.of(DiscoveryEnv.OUTPUT),
-                null,
-                useNfd ? "auto" : "file")
-            .value();
-    oneOf("output", output, OUTPUTS);
-    boolean simulated = backend.equals("simulated");
-    String profile =
-        pick(f.nodeProfile(), "--node-profile", env, List.of(DiscoveryEnv.NODE_PROFILE), null, null)
-            .value();
-    if (simulated && profile == null) {
-      throw new ConfigException(
-          "--node-profile (or "
-              + DiscoveryEnv.NODE_PROFILE
-              + ") is required with --backend simulated");
+  /** Every setting of feature discovery itself, in help order. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          MIG_STRATEGY,
+          FAIL_ON_INIT_ERROR,
+          ONESHOT,
+          NO_TIMESTAMP,
+          SLEEP_INTERVAL,
+          OUTPUT_FILE,
+          MACHINE_TYPE_FILE,
+          CONFIG_FILE,
+          USE_NODE_FEATURE_API,
+          OUTPUT,
+          NAMESPACE,
+          SYSFS_ROOT);
+
+  /**
+   * Applies precedence; ConfigException names the setting and where its bad value came from. The
+   * config file is the one {@code s} carries ({@link Settings#withFile}).
+   */
+  public static DiscoverySettings resolve(Settings s) {
+    boolean simulated = "simulated".equals(s.get(NodeAgentOptions.BACKEND));
+    String output = s.get(OUTPUT);
+    if (output == null) {
+      output = s.get(USE_NODE_FEATURE_API) ? "auto" : "file";
     }
-    Picked interval =
-        pick(
-            f.sleepInterval(),
-            "--sleep-interval",
-            env,
-            List.of(DiscoveryEnv.SLEEP_INTERVAL),
-            gfd == null ? null : gfd.sleepInterval(),
-            DiscoveryEnv.DEFAULT_SLEEP_INTERVAL);
-    Duration sleep;
-    try {
-      sleep = GoDuration.parse(interval.value());
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(interval.source() + ": " + e.getMessage(), e);
-    }
+    Path machineType = s.get(MACHINE_TYPE_FILE);
+    Path sysfs = s.get(SYSFS_ROOT);
     return new DiscoverySettings(
-        mig,
-        bool(
-            pick(
-                str(f.failOnInitError()),
-                "--fail-on-init-error",
-                env,
-                List.of(DiscoveryEnv.FAIL_ON_INIT_ERROR),
-                cf == null ? null : str(cf.failOnInitError()),
-                "true")),
-        bool(
-            pick(
-                str(f.oneshot()),
-                "--oneshot",
-                env,
-                List.of(DiscoveryEnv.ONESHOT),
-                gfd == null ? null : str(gfd.oneshot()),
-                "false")),
-        bool(
-            pick(
-                str(f.noTimestamp()),
-                "--no-timestamp",
-                env,
-                List.of(DiscoveryEnv.NO_TIMESTAMP),
-                gfd == null ? null : str(gfd.noTimestamp()),
-                "false")),
-        sleep,
-        pick(
-                f.outputFile(),
-                "--output-file",
-                env,
-                List.of(DiscoveryEnv.OUTPUT_FILE),
-                gfd == null ? null : gfd.outputFile(),
-                DiscoveryEnv.DEFAULT_OUTPUT_FILE)
-            .value(),
-        pick(
-                f.machineTypeFile(),
-                "--machine-type-file",
-                env,
-                List.of(DiscoveryEnv.MACHINE_TYPE_FILE),
-                gfd == null ? null : gfd.machineTypeFile(),
-                simulated ? null : DiscoveryEnv.DEFAULT_MACHINE_TYPE_FILE)
-            .value(),
+        s.get(MIG_STRATEGY).value(),
+        s.get(FAIL_ON_INIT_ERROR),
+        s.get(ONESHOT),
+        s.get(NO_TIMESTAMP),
+        s.get(SLEEP_INTERVAL),
+        s.get(OUTPUT_FILE),
+        machineType != null || simulated ? machineType : Path.of(DEFAULT_MACHINE_TYPE_FILE),
         output,
-        pick(f.nodeName(), "--node-name", env, List.of(DiscoveryEnv.NODE_NAME), null, null).value(),
-        pick(f.namespace(), "--namespace", env, List.of(DiscoveryEnv.NAMESPACE), null, "default")
-            .value(),
-        pick(f.kubeconfig(), "--kubeconfig", env, List.of(DiscoveryEnv.KUBECONFIG), null, null)
-            .value(),
-        backend,
-        profile,
-        pick(f.nvmlLibrary(), "--nvml-library", env, List.of(DiscoveryEnv.NVML_LIBRARY), null, null)
-            .value(),
-        pick(
-                f.sysfsRoot(),
-                "--sysfs-root",
-                env,
-                List.of(DiscoveryEnv.SYSFS_ROOT),
-                null,
-                simulated ? null : "/sys")
-            .value());
-  }
-
-  /** A value and where it came from, for error messages. */
-  private record Picked(String value, String source) {}
-
-  /** Flag, else the first env var set, else the config value, else the default. */
-  private static Picked pick(
-      String flag,
-      String flagName,
-      Map<String, String> env,
-      List<String> envNames,
-      String fromConfig,
-      String defaultValue) {
-    if (flag != null) {
-      return new Picked(flag, flagName);
-    }
-    for (String name : envNames) {
-      String v = env.get(name);
-      if (v != null && !v.isBlank()) {
-        return new Picked(v.trim(), "environment variable " + name);
-      }
-    }
-    if (fromConfig != null) {
-      return new Picked(fromConfig, "config file flags");
-    }
-    return new Picked(defaultValue, "default");
-  }
-
-  private static String str(Boolean b) {
-    return b == null ? null : b.toString();
-  }
-
-  private static boolean bool(Picked p) {
-    try {
-      return bool(p.value());
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(p.source() + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static Boolean bool(String s) {
-    return switch (s.toLowerCase(Locale.ROOT)) {
-      case "true", "1", "t", "yes" -> true;
-      case "false", "0", "f", "no" -> false;
-      default -> throw new IllegalArgumentException("expected true or false, got '" + s + "'");
-    };
-  }
-
-  private static void oneOf(String what, String value, Set<String> allowed) {
-    if (!allowed.contains(value)) {
-      throw new ConfigException(
-          "unknown "
-              + what
-              + " '"
-              + value
-              + "' (expected one of "
-              + new java.util.TreeSet<>(allowed)
-              + ")");
-    }
+        s.get(NodeAgentOptions.NODE_NAME),
+        s.get(NAMESPACE),
+        sysfs != null || simulated ? sysfs : Path.of("/sys"));
   }
 }

@@ -1,20 +1,19 @@
 package io.gpuoperator.node.discovery;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.EnvironmentException;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.WritablePaths;
+import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
 import io.gpuoperator.node.config.ReloadingConfig;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
-import io.gpuoperator.node.gpu.nvml.NvmlBackend;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
-import io.gpuoperator.node.gpu.sim.ProfileException;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,167 +24,75 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code gpu-operator feature-discovery}: GPU feature discovery, labelling this node. */
 @Command(
     name = "feature-discovery",
-    mixinStandardHelpOptions = true,
+    modelTransformer = FeatureDiscoveryCommand.Options.class,
+    header = "Labels this node with its GPUs' features, as NVIDIA's GPU feature discovery.",
     description = {
-      "Labels this node with its GPUs' features (NVIDIA GPU feature discovery labels).",
-      "Precedence: flag, then environment variable, then the config file's flags, then default."
+      "Writes the nvidia.com/gpu.*, cuda.* and mig.* labels to a NodeFeature, the Node or NFD's"
+          + " feature file.",
+      "Precedence: flag, then environment variable, then the config file's flags, then the"
+          + " default."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:labelled (--oneshot) or stopped by a signal",
+      "1:the GPUs or the cluster failed",
+      "2:bad input: a flag, variable or config file (the message names it)"
     })
 public class FeatureDiscoveryCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(FeatureDiscoveryCommand.class);
 
+  /** The options: feature discovery's settings, then the ones every node agent shares. */
+  public static final class Options extends SettingOptions {
+    public Options() {
+      super(group("Feature discovery:", DiscoverySettings.ALL), NodeAgentOptions.GROUP);
+    }
+  }
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  @Option(
-      names = "--mig-strategy",
-      description = "none, single or mixed (env GFD_MIG_STRATEGY, MIG_STRATEGY; default none)")
-  String migStrategy;
-
-  @Option(
-      names = "--fail-on-init-error",
-      arity = "0..1",
-      fallbackValue = "true",
-      description =
-          "Exit when the GPU backend cannot start (env GFD_FAIL_ON_INIT_ERROR; default true)")
-  Boolean failOnInitError;
-
-  @Option(
-      names = "--oneshot",
-      arity = "0..1",
-      fallbackValue = "true",
-      description = "Label once and exit (env GFD_ONESHOT)")
-  Boolean oneshot;
-
-  @Option(
-      names = "--no-timestamp",
-      arity = "0..1",
-      fallbackValue = "true",
-      description = "Leave out nvidia.com/gfd.timestamp (env GFD_NO_TIMESTAMP)")
-  Boolean noTimestamp;
-
-  @Option(
-      names = "--sleep-interval",
-      description =
-          "Time between passes, Go syntax or 'infinite' (env GFD_SLEEP_INTERVAL; default 60s)")
-  String sleepInterval;
-
-  @Option(
-      names = {"-o", "--output-file"},
-      description =
-          "NFD feature file (env GFD_OUTPUT_FILE; default "
-              + DiscoveryEnv.DEFAULT_OUTPUT_FILE
-              + ")")
-  String outputFile;
-
-  @Option(
-      names = "--machine-type-file",
-      description =
-          "DMI product name file (env GFD_MACHINE_TYPE_FILE; default "
-              + DiscoveryEnv.DEFAULT_MACHINE_TYPE_FILE
-              + ")")
-  String machineTypeFile;
-
-  @Option(
-      names = "--config-file",
-      description = "Device-plugin config file, version v1 (env GFD_CONFIG_FILE, CONFIG_FILE)")
-  String configFile;
-
-  @Option(
-      names = "--use-node-feature-api",
-      arity = "0..1",
-      fallbackValue = "true",
-      description =
-          "Publish NodeFeature objects; false writes the feature file (env GFD_USE_NODE_FEATURE_API; default true)")
-  Boolean useNodeFeatureApi;
-
-  @Option(
-      names = "--output",
-      description =
-          "auto, file, node-feature or node-labels (env GFD_OUTPUT). auto: NodeFeature when NFD serves it, else the Node's labels; the file when there is no cluster")
-  String output;
-
-  @Option(names = "--node-name", description = "This node (env NODE_NAME)")
-  String nodeName;
-
-  @Option(
-      names = "--namespace",
-      description = "Namespace of the NodeFeature (env POD_NAMESPACE; default default)")
-  String namespace;
-
-  @Option(
-      names = "--kubeconfig",
-      description = "kubeconfig file (env KUBECONFIG; default in-cluster)")
-  String kubeconfig;
-
-  @Option(names = "--backend", description = "nvml or simulated (env GPU_BACKEND; default nvml)")
-  String backend;
-
-  @Option(
-      names = "--node-profile",
-      description =
-          "Simulated node: built-in name ("
-              + "dgx-h100, dgx-h100-mig-mixed, ...) or YAML file (env GPU_NODE_PROFILE)")
-  String nodeProfile;
-
-  @Option(
-      names = "--nvml-library",
-      description =
-          "libnvidia-ml.so.1 to load (env NVML_LIBRARY; default: the loader's search path)")
-  String nvmlLibrary;
-
-  @Option(
-      names = "--sysfs-root",
-      description =
-          "sysfs root of the GPUs' PCI devices for NVML (env GFD_SYSFS_ROOT; default /sys)")
-  String sysfsRoot;
 
   /** The environment; tests replace it. */
   Map<String, String> env = System.getenv();
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter err = spec.commandLine().getErr();
-    DiscoverySettings s;
+    Settings flagsAndEnv = SettingOptions.settings(spec, env, null);
+    Path cfg = flagsAndEnv.get(DiscoverySettings.CONFIG_FILE);
     Supplier<DevicePluginConfig> config;
-    try {
-      String cfg = configFile;
-      if (cfg == null) {
-        cfg = firstEnv(DiscoveryEnv.CONFIG_FILE, DiscoveryEnv.CONFIG_FILE_SHARED);
-      }
-      if (cfg == null) {
-        DevicePluginConfig empty = DevicePluginConfigs.empty();
-        config = () -> empty;
-      } else {
-        config = new ReloadingConfig(Path.of(cfg));
-      }
-      s = DiscoverySettings.resolve(flags(), env, config.get());
-    } catch (ConfigException | ProfileException e) {
-      err.println("feature-discovery: " + e.getMessage());
-      return 2;
+    Settings settings;
+    if (cfg == null) {
+      DevicePluginConfig empty = DevicePluginConfigs.empty();
+      config = () -> empty;
+      settings = flagsAndEnv;
+    } else {
+      ReloadingConfig reloading = new ReloadingConfig(cfg);
+      config = reloading;
+      settings = flagsAndEnv.withFile(reloading.document());
+    }
+    DiscoverySettings s = DiscoverySettings.resolve(settings);
+    if (s.output().equals("file")) {
+      WritablePaths.directory(s.outputFile().toAbsolutePath().getParent(), "--output-file");
     }
     GpuBackend gpus;
     try {
-      gpus = openBackend(s);
-    } catch (GpuBackendException | ProfileException e) {
+      gpus = NodeAgentOptions.openBackend(settings, null, s.sysfsRoot());
+    } catch (GpuBackendException e) {
       if (s.failOnInitError()) {
-        err.println("feature-discovery: cannot start the GPU backend: " + e.getMessage());
-        return 1;
+        throw new EnvironmentException(
+            "cannot start the GPU backend: "
+                + e.getMessage()
+                + " (is the driver loaded? --fail-on-init-error=false labels without GPUs)",
+            e);
       }
       LOG.warn("GPU backend failed to start; labelling without GPUs: {}", e.getMessage());
       gpus = null;
     }
-    try (KubernetesClient client = needsCluster(s) ? client(s) : null) {
-      LabelSink sink;
-      try {
-        sink = sink(s, client);
-      } catch (ConfigException e) {
-        err.println("feature-discovery: " + e.getMessage());
-        return 2;
-      }
+    try (KubernetesClient client =
+        needsCluster(s, settings) ? NodeAgentOptions.client(settings, "feature-discovery") : null) {
+      LabelSink sink = sink(s, client);
       FeatureDiscoveryAgent agent =
           new FeatureDiscoveryAgent(
               gpus,
@@ -199,9 +106,10 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
         try {
           agent.pass();
           return 0;
+        } catch (ConfigException | EnvironmentException e) {
+          throw e;
         } catch (Exception e) {
-          err.println("feature-discovery: labelling failed: " + e.getMessage());
-          return 1;
+          throw new EnvironmentException("labelling failed: " + e.getMessage(), e);
         }
       }
       Thread hook = new Thread(agent::stop, "feature-discovery-stop");
@@ -226,61 +134,12 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
     }
   }
 
-  private String firstEnv(String... names) {
-    for (String n : names) {
-      String v = env.get(n);
-      if (v != null && !v.isBlank()) {
-        return v;
-      }
-    }
-    return null;
-  }
-
-  DiscoverySettings.Flags flags() {
-    return new DiscoverySettings.Flags(
-        migStrategy,
-        failOnInitError,
-        oneshot,
-        noTimestamp,
-        sleepInterval,
-        outputFile,
-        machineTypeFile,
-        useNodeFeatureApi,
-        output,
-        nodeName,
-        namespace,
-        kubeconfig,
-        backend,
-        nodeProfile,
-        nvmlLibrary,
-        sysfsRoot);
-  }
-
-  static GpuBackend openBackend(DiscoverySettings s) {
-    if (s.backend().equals("simulated")) {
-      String node = s.nodeName() == null ? "localhost" : s.nodeName();
-      return new SimulatedBackend(HardwareProfiles.node(s.nodeProfile()), node);
-    }
-    return NvmlBackend.open(
-        s.nvmlLibrary() == null ? null : Path.of(s.nvmlLibrary()),
-        Path.of(s.sysfsRoot() == null ? "/sys" : s.sysfsRoot()));
-  }
-
-  private boolean needsCluster(DiscoverySettings s) {
+  private boolean needsCluster(DiscoverySettings s, Settings settings) {
     return switch (s.output()) {
       case "file" -> false;
-      case "auto" -> s.kubeconfig() != null || env.get("KUBERNETES_SERVICE_HOST") != null;
+      case "auto" -> NodeAgentOptions.clusterConfigured(settings, env);
       default -> true;
     };
-  }
-
-  private static KubernetesClient client(DiscoverySettings s) throws IOException {
-    Config config =
-        s.kubeconfig() == null
-            ? Config.autoConfigure(null)
-            : Config.fromKubeconfig(Files.readString(Path.of(s.kubeconfig())));
-    config.setUserAgent("gpu-operator/feature-discovery");
-    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   static LabelSink sink(DiscoverySettings s, KubernetesClient client) {
@@ -295,7 +154,7 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
       throw new ConfigException("--node-name (or NODE_NAME) is required for output " + mode);
     }
     return switch (mode) {
-      case "file" -> new FeatureFileSink(Path.of(s.outputFile()));
+      case "file" -> new FeatureFileSink(s.outputFile());
       case "node-feature" -> new NodeFeatureSink(client, s.namespace(), s.nodeName());
       default -> new NodeLabelSink(client, s.nodeName());
     };
@@ -307,10 +166,9 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
       return () -> type;
     }
     Path file =
-        Path.of(
-            s.machineTypeFile() == null
-                ? DiscoveryEnv.DEFAULT_MACHINE_TYPE_FILE
-                : s.machineTypeFile());
+        s.machineTypeFile() == null
+            ? Path.of(DiscoverySettings.DEFAULT_MACHINE_TYPE_FILE)
+            : s.machineTypeFile();
     return () -> {
       try {
         return Files.readString(file).trim();

@@ -1,8 +1,7 @@
 package io.gpuoperator.node.dra;
 
+import io.gpuoperator.config.GoDuration;
 import io.gpuoperator.kubelet.dra.DraConstants;
-import io.gpuoperator.node.config.GoDuration;
-import io.gpuoperator.node.deviceplugin.PluginNames;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -84,7 +83,8 @@ public record DraPluginSettings(
         path(env, DraNames.ENV_MPS_ROOT, "/run/nvidia/mps"),
         partitionable(env.getOrDefault(DraNames.ENV_PARTITIONABLE_DEVICES, "auto")),
         duration(env, DraNames.ENV_RESCAN_INTERVAL, "10s"),
-        duration(env, PluginNames.ENV_HEALTH_RECOVERY_PERIOD, "5m"));
+        // The device plugin's variable (DevicePluginSettings.HEALTH_RECOVERY_PERIOD), same meaning.
+        duration(env, "DP_HEALTH_RECOVERY_PERIOD", "5m"));
   }
 
   private static Partitionable partitionable(String value) {

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.exporter;
 
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.exporter;
 
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;

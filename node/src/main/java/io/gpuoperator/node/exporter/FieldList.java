@@ -1,6 +1,6 @@
 package io.gpuoperator.node.exporter;
 
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

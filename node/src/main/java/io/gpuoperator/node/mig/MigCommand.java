@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,13 +1,8 @@
 package io.gpuoperator.node.mig;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.gpuoperator.node.config.ConfigException;
-import io.gpuoperator.node.config.YamlFiles;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Documents;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,20 +48,12 @@ public record MigConfigFile(
 
   /** Reads a file. */
   public static MigConfigFile load(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      return parse(in, file.toString());
-    } catch (IOException e) {
-      throw new ConfigException(file + ": cannot read: " + e.getMessage(), e);
-    }
+    return Documents.read(file).bind(MigConfigFile.class);
   }
 
   /** Parses YAML (or JSON) text; {@code source} names it in errors. */
   public static MigConfigFile parse(String text, String source) {
-    return parse(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)), source);
-  }
-
-  private static MigConfigFile parse(InputStream in, String source) {
-    return YamlFiles.read(in, source, MigConfigFile.class, Map.of(), ConfigException::new);
+    return Documents.parse(text, source).bind(MigConfigFile.class);
   }
 
   /** The entries of a configuration; a ConfigException naming the known ones when absent. */

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.mig;
 
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.function.Supplier;

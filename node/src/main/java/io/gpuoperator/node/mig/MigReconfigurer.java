@@ -1,6 +1,6 @@
 package io.gpuoperator.node.mig;
 
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.node.gpu.ComputeInstance;
 import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuBackend;

@@ -41,6 +41,8 @@ public enum Component {
       }
     }
     throw new IllegalArgumentException(
-        "unknown component '" + name + "' (expected driver, toolkit, cuda or plugin)");
+        "unknown component "
+            + io.gpuoperator.config.Values.quote(name)
+            + "; expected driver, toolkit, cuda or plugin");
   }
 }

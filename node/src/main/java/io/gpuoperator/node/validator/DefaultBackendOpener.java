@@ -1,57 +1,76 @@
 package io.gpuoperator.node.validator;
 
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.nvml.NvmlBackend;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
-import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The backend chosen by {@code --backend}: {@code simulated} reads a node profile (the flag's file,
- * or {@code node-profile.yaml} in the driver root: a simulated driver installation); {@code nvml}
- * loads {@code libnvidia-ml.so.1} from the driver root's library directories and initialises it.
+ * The backend the settings choose, opened the way every node agent opens it ({@link
+ * NodeAgentOptions#openBackend}), with the validator's defaults: {@code simulated} reads the named
+ * node profile or {@code node-profile.yaml} in the driver root (a simulated driver installation);
+ * {@code nvml} loads {@code libnvidia-ml.so.1} from the driver root's library directories.
  */
 public final class DefaultBackendOpener implements GpuBackendOpener {
   /** A simulated driver root holds the node's hardware description under this name. */
   public static final String SIMULATED_PROFILE_FILE = "node-profile.yaml";
 
   private final ValidatorConfig config;
+  private final Settings settings;
 
-  public DefaultBackendOpener(ValidatorConfig config) {
+  public DefaultBackendOpener(ValidatorConfig config, Settings settings) {
     this.config = config;
+    this.settings = settings;
+  }
+
+  /** For tests: the settings of an environment. */
+  public DefaultBackendOpener(ValidatorConfig config) {
+    this(config, Settings.ofEnv(java.util.Map.of()));
   }
 
   @Override
   public GpuBackend open(Path driverRoot) throws Exception {
-    if (config.backend().equals("simulated")) {
-      Path profile =
-          config.nodeProfile() != null
-              ? config.nodeProfile()
-              : driverRoot.resolve(SIMULATED_PROFILE_FILE);
-      if (!Files.isRegularFile(profile)) {
-        throw new ValidationException(
-            "simulated backend: no node profile at "
-                + profile
-                + " (pass --node-profile or install it in the driver root)");
+    Path library = null;
+    if (!config.backend().equals("simulated")) {
+      library = settings.get(NodeAgentOptions.NVML_LIBRARY);
+      if (library == null) {
+        library = findNvml(driverRoot);
       }
-      String node = config.nodeName() == null ? "localhost" : config.nodeName();
-      return new SimulatedBackend(HardwareProfiles.loadNode(profile), node);
+      if (library == null && !config.hostDriver()) {
+        throw new ValidationException(
+            "driver at "
+                + driverRoot
+                + ": no "
+                + NvmlBackend.LIBRARY
+                + " in "
+                + String.join(", ", LIBRARY_DIRS)
+                + " (is the driver installed there?)");
+      }
     }
-    Path library = findNvml(driverRoot);
-    if (library == null && !config.hostDriver()) {
+    Path installed = driverRoot.resolve(SIMULATED_PROFILE_FILE);
+    if (config.backend().equals("simulated")
+        && config.nodeProfile() == null
+        && !Files.isRegularFile(installed)) {
       throw new ValidationException(
-          "driver at "
-              + driverRoot
-              + ": no "
-              + NvmlBackend.LIBRARY
-              + " in "
-              + String.join(", ", LIBRARY_DIRS)
-              + " (is the driver installed there?)");
+          "simulated backend: no node profile at "
+              + installed
+              + " (pass --node-profile or install it in the driver root)");
     }
-    // A host driver may live anywhere on the loader's path: null lets the loader search.
-    return NvmlBackend.open(library, SYSFS);
+    // A host driver may live anywhere on the loader's path: a null library lets the loader search.
+    return NodeAgentOptions.openBackend(
+        config.backend(),
+        library,
+        SYSFS,
+        () ->
+            config.nodeProfile() != null
+                ? NodeAgentOptions.namedProfile(
+                    config.nodeProfile(), settings.resolve(NodeAgentOptions.NODE_PROFILE).origin())
+                : HardwareProfiles.loadNode(installed),
+        config.nodeName());
   }
 
   /** Where driver installations put NVML, relative to their root. */

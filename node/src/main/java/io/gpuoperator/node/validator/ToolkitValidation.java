@@ -1,9 +1,8 @@
 package io.gpuoperator.node.validator;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.toml.TomlMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Documents;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,9 +18,6 @@ import java.util.stream.Stream;
  * named devices with container edits).
  */
 final class ToolkitValidation {
-  private static final ObjectMapper TOML = new TomlMapper();
-  private static final ObjectMapper YAML = new YAMLMapper();
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final ValidatorConfig config;
 
@@ -64,16 +60,16 @@ final class ToolkitValidation {
       }
       JsonNode root;
       try {
-        root = (config.runtime().equals("docker") ? JSON : TOML).readTree(f.toFile());
-      } catch (IOException e) {
-        throw new ValidationException(
-            "runtime config "
-                + f
-                + " is not valid "
-                + (config.runtime().equals("docker") ? "JSON" : "TOML")
-                + ": "
-                + e.getMessage(),
-            e);
+        root =
+            Documents.read(
+                    f,
+                    config.runtime().equals("docker")
+                        ? Documents.Format.YAML
+                        : Documents.Format.TOML,
+                    Documents.Limits.DEFAULT)
+                .root();
+      } catch (ConfigException e) {
+        throw new ValidationException("runtime config " + e.getMessage(), e);
       }
       seen.add(f.toString());
       if (declaresRuntime(root, config.runtimeName())) {
@@ -127,10 +123,9 @@ final class ToolkitValidation {
     for (Path p : specs) {
       JsonNode spec;
       try {
-        spec = YAML.readTree(p.toFile());
-      } catch (IOException e) {
-        throw new ValidationException(
-            "CDI spec " + p + " is not valid YAML/JSON: " + e.getMessage(), e);
+        spec = Documents.read(p).root();
+      } catch (ConfigException e) {
+        throw new ValidationException("CDI spec " + e.getMessage(), e);
       }
       String kind = spec == null ? "" : spec.path("kind").asText("");
       if (!kind.startsWith("nvidia.com/") && !kind.startsWith("management.nvidia.com/")) {

@@ -2,20 +2,24 @@ package io.gpuoperator.node.validator;
 
 import static io.gpuoperator.node.validator.ValidatorEnv.*;
 
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Settings of one validator run, parsed from an environment map (tests pass a map) and then
- * overridden by command-line flags.
+ * Settings of one validator run: flags over the environment variables (the original's names, in
+ * {@link ValidatorEnv}), declared once below; the command's options come from them.
  *
  * @param component the step to run; null when neither flag nor env names one
  * @param withWait wait for the previous step's marker first
  * @param driverRoot where the driver is installed; {@code /} means a host-installed driver
  * @param backend {@code nvml} or {@code simulated}
- * @param nodeProfile node profile of the simulated backend; null: {@code
+ * @param nodeProfile node profile of the simulated backend (built-in name or file); null: {@code
  *     <driverRoot>/node-profile.yaml}
  * @param runtime containerd, crio or docker
  * @param timeout for waits and polls; zero waits for markers forever
@@ -27,7 +31,7 @@ public record ValidatorConfig(
     Path validationsDir,
     Path driverRoot,
     String backend,
-    Path nodeProfile,
+    String nodeProfile,
     String runtime,
     Path runtimeConfig,
     Path runtimeDropInConfig,
@@ -39,27 +43,117 @@ public record ValidatorConfig(
     Duration timeout,
     Duration poll) {
 
+  public static final Setting<Component> COMPONENT =
+      Setting.of("--component", Component::parse)
+          .env(ValidatorEnv.COMPONENT)
+          .label("driver|toolkit|cuda|plugin")
+          .help("The step to validate (required).");
+  public static final Setting<Boolean> WITH_WAIT =
+      Setting.bool("--wait")
+          .env(ValidatorEnv.WITH_WAIT)
+          .help("Wait for the previous step's marker first.")
+          .orElse(false, "false");
+  public static final Setting<Path> VALIDATIONS_DIR =
+      Setting.of("--validations-dir", Parse::path)
+          .env(ValidatorEnv.VALIDATIONS_DIR)
+          .label("DIR")
+          .help("Where the marker files are.")
+          .orElse(Path.of(DEFAULT_VALIDATIONS_DIR), DEFAULT_VALIDATIONS_DIR);
+  public static final Setting<Path> DRIVER_ROOT =
+      Setting.of("--driver-root", Parse::path)
+          .env(ValidatorEnv.NVIDIA_DRIVER_ROOT)
+          .label("DIR")
+          .help("Where the driver is installed; / for a driver on the host.")
+          .orElse(Path.of(DEFAULT_DRIVER_ROOT), DEFAULT_DRIVER_ROOT);
+  public static final Setting<String> RUNTIME =
+      Setting.of("--runtime", Parse.oneOf("runtime", List.of("containerd", "crio", "docker")))
+          .env(ValidatorEnv.RUNTIME)
+          .label("containerd|crio|docker")
+          .help("The container runtime the toolkit configured.")
+          .orElse("containerd", "containerd");
+  public static final Setting<Path> RUNTIME_CONFIG =
+      Setting.of("--runtime-config", Parse::path)
+          .env(ValidatorEnv.RUNTIME_CONFIG)
+          .label("FILE")
+          .help("The runtime's config file.")
+          .orElse(Path.of(DEFAULT_RUNTIME_CONFIG), DEFAULT_RUNTIME_CONFIG);
+  public static final Setting<Path> RUNTIME_DROP_IN_CONFIG =
+      Setting.of(null, Parse::path).env(ValidatorEnv.RUNTIME_DROP_IN_CONFIG);
+  public static final Setting<String> RUNTIME_NAME =
+      Setting.string(null).env(ValidatorEnv.NVIDIA_RUNTIME_NAME).orElse("nvidia", "nvidia");
+  public static final Setting<Boolean> CDI_ENABLED =
+      Setting.bool(null).env(ValidatorEnv.CDI_ENABLED).orElse(true, "true");
+  public static final Setting<Path> CDI_DIR =
+      Setting.of("--cdi-dir", Parse::path)
+          .env(ValidatorEnv.CDI_SPEC_DIR)
+          .label("DIR")
+          .help("The CDI spec directory.")
+          .orElse(Path.of(DEFAULT_CDI_DIR), DEFAULT_CDI_DIR);
+  public static final Setting<String> NAMESPACE =
+      Setting.of("--namespace", Parse::dnsLabel)
+          .env(ValidatorEnv.OPERATOR_NAMESPACE)
+          .label("NS")
+          .help("Namespace of the cuda workload pod.")
+          .orElse(DEFAULT_NAMESPACE, DEFAULT_NAMESPACE);
+  public static final Setting<String> CUDA_IMAGE =
+      Setting.of(null, Parse::image)
+          .env(ValidatorEnv.CUDA_WORKLOAD_IMAGE)
+          .orElse(DEFAULT_CUDA_IMAGE, DEFAULT_CUDA_IMAGE);
+  public static final Setting<Duration> TIMEOUT =
+      Setting.of("--timeout", ValidatorConfig::seconds)
+          .env(ValidatorEnv.VALIDATION_TIMEOUT)
+          .label("SECONDS")
+          .help(
+              "Seconds to wait for resources and the workload; markers are awaited without limit.")
+          .orElse(Duration.ofSeconds(300), "300");
+  public static final Setting<Duration> POLL =
+      Setting.of(null, ValidatorConfig::pollSeconds)
+          .env(ValidatorEnv.SLEEP_INTERVAL)
+          .orElse(Duration.ofSeconds(5), "5");
+
+  /** Every setting of the validator itself (the node-agent ones are shared), in help order. */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          COMPONENT,
+          WITH_WAIT,
+          VALIDATIONS_DIR,
+          DRIVER_ROOT,
+          RUNTIME,
+          RUNTIME_CONFIG,
+          CDI_DIR,
+          NAMESPACE,
+          TIMEOUT,
+          RUNTIME_DROP_IN_CONFIG,
+          RUNTIME_NAME,
+          CDI_ENABLED,
+          CUDA_IMAGE,
+          POLL);
+
+  /** Resolves every setting: flag, then environment, then the original's default. */
+  public static ValidatorConfig resolve(Settings s) {
+    return new ValidatorConfig(
+        s.get(COMPONENT),
+        s.get(WITH_WAIT),
+        s.get(NodeAgentOptions.NODE_NAME),
+        s.get(VALIDATIONS_DIR),
+        s.get(DRIVER_ROOT),
+        s.get(NodeAgentOptions.BACKEND),
+        s.get(NodeAgentOptions.NODE_PROFILE),
+        s.get(RUNTIME),
+        s.get(RUNTIME_CONFIG),
+        s.get(RUNTIME_DROP_IN_CONFIG),
+        s.get(RUNTIME_NAME),
+        s.get(CDI_ENABLED),
+        s.get(CDI_DIR),
+        s.get(NAMESPACE),
+        s.get(CUDA_IMAGE),
+        s.get(TIMEOUT),
+        s.get(POLL));
+  }
+
   /** Reads every setting from the environment map, with the original's defaults. */
   public static ValidatorConfig fromEnv(Map<String, String> env) {
-    String component = env.get(COMPONENT);
-    return new ValidatorConfig(
-        component == null || component.isBlank() ? null : Component.parse(component),
-        bool(env, WITH_WAIT, false),
-        env.get(NODE_NAME),
-        Path.of(env.getOrDefault(VALIDATIONS_DIR, DEFAULT_VALIDATIONS_DIR)),
-        Path.of(env.getOrDefault(NVIDIA_DRIVER_ROOT, DEFAULT_DRIVER_ROOT)),
-        backend(env.getOrDefault(GPU_BACKEND, "nvml"), GPU_BACKEND),
-        path(env.getOrDefault(NODE_PROFILE, env.get(NODE_PROFILE_LEGACY))),
-        runtime(env.getOrDefault(RUNTIME, "containerd")),
-        Path.of(env.getOrDefault(RUNTIME_CONFIG, DEFAULT_RUNTIME_CONFIG)),
-        path(env.get(RUNTIME_DROP_IN_CONFIG)),
-        env.getOrDefault(NVIDIA_RUNTIME_NAME, "nvidia"),
-        bool(env, CDI_ENABLED, true),
-        Path.of(env.getOrDefault(CDI_SPEC_DIR, DEFAULT_CDI_DIR)),
-        env.getOrDefault(OPERATOR_NAMESPACE, DEFAULT_NAMESPACE),
-        env.getOrDefault(CUDA_WORKLOAD_IMAGE, DEFAULT_CUDA_IMAGE),
-        seconds(env, VALIDATION_TIMEOUT, 300),
-        seconds(env, SLEEP_INTERVAL, 5));
+    return resolve(Settings.ofEnv(env));
   }
 
   /** Whether the driver is installed on the host rather than by the driver container. */
@@ -67,56 +161,14 @@ public record ValidatorConfig(
     return driverRoot.toString().equals("/");
   }
 
-  static String backend(String value, String where) {
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    if (!v.equals("nvml") && !v.equals("simulated")) {
-      throw new IllegalArgumentException(
-          where + ": expected nvml or simulated, got '" + value + "'");
-    }
-    return v;
+  /** A whole number of seconds, 0 (no limit) to a day. */
+  private static Duration seconds(String v) {
+    return Duration.ofSeconds(Parse.integer(0, 86_400).apply(v));
   }
 
-  static String runtime(String value) {
-    String v = value.trim().toLowerCase(Locale.ROOT);
-    if (!v.equals("containerd") && !v.equals("crio") && !v.equals("docker")) {
-      throw new IllegalArgumentException(
-          RUNTIME + ": expected containerd, crio or docker, got '" + value + "'");
-    }
-    return v;
-  }
-
-  private static Path path(String value) {
-    return value == null || value.isBlank() ? null : Path.of(value);
-  }
-
-  private static boolean bool(Map<String, String> env, String key, boolean dflt) {
-    String v = env.get(key);
-    if (v == null || v.isBlank()) {
-      return dflt;
-    }
-    return switch (v.trim().toLowerCase(Locale.ROOT)) {
-      case "true", "1", "yes" -> true;
-      case "false", "0", "no" -> false;
-      default ->
-          throw new IllegalArgumentException(key + ": expected true or false, got '" + v + "'");
-    };
-  }
-
-  private static Duration seconds(Map<String, String> env, String key, long dflt) {
-    String v = env.get(key);
-    if (v == null || v.isBlank()) {
-      return Duration.ofSeconds(dflt);
-    }
-    try {
-      long n = Long.parseLong(v.trim());
-      if (n < 0) {
-        throw new NumberFormatException();
-      }
-      return Duration.ofSeconds(n);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          key + ": expected a whole number of seconds >= 0, got '" + v + "'");
-    }
+  /** A poll interval in whole seconds, up to 10 minutes. */
+  private static Duration pollSeconds(String v) {
+    return Duration.ofSeconds(Parse.integer(0, 600).apply(v));
   }
 
   public ValidatorConfig withComponent(Component c) {

@@ -1,23 +1,19 @@
 package io.gpuoperator.node.validator;
 
-/** Environment variables the validator reads (the original's names where it has one). */
+/**
+ * Environment variables the validator reads (the original's names where it has one); the node,
+ * backend and profile variables are the node agents' shared ones ({@link
+ * io.gpuoperator.node.agent.NodeAgentOptions}).
+ */
 public final class ValidatorEnv {
   private ValidatorEnv() {}
 
   public static final String COMPONENT = "COMPONENT";
   public static final String WITH_WAIT = "WITH_WAIT";
-  public static final String NODE_NAME = "NODE_NAME";
   public static final String VALIDATIONS_DIR = "VALIDATIONS_DIR";
   public static final String NVIDIA_DRIVER_ROOT = "NVIDIA_DRIVER_ROOT";
   public static final String DRIVER_ROOT_CTR_PATH = "DRIVER_ROOT_CTR_PATH";
   public static final String NVIDIA_DEV_ROOT = "NVIDIA_DEV_ROOT";
-  public static final String GPU_BACKEND = "GPU_BACKEND";
-
-  /** Simulated node profile: the same variable as feature discovery and the device plugin. */
-  public static final String NODE_PROFILE = "GPU_NODE_PROFILE";
-
-  /** Older name of {@link #NODE_PROFILE}, still read. */
-  public static final String NODE_PROFILE_LEGACY = "NODE_PROFILE";
 
   public static final String RUNTIME = "RUNTIME";
   public static final String RUNTIME_CONFIG = "RUNTIME_CONFIG";

@@ -249,7 +249,7 @@ class DevicePluginIT {
     DevicePluginRunner runner =
         new DevicePluginRunner(
             backend,
-            env,
+            io.gpuoperator.config.Settings.ofEnv(env),
             source,
             admin,
             node,

@@ -30,7 +30,7 @@ class DevicePluginRunnerTest {
         DevicePluginRunner runner =
             new DevicePluginRunner(
                     backend,
-                    Map.of(),
+                    io.gpuoperator.config.Settings.ofEnv(Map.of()),
                     new ConfigSource(config, null, null),
                     null,
                     "n",

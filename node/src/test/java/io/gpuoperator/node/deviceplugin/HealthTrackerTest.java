@@ -53,7 +53,7 @@ class HealthTrackerTest {
     String g0 = inv.gpus().get(0).uuid();
     HealthTracker t =
         new HealthTracker(
-            XidPolicy.defaults(), io.gpuoperator.node.config.GoDuration.parse("infinite"), inv);
+            XidPolicy.defaults(), io.gpuoperator.config.GoDuration.parse("infinite"), inv);
     t.onBackendFailure("nvmlEventSetWait: Unknown Error", 0);
     assertThat(t.unhealthy()).hasSize(2);
     assertThat(t.tick(Long.MAX_VALUE / 2)).isFalse();

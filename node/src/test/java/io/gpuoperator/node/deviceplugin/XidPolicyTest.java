@@ -29,7 +29,7 @@ class XidPolicyTest {
         .isTrue();
     assertThatThrownBy(() -> XidPolicy.fromEnv(Map.of("DP_DISABLE_HEALTHCHECKS", "48,x")))
         .hasMessage(
-            "DP_DISABLE_HEALTHCHECKS: 'x' is not an XID; expected all, xids, or a comma-separated"
-                + " list of XID numbers");
+            "DP_DISABLE_HEALTHCHECKS: \"x\" is not an XID; expected all, xids, or a"
+                + " comma-separated list of XID numbers from 1 to 4294967295");
   }
 }

@@ -3,8 +3,10 @@ package io.gpuoperator.node.discovery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpuoperator.node.config.ConfigException;
-import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.cli.CommandLines;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -27,7 +29,7 @@ class FeatureDiscoveryCommandTest {
   private Run run(Map<String, String> env, String... args) {
     FeatureDiscoveryCommand cmd = new FeatureDiscoveryCommand();
     cmd.env = env;
-    CommandLine cl = new CommandLine(cmd);
+    CommandLine cl = CommandLines.configure(new CommandLine(cmd));
     StringWriter out = new StringWriter();
     cl.setOut(new PrintWriter(out));
     cl.setErr(new PrintWriter(out));
@@ -72,15 +74,31 @@ class FeatureDiscoveryCommandTest {
         run(Map.of("GFD_SLEEP_INTERVAL", "often"), "--backend=simulated", "--node-profile=l4-x1");
     assertThat(r.rc()).isEqualTo(2);
     assertThat(r.out())
-        .contains("environment variable GFD_SLEEP_INTERVAL: invalid duration 'often'");
+        .isEqualTo(
+            "feature-discovery: GFD_SLEEP_INTERVAL: expected a duration such as 60s, 1m30s, 500ms"
+                + " or infinite, got \"often\"\n");
     Run p = run(Map.of(), "--backend=simulated");
-    assertThat(p.out()).contains("--node-profile (or GPU_NODE_PROFILE) is required");
+    assertThat(p.rc()).isEqualTo(2);
+    assertThat(p.out())
+        .isEqualTo(
+            "feature-discovery: --backend: the simulated backend needs --node-profile (or"
+                + " GPU_NODE_PROFILE)\n");
     Path cfg = dir.resolve("cfg.yaml");
     Files.writeString(cfg, "version: v1\nflags:\n  migStrategy: sometimes\n");
     Run c =
         run(Map.of("CONFIG_FILE", cfg.toString()), "--backend=simulated", "--node-profile=l4-x1");
     assertThat(c.rc()).isEqualTo(2);
-    assertThat(c.out()).contains(cfg + ":3:").contains("migStrategy: unknown value 'sometimes'");
+    assertThat(c.out())
+        .isEqualTo(
+            "feature-discovery: "
+                + cfg
+                + ":3:3 flags.migStrategy: unknown MIG strategy \"sometimes\"; expected none,"
+                + " single or mixed\n");
+    Files.writeString(cfg, "version: v1\nflags: {gfd: {sleepInterval: soon}}\n");
+    Run d =
+        run(Map.of("CONFIG_FILE", cfg.toString()), "--backend=simulated", "--node-profile=l4-x1");
+    assertThat(d.rc()).isEqualTo(2);
+    assertThat(d.out()).contains(cfg + ":2:15 flags.gfd.sleepInterval: expected a duration");
     Run n =
         run(
             Map.of(),
@@ -88,8 +106,11 @@ class FeatureDiscoveryCommandTest {
             "--node-profile=nope.yaml",
             "--oneshot",
             "--output=file");
-    assertThat(n.rc()).isEqualTo(1);
-    assertThat(n.out()).contains("nope.yaml");
+    assertThat(n.rc()).isEqualTo(2);
+    assertThat(n.out())
+        .isEqualTo(
+            "feature-discovery: --node-profile: nope.yaml: cannot read: no such file or"
+                + " directory\n");
   }
 
   @Test
@@ -124,50 +145,47 @@ class FeatureDiscoveryCommandTest {
   @Test
   void precedenceIsFlagThenEnvThenConfigThenDefault() {
     var config =
-        DevicePluginConfigs.parse(
+        Documents.parse(
             "version: v1\nflags:\n  migStrategy: single\n  gfd: {sleepInterval: 5m, oneshot: true}\n",
             "c");
-    DiscoverySettings.Flags none =
-        new DiscoverySettings.Flags(
-            null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-            null, null);
-    DiscoverySettings fromConfig = DiscoverySettings.resolve(none, Map.of(), config);
+    DiscoverySettings fromConfig =
+        DiscoverySettings.resolve(Settings.ofEnv(Map.of()).withFile(config));
     assertThat(fromConfig.migStrategy()).isEqualTo("single");
     assertThat(fromConfig.sleepInterval()).isEqualTo(Duration.ofMinutes(5));
     assertThat(fromConfig.oneshot()).isTrue();
     assertThat(fromConfig.output()).isEqualTo("auto");
     DiscoverySettings fromEnv =
         DiscoverySettings.resolve(
-            none,
-            Map.of(
-                "MIG_STRATEGY",
-                "mixed",
-                "GFD_ONESHOT",
-                "false",
-                "GFD_USE_NODE_FEATURE_API",
-                "false"),
-            config);
+            Settings.ofEnv(
+                    Map.of(
+                        "MIG_STRATEGY",
+                        "mixed",
+                        "GFD_ONESHOT",
+                        "false",
+                        "GFD_USE_NODE_FEATURE_API",
+                        "false"))
+                .withFile(config));
     assertThat(fromEnv.migStrategy()).isEqualTo("mixed");
     assertThat(fromEnv.oneshot()).isFalse();
     assertThat(fromEnv.output()).isEqualTo("file");
-    DiscoverySettings.Flags flag =
-        new DiscoverySettings.Flags(
-            "none", null, true, null, "10s", null, null, null, null, null, null, null, null, null,
-            null, null);
     DiscoverySettings fromFlag =
-        DiscoverySettings.resolve(flag, Map.of("MIG_STRATEGY", "mixed"), config);
+        DiscoverySettings.resolve(
+            Settings.of(
+                Map.of("--mig-strategy", "none", "--oneshot", "true", "--sleep-interval", "10s"),
+                Map.of("MIG_STRATEGY", "mixed"),
+                config));
     assertThat(fromFlag.migStrategy()).isEqualTo("none");
     assertThat(fromFlag.sleepInterval()).isEqualTo(Duration.ofSeconds(10));
-    DiscoverySettings defaults =
-        DiscoverySettings.resolve(none, Map.of(), DevicePluginConfigs.empty());
+    DiscoverySettings defaults = DiscoverySettings.resolve(Settings.ofEnv(Map.of()));
     assertThat(defaults.sleepInterval()).isEqualTo(Duration.ofSeconds(60));
-    assertThat(defaults.backend()).isEqualTo("nvml");
     assertThat(defaults.outputFile())
-        .isEqualTo("/etc/kubernetes/node-feature-discovery/features.d/gfd");
+        .isEqualTo(Path.of("/etc/kubernetes/node-feature-discovery/features.d/gfd"));
     assertThatThrownBy(
-            () -> DiscoverySettings.resolve(none, Map.of("GFD_ONESHOT", "maybe"), config))
+            () ->
+                DiscoverySettings.resolve(
+                    Settings.ofEnv(Map.of("GFD_ONESHOT", "maybe")).withFile(config)))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("GFD_ONESHOT");
+        .hasMessage("GFD_ONESHOT: expected true or false, got \"maybe\"");
   }
 
   @Test

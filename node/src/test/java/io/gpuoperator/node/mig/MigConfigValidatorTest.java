@@ -3,7 +3,7 @@ package io.gpuoperator.node.mig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -102,6 +102,6 @@ class MigConfigValidatorTest {
                 MigConfigFile.parse(
                     "version: v1\nmig-configs:\n  a:\n    - devices: all\n      mig-enabled: true\n      mig-device: {}\n",
                     "f.yaml"))
-        .hasMessageContaining("unknown field 'mig-device'");
+        .hasMessageContaining("f.yaml:6:7 mig-configs.a[0].mig-device: unknown field");
   }
 }

@@ -3,6 +3,7 @@ package io.gpuoperator.node.validator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuoperator.config.cli.CommandLines;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -74,7 +75,8 @@ class ValidatorChainTest {
 
   int run(String... args) {
     CommandLine cl =
-        new CommandLine(new ValidatorCommand(env, () -> null, DefaultBackendOpener::new));
+        CommandLines.configure(
+            new CommandLine(new ValidatorCommand(env, () -> null, DefaultBackendOpener::new)));
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     return cl.execute(args);
@@ -224,7 +226,7 @@ class ValidatorChainTest {
     assertThat(err.toString()).contains("nvidia.yaml: field devices: expected a non-empty list");
     Files.writeString(tmp.resolve("cdi/nvidia.yaml"), "cdiVersion: [\n");
     assertThat(run("--component", "toolkit")).isEqualTo(1);
-    assertThat(err.toString()).contains("is not valid YAML/JSON");
+    assertThat(err.toString()).contains("nvidia.yaml:2:1: not valid YAML");
   }
 
   @Test
@@ -262,12 +264,15 @@ class ValidatorChainTest {
   void badUsageIsExitCodeTwoWithTheReason() {
     assertThat(run("--component", "gpu")).isEqualTo(2);
     assertThat(err.toString())
-        .contains("unknown component 'gpu' (expected driver, toolkit, cuda or plugin)");
+        .contains(
+            "validator: --component: unknown component \"gpu\"; expected driver, toolkit, cuda"
+                + " or plugin");
     assertThat(run()).isEqualTo(2);
     assertThat(err.toString()).contains("missing --component");
     env.put("WITH_WAIT", "maybe");
     assertThat(run("--component", "driver")).isEqualTo(2);
-    assertThat(err.toString()).contains("WITH_WAIT: expected true or false, got 'maybe'");
+    assertThat(err.toString())
+        .contains("validator: WITH_WAIT: expected true or false, got \"maybe\"");
   }
 
   @Test

@@ -1,41 +1,50 @@
 package io.gpuoperator.operator.config;
 
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Function;
 
-/** Every environment variable the operator reads, with its default. */
+/**
+ * Every environment variable the operator reads, with its parser, bound and default, declared once;
+ * values are resolved by {@link Settings}, so a bad one reads {@code METRICS_PORT: expected a whole
+ * number from 0 to 65535, got "99999"} like every other setting of the project.
+ */
 public enum Env {
-  OPERATOR_NAMESPACE("gpu-operator"),
-  METRICS_PORT("8080"),
-  HEALTH_PORT("8081"),
-  LEADER_ELECT("true"),
-  LEADER_ELECT_NAMESPACE(null),
-  LEASE_DURATION("15s"),
-  RENEW_DEADLINE("10s"),
-  RETRY_PERIOD("2s"),
-  RECONCILE_BACKOFF_MAX("1m"),
-  RESYNC_PERIOD("10m"),
-  LOG_LEVEL("info"),
-  LOG_FORMAT("text"),
-  DRIVER_IMAGE(null),
-  DRIVER_MANAGER_IMAGE(null),
-  CONTAINER_TOOLKIT_IMAGE(null),
-  VALIDATOR_IMAGE(null),
-  DEVICE_PLUGIN_IMAGE(null),
-  DRA_DRIVER_IMAGE(null),
-  DCGM_IMAGE(null),
-  DCGM_EXPORTER_IMAGE(null),
-  GFD_IMAGE(null),
-  MIG_MANAGER_IMAGE(null),
-  NODE_STATUS_EXPORTER_IMAGE(null),
-  GDS_IMAGE(null),
-  GDRCOPY_IMAGE(null),
-  VGPU_MANAGER_IMAGE(null),
-  VGPU_DEVICE_MANAGER_IMAGE(null),
-  VFIO_MANAGER_IMAGE(null),
-  SANDBOX_DEVICE_PLUGIN_IMAGE(null),
-  KATA_SANDBOX_DEVICE_PLUGIN_IMAGE(null),
-  CC_MANAGER_IMAGE(null);
+  OPERATOR_NAMESPACE(Parse::dnsLabel, "gpu-operator"),
+  METRICS_PORT(Parse.port(true), "8080"),
+  HEALTH_PORT(Parse.port(true), "8081"),
+  LEADER_ELECT(Parse::bool, "true"),
+  LEADER_ELECT_NAMESPACE(Parse::dnsLabel, null),
+  LEASE_DURATION(Env.leaseTiming(), "15s"),
+  RENEW_DEADLINE(Env.leaseTiming(), "10s"),
+  RETRY_PERIOD(Env.leaseTiming(), "2s"),
+  RECONCILE_BACKOFF_MAX(Parse.duration(Duration.ofMillis(100), Duration.ofHours(1)), "1m"),
+  RESYNC_PERIOD(Parse.duration(Duration.ofMillis(100), Duration.ofHours(24)), "10m"),
+  // Parsed by LogSettings, which names --log-level/--log-format or the variable on a bad value.
+  LOG_LEVEL(Function.identity(), "info"),
+  LOG_FORMAT(Function.identity(), "text"),
+  DRIVER_IMAGE(Parse::image, null),
+  DRIVER_MANAGER_IMAGE(Parse::image, null),
+  CONTAINER_TOOLKIT_IMAGE(Parse::image, null),
+  VALIDATOR_IMAGE(Parse::image, null),
+  DEVICE_PLUGIN_IMAGE(Parse::image, null),
+  DRA_DRIVER_IMAGE(Parse::image, null),
+  DCGM_IMAGE(Parse::image, null),
+  DCGM_EXPORTER_IMAGE(Parse::image, null),
+  GFD_IMAGE(Parse::image, null),
+  MIG_MANAGER_IMAGE(Parse::image, null),
+  NODE_STATUS_EXPORTER_IMAGE(Parse::image, null),
+  GDS_IMAGE(Parse::image, null),
+  GDRCOPY_IMAGE(Parse::image, null),
+  VGPU_MANAGER_IMAGE(Parse::image, null),
+  VGPU_DEVICE_MANAGER_IMAGE(Parse::image, null),
+  VFIO_MANAGER_IMAGE(Parse::image, null),
+  SANDBOX_DEVICE_PLUGIN_IMAGE(Parse::image, null),
+  KATA_SANDBOX_DEVICE_PLUGIN_IMAGE(Parse::image, null),
+  CC_MANAGER_IMAGE(Parse::image, null);
 
   /** Image variables and the operand they override (names as the original's operator env). */
   static final Map<Env, String> IMAGES =
@@ -60,47 +69,41 @@ public enum Env {
           Map.entry(KATA_SANDBOX_DEVICE_PLUGIN_IMAGE, "kata-sandbox-device-plugin"),
           Map.entry(CC_MANAGER_IMAGE, "cc-manager"));
 
-  private final String defaultValue;
+  private final Setting<Object> setting;
 
-  Env(String defaultValue) {
-    this.defaultValue = defaultValue;
+  @SuppressWarnings("unchecked")
+  Env(Function<String, ?> parser, String defaultValue) {
+    Function<String, Object> p = (Function<String, Object>) parser;
+    this.setting =
+        Setting.of(null, p)
+            .env(name())
+            .orElse(defaultValue == null ? null : p.apply(defaultValue), defaultValue);
+  }
+
+  /** The setting of this variable (parser, bound, default). */
+  public Setting<Object> setting() {
+    return setting;
   }
 
   public String get(Map<String, String> env) {
-    String v = env.get(name());
-    return v == null || v.isBlank() ? defaultValue : v.trim();
+    Object v = Settings.ofEnv(env).get(setting);
+    return v == null ? null : v.toString();
   }
 
   public int getInt(Map<String, String> env) {
-    String v = get(env);
-    try {
-      return Integer.parseInt(v);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(name() + "=" + v + ": expected an integer", e);
-    }
+    return (Integer) Settings.ofEnv(env).get(setting);
   }
 
   public boolean getBoolean(Map<String, String> env) {
-    String v = get(env);
-    if ("true".equalsIgnoreCase(v) || "false".equalsIgnoreCase(v)) {
-      return Boolean.parseBoolean(v);
-    }
-    throw new IllegalArgumentException(name() + "=" + v + ": expected true or false");
+    return (Boolean) Settings.ofEnv(env).get(setting);
   }
 
-  /** Durations as Go writes them: 500ms, 15s, 2m, 1h. */
   public Duration getDuration(Map<String, String> env) {
-    String v = get(env);
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(v);
-    if (!m.matches()) {
-      throw new IllegalArgumentException(name() + "=" + v + ": expected a duration like 15s or 2m");
-    }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      default -> Duration.ofHours(n);
-    };
+    return (Duration) Settings.ofEnv(env).get(setting);
+  }
+
+  /** Lease timings: from 100ms to 10 minutes, Go syntax. */
+  private static Function<String, Duration> leaseTiming() {
+    return Parse.duration(Duration.ofMillis(100), Duration.ofMinutes(10));
   }
 }

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.MigManagerSpec;
-import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.node.mig.MigCatalog;
 import io.gpuoperator.node.mig.MigConfigFile;
 import io.gpuoperator.node.mig.MigConfigGenerator;

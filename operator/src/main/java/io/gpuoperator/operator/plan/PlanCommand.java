@@ -1,15 +1,22 @@
 package io.gpuoperator.operator.plan;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.config.EnvironmentException;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Values;
+import io.gpuoperator.config.cli.ExitCodes;
+import io.gpuoperator.config.cli.Failures;
+import io.gpuoperator.config.cli.Kubeconfigs;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
@@ -19,9 +26,7 @@ import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.reconciler.ConfigMapKeys;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,22 +43,30 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "plan",
-    mixinStandardHelpOptions = true,
+    header = "Shows what the operator would create or change for a ClusterPolicy; changes nothing.",
     description = {
-      "Show what the operator would create or change for a ClusterPolicy; changes nothing.",
       "Validates the policy like the API server (CRD schema) and the operator (cross-field"
-          + " rules) and exits 1 naming each invalid field."
+          + " rules) and exits 2 naming each invalid field and its line."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:the policy is valid; the plan was printed",
-      "1:the policy is invalid (field paths and reasons on stderr)",
-      "2:bad input (unreadable file, nodes file, or cluster)"
+      "1:the cluster (--kubeconfig) could not be read",
+      "2:bad input: an invalid policy (field paths, lines and reasons on stderr), an unreadable"
+          + " file or nodes file, a bad flag"
     })
 public class PlanCommand implements Callable<Integer> {
-  static final int INVALID = 1;
-  static final int BAD_INPUT = 2;
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+  /** A nodes file of a large cluster ({@code kubectl get nodes -o yaml}) may be big. */
+  static final Documents.Limits NODES_LIMITS = Documents.Limits.DEFAULT.withMaxBytes(64L << 20);
+
+  /** The output formats of {@code -o}. */
+  enum Format {
+    text,
+    yaml,
+    json
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -61,7 +74,7 @@ public class PlanCommand implements Callable<Integer> {
       names = {"-f", "--filename"},
       required = true,
       paramLabel = "FILE",
-      description = "ClusterPolicy YAML file.")
+      description = "The ClusterPolicy YAML file.")
   Path file;
 
   @Option(
@@ -73,19 +86,26 @@ public class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--nodes",
       paramLabel = "FILE",
-      description = "Offline: nodes as printed by `kubectl get nodes -o yaml` (a v1 List).")
+      description = "Offline: the nodes, as printed by kubectl get nodes -o yaml (a v1 List).")
   Path nodesFile;
 
   @Option(
       names = {"-n", "--namespace"},
       paramLabel = "NS",
-      description = "Operator namespace (default: $OPERATOR_NAMESPACE or gpu-operator).")
+      description = "The operator namespace (default: $OPERATOR_NAMESPACE, else gpu-operator).")
   String namespace;
 
   @Option(
       names = "--manifests",
       description = "Also print the YAML of every object to create or update.")
   boolean manifests;
+
+  @Option(
+      names = {"-o", "--output"},
+      paramLabel = "text|yaml|json",
+      defaultValue = "text",
+      description = "The plan as text for people, or as YAML or JSON for scripts.")
+  Format output;
 
   /** Environment source, replaceable in tests. */
   Map<String, String> env = System.getenv();
@@ -95,139 +115,152 @@ public class PlanCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     if (kubeconfig != null && nodesFile != null) {
-      err.println("error: use either --kubeconfig or --nodes, not both");
-      return BAD_INPUT;
-    }
-    String yaml;
-    try {
-      yaml = Files.readString(file);
-    } catch (IOException e) {
-      err.println("error: cannot read " + file + ": " + e.getMessage());
-      return BAD_INPUT;
-    }
-    PolicyFile policy = PolicyFile.parse(yaml);
-    policy.warnings().forEach(w -> err.println("warning: " + file + ": " + w));
-    if (!policy.valid()) {
-      printInvalid(err, policy.errors());
-      return INVALID;
+      throw new ConfigException("--kubeconfig and --nodes: use one of them, not both");
     }
     OperatorConfig config = config();
+    PolicyFile policy;
+    try {
+      policy = PolicyFile.of(Documents.read(file));
+    } catch (ConfigException e) {
+      throw new ConfigException("-f " + e.getMessage(), e);
+    }
+    policy.warnings().forEach(w -> err.println("warning: " + policy.where(w)));
+    if (!policy.valid()) {
+      printInvalid(err, policy, policy.errors());
+      return ExitCodes.BAD_INPUT;
+    }
+    List<Node> nodes = nodesFile == null ? List.of() : readNodes(nodesFile);
     try {
       Plan plan;
       String source;
       if (kubeconfig != null) {
         try (KubernetesClient client = client()) {
-          List<Node> nodes = client.nodes().list().getItems();
-          Set<String> monitoring = LiveObjects.monitoringKinds(client);
-          boolean sm = monitoring.contains(ManagedObjects.SERVICE_MONITOR);
-          ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
-          ClusterFacts facts =
-              NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
-                  .withConfigMapKeys(
-                      ConfigMapKeys.read(client, config.namespace(), policy.policy()))
-                  .withResourceApi(resourceApi);
-          var rendered = Operands.renderAll(policy.policy(), facts, config);
-          List<HasMetadata> live =
-              LiveObjects.read(
-                  client,
-                  config.namespace(),
-                  rendered,
-                  ManagedObjects.served(monitoring, resourceApi));
-          plan = Plan.build(policy.policy(), nodes, facts, config, live);
-          source = "live, " + client.getMasterUrl().getHost();
+          try {
+            nodes = client.nodes().list().getItems();
+            Set<String> monitoring = LiveObjects.monitoringKinds(client);
+            boolean sm = monitoring.contains(ManagedObjects.SERVICE_MONITOR);
+            ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
+            ClusterFacts facts =
+                NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
+                    .withConfigMapKeys(
+                        ConfigMapKeys.read(client, config.namespace(), policy.policy()))
+                    .withResourceApi(resourceApi);
+            var rendered = Operands.renderAll(policy.policy(), facts, config);
+            List<HasMetadata> live =
+                LiveObjects.read(
+                    client,
+                    config.namespace(),
+                    rendered,
+                    ManagedObjects.served(monitoring, resourceApi));
+            plan = Plan.build(policy.policy(), nodes, facts, config, live);
+            source = "live, " + client.getMasterUrl().getHost();
+          } catch (KubernetesClientException e) {
+            throw new EnvironmentException(
+                "cluster " + client.getMasterUrl().getHost() + ": " + Failures.clusterProblem(e),
+                e);
+          }
         }
       } else {
-        List<Node> nodes = nodesFile == null ? List.of() : readNodes(nodesFile);
         ClusterFacts facts = NodeFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
         plan = Plan.build(policy.policy(), nodes, facts, config, List.of());
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }
-      out.print(PlanPrinter.print(plan, source));
-      if (manifests) {
-        out.print(PlanPrinter.manifests(plan));
+      switch (output) {
+        case yaml ->
+            out.print(SERIALIZATION.asYaml(PlanPrinter.structured(plan, source, manifests)));
+        case json ->
+            out.println(SERIALIZATION.asJson(PlanPrinter.structured(plan, source, manifests)));
+        default -> {
+          out.print(PlanPrinter.print(plan, source));
+          if (manifests) {
+            out.print(PlanPrinter.manifests(plan));
+          }
+        }
       }
       out.flush();
-      return 0;
+      return ExitCodes.OK;
     } catch (PolicyValidationException e) {
-      printInvalid(err, e.violations());
-      return INVALID;
-    } catch (BadInput e) {
-      err.println("error: " + e.getMessage());
-      return BAD_INPUT;
-    } catch (KubernetesClientException e) {
-      err.println("error: cluster: " + e.getMessage());
-      return BAD_INPUT;
+      printInvalid(err, policy, e.violations());
+      return ExitCodes.BAD_INPUT;
     }
   }
 
-  private void printInvalid(PrintWriter err, List<Violation> violations) {
+  private void printInvalid(PrintWriter err, PolicyFile policy, List<Violation> violations) {
     err.println("error: " + file + " is not a valid ClusterPolicy:");
-    violations.forEach(v -> err.println("  " + v.path() + ": " + v.reason()));
+    violations.forEach(v -> err.println("  " + policy.where(v)));
     err.flush();
   }
 
   private OperatorConfig config() {
     OperatorConfig base =
         OperatorConfig.fromEnv(env).withAgents(OperatorConfig.subcommandsOf(spec));
-    if (namespace == null || namespace.isBlank()) {
+    if (namespace == null) {
       return base;
     }
-    return base.withNamespace(namespace.trim());
+    try {
+      return base.withNamespace(Parse.dnsLabel(namespace.strip()));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("--namespace: " + e.getMessage(), e);
+    }
   }
 
   private KubernetesClient client() {
-    try {
-      Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
-      return new KubernetesClientBuilder().withConfig(config).build();
-    } catch (IOException | RuntimeException e) {
-      throw new BadInput("cannot use kubeconfig " + kubeconfig + ": " + e.getMessage());
-    }
+    Config config = Kubeconfigs.load(kubeconfig, "--kubeconfig");
+    config.setRequestTimeout(30_000);
+    return new KubernetesClientBuilder().withConfig(config).build();
   }
 
   /** Nodes from a v1 List, a NodeList or a single Node (kubectl get nodes -o yaml). */
   static List<Node> readNodes(Path file) {
-    Object parsed;
+    Document doc;
     try {
-      parsed = SERIALIZATION.unmarshal(Files.readString(file));
-    } catch (IOException e) {
-      throw new BadInput("cannot read " + file + ": " + e.getMessage());
-    } catch (RuntimeException e) {
-      throw new BadInput(
-          file
-              + ": not a Kubernetes List of Nodes: "
-              + e.getMessage().lines().findFirst().orElse(""));
+      doc = Documents.read(file, Documents.Format.YAML, NODES_LIMITS);
+    } catch (ConfigException e) {
+      throw new ConfigException("--nodes " + e.getMessage(), e);
     }
-    List<?> items;
-    if (parsed instanceof NodeList list) {
-      items = list.getItems();
-    } else if (parsed instanceof KubernetesList list) {
-      items = list.getItems();
-    } else if (parsed instanceof Node node) {
-      items = List.of(node);
-    } else if (parsed instanceof List<?> list) {
-      items = list;
+    if (!doc.root().isObject() || !doc.root().path("kind").isTextual()) {
+      throw doc.error("", "expected a List of Nodes (kubectl get nodes -o yaml)");
+    }
+    List<com.fasterxml.jackson.databind.JsonNode> items = new ArrayList<>();
+    String kind = doc.root().path("kind").asText();
+    boolean single = kind.equals("Node");
+    if (single) {
+      items.add(doc.root());
+    } else if (kind.equals("List") || kind.equals("NodeList")) {
+      doc.root().path("items").forEach(items::add);
     } else {
-      throw new BadInput(file + ": expected a List of Nodes (kubectl get nodes -o yaml)");
+      throw doc.error(
+          "kind",
+          "expected List, NodeList or Node (kubectl get nodes -o yaml), got " + Values.quote(kind));
     }
     List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < items.size(); i++) {
-      Object item = items.get(i);
-      if (!(item instanceof Node node)) {
-        String kind = item instanceof HasMetadata h ? h.getKind() : String.valueOf(item);
-        throw new BadInput(file + ": items[" + i + "] is a " + kind + ", expected a Node");
+      String path = single ? "" : "items[" + i + "]";
+      var item = items.get(i);
+      if (!item.isObject() || !"Node".equals(item.path("kind").asText())) {
+        throw doc.error(
+            path,
+            "is "
+                + (item.isObject()
+                    ? "a " + Values.quote(item.path("kind").asText())
+                    : "not an object")
+                + ", expected a Node");
+      }
+      Node node;
+      try {
+        node = SERIALIZATION.convertValue(item, Node.class);
+      } catch (RuntimeException e) {
+        Violation v = PolicyFile.bindingError(e);
+        throw doc.error(
+            v.path().isEmpty() ? path : (path.isEmpty() ? v.path() : path + "." + v.path()),
+            v.reason());
       }
       if (node.getMetadata() == null || node.getMetadata().getName() == null) {
-        throw new BadInput(file + ": items[" + i + "].metadata.name: Required value");
+        throw doc.error(
+            path.isEmpty() ? "metadata.name" : path + ".metadata.name", "Required value");
       }
       nodes.add(node);
     }
     return nodes;
-  }
-
-  /** Input the plan cannot work with; reported with exit code 2. */
-  static final class BadInput extends RuntimeException {
-    BadInput(String message) {
-      super(message);
-    }
   }
 }

@@ -1,10 +1,15 @@
 package io.gpuoperator.operator.plan;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.operand.Rendering;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Renders a {@link Plan} as the readable text {@code gpu-operator plan} prints. */
@@ -102,6 +107,73 @@ public final class PlanPrinter {
     }
     out.append('\n');
     return out.toString();
+  }
+
+  /**
+   * The plan as data for {@code -o yaml|json}: the same facts as the text, with stable keys ({@code
+   * policy}, {@code cluster}, {@code objects}, {@code nodes}, {@code summary}); with {@code
+   * manifests}, each object to create or update carries its rendered manifest.
+   */
+  public static Map<String, Object> structured(Plan plan, String source, boolean manifests) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("policy", Map.of("name", plan.policy().getMetadata().getName(), "valid", true));
+    var f = plan.facts();
+    Map<String, Object> cluster = new LinkedHashMap<>();
+    cluster.put("source", source);
+    cluster.put("gpuNodes", f.gpuNodeCount());
+    cluster.put("containerRuntime", f.containerRuntime());
+    cluster.put("os", f.osTag());
+    cluster.put("serviceMonitorCrd", f.serviceMonitorCrd());
+    out.put("cluster", cluster);
+    Map<String, HasMetadata> rendered = new HashMap<>();
+    for (RenderedOperand op : plan.operands()) {
+      for (HasMetadata o : op.objects()) {
+        rendered.put(
+            o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName(),
+            o);
+      }
+    }
+    List<Map<String, Object>> objects = new ArrayList<>();
+    for (ObjectDiff.Entry e : plan.objects()) {
+      Map<String, Object> o = new LinkedHashMap<>();
+      o.put("operand", e.operand());
+      o.put("kind", e.kind());
+      o.put("namespace", e.namespace());
+      o.put("name", e.name());
+      o.put("action", e.action().name().toLowerCase(Locale.ROOT));
+      o.put("changes", e.changes());
+      HasMetadata manifest = rendered.get(e.kind() + "/" + e.namespace() + "/" + e.name());
+      if (manifests
+          && manifest != null
+          && (e.action() == ObjectDiff.Action.CREATE || e.action() == ObjectDiff.Action.UPDATE)) {
+        o.put("manifest", manifest);
+      }
+      objects.add(o);
+    }
+    out.put("objects", objects);
+    List<Map<String, Object>> nodes = new ArrayList<>();
+    for (Plan.NodeEntry n : plan.nodes()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("name", n.name());
+      m.put("gpuNode", n.desired().gpuNode());
+      m.put("labels", n.desired().labels());
+      m.put(
+          "taint", n.desired().taint() == null ? null : NodeLabelRules.format(n.desired().taint()));
+      m.put("labelsToSet", n.change().labelsToSet());
+      m.put("labelsToRemove", n.change().labelsToRemove());
+      m.put("changes", !n.change().isEmpty());
+      m.put("runs", n.runs());
+      m.put("blocked", n.blocked());
+      nodes.add(m);
+    }
+    out.put("nodes", nodes);
+    Map<String, Object> summary = new LinkedHashMap<>();
+    for (ObjectDiff.Action a : ObjectDiff.Action.values()) {
+      summary.put(a.name().toLowerCase(Locale.ROOT), plan.count(a));
+    }
+    summary.put("nodesChanging", plan.nodes().stream().filter(n -> !n.change().isEmpty()).count());
+    out.put("summary", summary);
+    return out;
   }
 
   /** The rendered YAML of every object the plan creates or updates, as one multi-document. */

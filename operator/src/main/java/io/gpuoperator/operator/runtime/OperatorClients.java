@@ -3,7 +3,8 @@ package io.gpuoperator.operator.runtime;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import java.io.File;
+import io.gpuoperator.config.cli.Kubeconfigs;
+import java.nio.file.Path;
 
 /**
  * The operator's Kubernetes client. fabric8 has no client-side QPS limiter like client-go's 5/10;
@@ -17,11 +18,10 @@ public final class OperatorClients {
 
   /**
    * A client from the kubeconfig file, or from the usual places (in-cluster service account,
-   * KUBECONFIG, ~/.kube/config) when it is null.
+   * KUBECONFIG, ~/.kube/config) when it is null; an unusable file is a ConfigException naming it.
    */
-  public static KubernetesClient create(File kubeconfig, String userAgent) {
-    Config config =
-        kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(kubeconfig);
+  public static KubernetesClient create(Path kubeconfig, String userAgent) {
+    Config config = Kubeconfigs.load(kubeconfig, "--kubeconfig");
     config.setUserAgent(userAgent);
     config.setMaxConcurrentRequests(MAX_CONCURRENT_REQUESTS);
     config.setMaxConcurrentRequestsPerHost(MAX_CONCURRENT_REQUESTS);

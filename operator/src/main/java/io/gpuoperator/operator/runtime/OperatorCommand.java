@@ -2,6 +2,9 @@ package io.gpuoperator.operator.runtime;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Values;
 import io.gpuoperator.operator.config.Env;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
@@ -18,30 +21,40 @@ import picocli.CommandLine.Option;
 /** {@code gpu-operator operator}: runs the operator until the process is stopped. */
 @Command(
     name = "operator",
-    mixinStandardHelpOptions = true,
+    header = "Runs the GPU operator until it is stopped.",
     description = {
-      "Run the GPU operator: reconcile the active ClusterPolicy into operands, label and taint GPU"
-          + " nodes, report status. Configuration comes from environment variables"
-          + " (OPERATOR_NAMESPACE, DRIVER_IMAGE, ...; see README); the flags below override them."
+      "Reconciles the active ClusterPolicy into operands, labels and taints GPU nodes and reports"
+          + " status. Configuration comes from environment variables (OPERATOR_NAMESPACE,"
+          + " DRIVER_IMAGE, ...; see README); the flags below override them."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:stopped by a signal",
+      "1:the cluster failed (API server unreachable, lease lost)",
+      "2:bad input: a flag, a variable or the kubeconfig (the message names it)"
     })
 public class OperatorCommand implements Callable<Integer> {
   @Option(
       names = "--kubeconfig",
+      paramLabel = "FILE",
       description = "Kubeconfig file (default: in-cluster, then KUBECONFIG, then ~/.kube/config).")
   File kubeconfig;
 
   @Option(
       names = "--metrics-bind-address",
+      paramLabel = "[HOST]:PORT",
       description = "Address of the Prometheus /metrics endpoint (default :$METRICS_PORT, :8080).")
   String metricsAddress;
 
   @Option(
       names = "--health-probe-bind-address",
+      paramLabel = "[HOST]:PORT",
       description = "Address of /healthz and /readyz (default :$HEALTH_PORT, :8081).")
   String healthAddress;
 
   @Option(
       names = "--leader-elect",
+      paramLabel = "BOOL",
       arity = "0..1",
       fallbackValue = "true",
       description =
@@ -50,6 +63,7 @@ public class OperatorCommand implements Callable<Integer> {
 
   @Option(
       names = "--leader-elect-namespace",
+      paramLabel = "NS",
       description =
           "Namespace of the Lease (default $LEADER_ELECT_NAMESPACE or OPERATOR_NAMESPACE).")
   String leaderElectNamespace;
@@ -76,13 +90,18 @@ public class OperatorCommand implements Callable<Integer> {
     try {
       logSettings(System.getenv()).apply();
       config = overrides(OperatorConfig.fromEnv(System.getenv()));
+    } catch (ConfigException e) {
+      throw e; // the command line's one-line error and exit 2
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("gpu-operator operator: " + e.getMessage());
       return 2;
     }
+    String host = bindHost(metricsAddress);
     String identity = identity();
     KubernetesClient client =
-        OperatorClients.create(kubeconfig, "gpu-operator/" + OperandImages.projectVersion());
+        OperatorClients.create(
+            kubeconfig == null ? null : kubeconfig.toPath(),
+            "gpu-operator/" + OperandImages.projectVersion());
     GpuOperator operator =
         new GpuOperator(
             client,
@@ -154,10 +173,13 @@ public class OperatorCommand implements Callable<Integer> {
   static int port(String flag, String address) {
     int colon = address.lastIndexOf(':');
     try {
-      return Integer.parseInt(address.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          flag + "=" + address + ": expected [host]:port, e.g. :8080 or 127.0.0.1:8080", e);
+      return Parse.port(true).apply(address.substring(colon + 1));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          flag
+              + ": expected [host]:port such as :8080 or 127.0.0.1:8080, got "
+              + Values.quote(address),
+          e);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.validation;
 
 import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.config.Values;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,6 +11,8 @@ import java.util.List;
  * between is an error naming the missing fields.
  */
 public final class ImageRules {
+  private static final List<String> PULL_POLICIES = List.of("Always", "IfNotPresent", "Never");
+
   private ImageRules() {}
 
   /** Violations of the image rule for one section (empty when valid). */
@@ -17,6 +20,16 @@ public final class ImageRules {
     List<Violation> out = new ArrayList<>();
     if (spec == null) {
       return out;
+    }
+    String policy = trim(spec.imagePullPolicy);
+    if (policy != null && !PULL_POLICIES.contains(policy)) {
+      // The renderer would otherwise silently use IfNotPresent (issue 19.5).
+      out.add(
+          new Violation(
+              path + ".imagePullPolicy",
+              "Unsupported value: "
+                  + Values.quote(policy)
+                  + ": supported values: \"Always\", \"IfNotPresent\", \"Never\""));
     }
     String repo = trim(spec.repository);
     String image = trim(spec.image);

@@ -10,6 +10,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
+import io.gpuoperator.config.Values;
 import io.gpuoperator.operator.spec.Section;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -227,7 +228,7 @@ public final class PolicyValidator {
         out.add(
             new Violation(
                 path + "[" + i + "].name",
-                "'" + e.name + "' is not a valid environment variable name"));
+                Values.quote(e.name) + " is not a valid environment variable name"));
       }
     }
   }
@@ -266,7 +267,8 @@ public final class PolicyValidator {
               parsed.put(name, value);
             }
           } catch (RuntimeException e) {
-            out.add(new Violation(path + "." + name, "'" + quantity + "' is not a quantity"));
+            out.add(
+                new Violation(path + "." + name, Values.quote(quantity) + " is not a quantity"));
           }
         });
     return parsed;
@@ -295,17 +297,39 @@ public final class PolicyValidator {
               k ->
                   out.add(
                       new Violation(
-                          "spec.daemonsets.annotations", "'" + k + "' is not a valid key")));
+                          "spec.daemonsets.annotations", Values.quote(k) + " is not a valid key")));
     }
     if (d.tolerations != null) {
       for (int i = 0; i < d.tolerations.size(); i++) {
         var t = d.tolerations.get(i);
         String p = "spec.daemonsets.tolerations[" + i + "]";
+        if (t == null) {
+          out.add(new Violation(p, "must be a toleration, got null"));
+          continue;
+        }
+        if (t.getTolerationSeconds() != null && !"NoExecute".equals(t.getEffect())) {
+          // The API server: "effect must be 'NoExecute' when `tolerationSeconds` is set".
+          out.add(
+              new Violation(
+                  p + ".effect",
+                  "must be NoExecute when tolerationSeconds is set, got "
+                      + Values.quote(t.getEffect())));
+        }
+        if (t.getKey() != null
+            && !t.getKey().isEmpty()
+            && !QUALIFIED_NAME.matcher(t.getKey()).matches()) {
+          out.add(new Violation(p + ".key", Values.quote(t.getKey()) + " is not a valid key"));
+        }
+        if ((t.getKey() == null || t.getKey().isEmpty()) && !"Exists".equals(t.getOperator())) {
+          out.add(new Violation(p + ".operator", "must be Exists when key is empty"));
+        }
         if (t.getOperator() != null
             && !t.getOperator().equals("Exists")
             && !t.getOperator().equals("Equal")) {
           out.add(
-              new Violation(p + ".operator", "must be Exists or Equal, got " + t.getOperator()));
+              new Violation(
+                  p + ".operator",
+                  "must be Exists or Equal, got " + Values.quote(t.getOperator())));
         }
         if ("Exists".equals(t.getOperator()) && t.getValue() != null && !t.getValue().isEmpty()) {
           out.add(new Violation(p + ".value", "must be empty when operator is Exists"));
@@ -316,7 +340,8 @@ public final class PolicyValidator {
           out.add(
               new Violation(
                   p + ".effect",
-                  "must be NoSchedule, PreferNoSchedule or NoExecute, got " + t.getEffect()));
+                  "must be NoSchedule, PreferNoSchedule or NoExecute, got "
+                      + Values.quote(t.getEffect())));
         }
       }
     }
@@ -329,9 +354,9 @@ public final class PolicyValidator {
     labels.forEach(
         (k, v) -> {
           if (!QUALIFIED_NAME.matcher(k).matches()) {
-            out.add(new Violation(path, "'" + k + "' is not a valid label key"));
+            out.add(new Violation(path, Values.quote(k) + " is not a valid label key"));
           } else if (v != null && (v.length() > 63 || !LABEL_VALUE.matcher(v).matches())) {
-            out.add(new Violation(path + "." + k, "'" + v + "' is not a valid label value"));
+            out.add(new Violation(path + "." + k, Values.quote(v) + " is not a valid label value"));
           }
         });
   }
@@ -346,9 +371,8 @@ public final class PolicyValidator {
         out.add(
             new Violation(
                 "spec.nodeTaint.key",
-                "'"
-                    + t.key
-                    + "' is not a valid taint key (a qualified name such as"
+                Values.quote(t.key)
+                    + " is not a valid taint key (a qualified name such as"
                     + " nvidia.com/gpu)"));
       }
     }
@@ -356,9 +380,8 @@ public final class PolicyValidator {
       out.add(
           new Violation(
               "spec.nodeTaint.value",
-              "'"
-                  + t.value
-                  + "' is not a valid taint value (at most 63 characters:"
+              Values.quote(t.value)
+                  + " is not a valid taint value (at most 63 characters:"
                   + " letters, digits, '-', '_', '.')"));
     }
   }
@@ -378,7 +401,7 @@ public final class PolicyValidator {
 
   private static void absolute(String path, String field, List<Violation> out) {
     if (path != null && !path.isBlank() && !path.trim().startsWith("/")) {
-      out.add(new Violation(field, "must be an absolute path, got '" + path + "'"));
+      out.add(new Violation(field, "must be an absolute path, got " + Values.quote(path)));
     }
   }
 
@@ -403,14 +426,15 @@ public final class PolicyValidator {
         out.add(
             new Violation(
                 "spec.dcgmExporter.service.type",
-                "must be ClusterIP, NodePort or LoadBalancer, got " + e.service.type));
+                "must be ClusterIP, NodePort or LoadBalancer, got "
+                    + Values.quote(e.service.type)));
       }
       if (e.service.internalTrafficPolicy != null
           && !TRAFFIC_POLICIES.contains(e.service.internalTrafficPolicy.trim())) {
         out.add(
             new Violation(
                 "spec.dcgmExporter.service.internalTrafficPolicy",
-                "must be Cluster or Local, got " + e.service.internalTrafficPolicy));
+                "must be Cluster or Local, got " + Values.quote(e.service.internalTrafficPolicy)));
       }
     }
     if (e.podLabelAllowlistRegex != null) {
@@ -435,12 +459,15 @@ public final class PolicyValidator {
     }
     Pattern duration = Pattern.compile("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$");
     if (sm.interval != null && !duration.matcher(sm.interval).matches()) {
-      out.add(new Violation(path + ".interval", "must be a duration like 15s, got " + sm.interval));
+      out.add(
+          new Violation(
+              path + ".interval", "must be a duration like 15s, got " + Values.quote(sm.interval)));
     }
     if (sm.scrapeTimeout != null && !duration.matcher(sm.scrapeTimeout).matches()) {
       out.add(
           new Violation(
-              path + ".scrapeTimeout", "must be a duration like 10s, got " + sm.scrapeTimeout));
+              path + ".scrapeTimeout",
+              "must be a duration like 10s, got " + Values.quote(sm.scrapeTimeout)));
     }
     labels(sm.additionalLabels, path + ".additionalLabels", out);
   }
@@ -472,7 +499,9 @@ public final class PolicyValidator {
       }
       return;
     }
-    out.add(new Violation(path, "must be a number or a percentage such as 25%, got '" + s + "'"));
+    out.add(
+        new Violation(
+            path, "must be a number or a percentage such as 25%, got " + Values.quote(s)));
   }
 
   private static void dnsName(String name, String path, List<Violation> out) {
@@ -480,7 +509,8 @@ public final class PolicyValidator {
       out.add(
           new Violation(
               path,
-              "'" + name + "' is not a valid name (lower case letters, digits, '-' and '.')"));
+              Values.quote(name)
+                  + " is not a valid name (lower case letters, digits, '-' and '.')"));
     }
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.config.Values;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,8 +27,19 @@ public final class SchemaValidator {
     this.root = root;
   }
 
-  /** The validator for this build's ClusterPolicy CRD. */
+  private static volatile SchemaValidator clusterPolicy;
+
+  /** The validator for this build's ClusterPolicy CRD (read once: the CRD is part of the jar). */
   public static SchemaValidator clusterPolicy() {
+    SchemaValidator v = clusterPolicy;
+    if (v == null) {
+      v = load();
+      clusterPolicy = v;
+    }
+    return v;
+  }
+
+  private static SchemaValidator load() {
     CustomResourceDefinition crd =
         Crds.load().stream()
             .filter(c -> c.getMetadata().getName().equals(ClusterPolicy.CRD_NAME))
@@ -84,9 +96,9 @@ public final class SchemaValidator {
         errors.add(
             new Violation(
                 path,
-                "Unsupported value: \""
-                    + value
-                    + "\": supported values: "
+                "Unsupported value: "
+                    + Values.quote(value)
+                    + ": supported values: "
                     + allowed.stream()
                         .map(a -> "\"" + a + "\"")
                         .collect(Collectors.joining(", "))));
@@ -95,7 +107,8 @@ public final class SchemaValidator {
     if (value instanceof String str) {
       if (s.getPattern() != null && !Pattern.compile(s.getPattern()).matcher(str).find()) {
         errors.add(
-            new Violation(path, "\"" + str + "\" does not match the pattern " + s.getPattern()));
+            new Violation(
+                path, Values.quote(str) + " does not match the pattern " + s.getPattern()));
       }
       if (s.getMaxLength() != null && str.length() > s.getMaxLength()) {
         errors.add(new Violation(path, "must be at most " + s.getMaxLength() + " characters"));
@@ -143,7 +156,18 @@ public final class SchemaValidator {
     }
     if (value instanceof List<?> list && s.getItems() != null && s.getItems().getSchema() != null) {
       for (int i = 0; i < list.size(); i++) {
-        check(list.get(i), s.getItems().getSchema(), path + "[" + i + "]", errors, dropped);
+        JSONSchemaProps items = s.getItems().getSchema();
+        if (list.get(i) == null && !Boolean.TRUE.equals(items.getNullable())) {
+          // Only fields are pruned when null; a null list item is rejected.
+          errors.add(
+              new Violation(
+                  path + "[" + i + "]",
+                  "must be of type "
+                      + (items.getType() == null ? "value" : items.getType())
+                      + ", got null"));
+          continue;
+        }
+        check(list.get(i), items, path + "[" + i + "]", errors, dropped);
       }
     }
   }
@@ -175,7 +199,7 @@ public final class SchemaValidator {
             : v instanceof List
                 ? "array"
                 : v instanceof String ? "string" : v instanceof Boolean ? "boolean" : "number";
-    return type + (v instanceof Map || v instanceof List ? "" : " " + v);
+    return type + (v instanceof Map || v instanceof List ? "" : " " + Values.show(v));
   }
 
   private static String fmt(Double d) {

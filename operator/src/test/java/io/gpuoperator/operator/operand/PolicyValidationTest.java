@@ -83,6 +83,30 @@ class PolicyValidationTest {
   }
 
   @Test
+  void whatTheApiServerRejectsInRenderedObjectsIsRejectedHere() {
+    // tolerationSeconds only with NoExecute (the operator could not apply the DaemonSets).
+    var p =
+        yaml(
+            "  daemonsets:\n    tolerations:\n    - key: a\n      operator: Exists\n"
+                + "      effect: NoSchedule\n      tolerationSeconds: 30\n");
+    assertThat(PolicyValidator.validate(p))
+        .extracting(Violation::toString)
+        .containsExactly(
+            "spec.daemonsets.tolerations[0].effect: must be NoExecute when tolerationSeconds is"
+                + " set, got \"NoSchedule\"");
+    assertThat(paths(yaml("  daemonsets:\n    tolerations:\n    - key: 'bad key'\n")))
+        .containsExactly("spec.daemonsets.tolerations[0].key");
+    assertThat(paths(yaml("  daemonsets:\n    tolerations:\n    - operator: Equal\n")))
+        .containsExactly("spec.daemonsets.tolerations[0].operator");
+    // An unknown pull policy used to become IfNotPresent silently.
+    assertThat(Operands.validate(yaml("  devicePlugin:\n    imagePullPolicy: Sometimes\n")))
+        .extracting(Violation::toString)
+        .containsExactly(
+            "spec.devicePlugin.imagePullPolicy: Unsupported value: \"Sometimes\": supported"
+                + " values: \"Always\", \"IfNotPresent\", \"Never\"");
+  }
+
+  @Test
   void precompiledDriverCannotTakeADigest() {
     var p =
         yaml(

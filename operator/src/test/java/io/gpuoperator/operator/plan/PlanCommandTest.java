@@ -2,6 +2,7 @@ package io.gpuoperator.operator.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.operator.Policies;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +23,7 @@ class PlanCommandTest {
   private Run run(String... args) {
     PlanCommand command = new PlanCommand();
     command.env = Map.of();
-    CommandLine cmd = new CommandLine(command);
+    CommandLine cmd = CommandLines.configure(new CommandLine(command));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cmd.setOut(new PrintWriter(out));
@@ -114,7 +115,7 @@ class PlanCommandTest {
   }
 
   @Test
-  void invalidPolicyExitsOneNamingEachField() throws IOException {
+  void invalidPolicyExitsTwoNamingEachFieldAndItsLine() throws IOException {
     Path p =
         write(
             "bad.yaml",
@@ -135,13 +136,14 @@ class PlanCommandTest {
                 "    key: 'bad key'",
                 ""));
     Run r = run("-f", p.toString());
-    assertThat(r.rc()).isEqualTo(1);
+    assertThat(r.rc()).isEqualTo(2);
     assertThat(r.err())
         .contains("is not a valid ClusterPolicy")
-        .contains("spec.mig.strategy: Unsupported value: \"sometimes\": supported values:")
-        .contains("spec.dcgm.hostPort: must be less than or equal to 65535")
-        .contains("spec.driver.enabled: must be of type boolean, got string yes-please")
-        .contains("spec.nodeTaint.key: \"bad key\" does not match the pattern");
+        .contains(p + ":7:5 spec.mig.strategy: Unsupported value: \"sometimes\": supported values:")
+        .contains(p + ":9:5 spec.dcgm.hostPort: must be less than or equal to 65535")
+        .contains(
+            p + ":11:5 spec.driver.enabled: must be of type boolean, got string \"yes-please\"")
+        .contains(p + ":13:5 spec.nodeTaint.key: \"bad key\" does not match the pattern");
     assertThat(r.out()).isEmpty();
   }
 
@@ -153,8 +155,8 @@ class PlanCommandTest {
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
                 + "  cdi:\n    enabled: false\n    nriPluginEnabled: true\n");
     Run r = run("-f", p.toString());
-    assertThat(r.rc()).isEqualTo(1);
-    assertThat(r.err()).contains("spec.cdi.nriPluginEnabled: requires spec.cdi.enabled");
+    assertThat(r.rc()).isEqualTo(2);
+    assertThat(r.err()).contains(p + ":8:5 spec.cdi.nriPluginEnabled: requires spec.cdi.enabled");
   }
 
   @Test
@@ -182,8 +184,54 @@ class PlanCommandTest {
             "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: x\n");
     Run r = run("-f", policy.toString(), "--nodes", notNodes.toString());
     assertThat(r.rc()).isEqualTo(2);
-    assertThat(r.err()).contains("items[0] is a Pod, expected a Node");
+    assertThat(r.err()).contains(notNodes + ":4:3 items[0]: is a \"Pod\", expected a Node");
     assertThat(run("-f", policy.toString(), "--nodes", "x", "--kubeconfig", "y").rc()).isEqualTo(2);
+    Run ns = run("-f", policy.toString(), "-n", "UPPER NS!");
+    assertThat(ns.rc()).isEqualTo(2);
+    assertThat(ns.err()).startsWith("plan: --namespace: expected a name of at most 63");
+  }
+
+  @Test
+  void parsingProblemsAreOneLineWithTheLine() throws IOException {
+    Path dup =
+        write(
+            "dup.yaml",
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {}\n"
+                + "kind: ClusterPolicy\n");
+    Run r = run("-f", dup.toString());
+    assertThat(r.rc()).isEqualTo(2);
+    assertThat(r.err())
+        .isEqualTo(
+            "plan: -f "
+                + dup
+                + ":5:1 kind: duplicate key \"kind\" (first at line 2); each key may appear once\n");
+    Path alias = write("alias.yaml", "a: &x\n  b: *x\n");
+    assertThat(run("-f", alias.toString()).err()).contains(alias + ":1:4 a.b: recursive alias *x");
+    Path two = write("two.yaml", "apiVersion: nvidia.com/v1\n---\nkind: ClusterPolicy\n");
+    assertThat(run("-f", two.toString()).err())
+        .contains(two + ":3:1: a second document starts here");
+    Path deep = write("deep.yaml", "spec: " + "[".repeat(2000) + "]".repeat(2000) + "\n");
+    Run d = run("-f", deep.toString());
+    assertThat(d.rc()).isEqualTo(2);
+    assertThat(d.err()).contains("nested deeper than 64 levels").doesNotContain("Exception");
+  }
+
+  @Test
+  void outputAsJsonOrYamlForScripts() throws IOException {
+    Run json = run("-f", sample().toString(), "--nodes", nodes().toString(), "-o", "json");
+    assertThat(json.rc()).as(json.err()).isZero();
+    var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.out());
+    assertThat(tree.at("/policy/name").asText()).isEqualTo("cluster-policy");
+    assertThat(tree.at("/summary/create").asInt()).isPositive();
+    assertThat(tree.at("/nodes/0/name").asText()).isNotEmpty();
+    assertThat(tree.at("/objects/0/action").asText()).isEqualTo("create");
+    Run yaml = run("-f", sample().toString(), "-o", "yaml", "--manifests");
+    assertThat(yaml.rc()).isZero();
+    assertThat(yaml.out())
+        .contains("summary:")
+        .contains("manifest:")
+        .contains("kind: \"DaemonSet\"");
+    assertThat(run("-f", sample().toString(), "-o", "xml").rc()).isEqualTo(2);
   }
 
   @Test

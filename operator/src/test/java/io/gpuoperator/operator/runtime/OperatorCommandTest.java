@@ -40,8 +40,21 @@ class OperatorCommandTest {
   void aBadAddressNamesTheFlag() {
     assertThatThrownBy(
             () -> OperatorCommand.configFor(Map.of(), "--metrics-bind-address=localhost:http"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--metrics-bind-address=localhost:http")
-        .hasMessageContaining("[host]:port");
+        .isInstanceOf(io.gpuoperator.config.ConfigException.class)
+        .hasMessage(
+            "--metrics-bind-address: expected [host]:port such as :8080 or 127.0.0.1:8080, got"
+                + " \"localhost:http\"");
+  }
+
+  @Test
+  void badEnvironmentValuesNameTheVariable() {
+    assertThatThrownBy(() -> OperatorCommand.configFor(Map.of("METRICS_PORT", "99999")))
+        .hasMessage("METRICS_PORT: expected a whole number from 0 to 65535, got \"99999\"");
+    assertThatThrownBy(() -> OperatorCommand.configFor(Map.of("OPERATOR_NAMESPACE", "x/y")))
+        .hasMessageStartingWith("OPERATOR_NAMESPACE: expected a name of at most 63");
+    assertThatThrownBy(() -> OperatorCommand.configFor(Map.of("DRIVER_IMAGE", "not a ref")))
+        .hasMessageStartingWith("DRIVER_IMAGE: expected an image reference");
+    assertThatThrownBy(() -> OperatorCommand.configFor(Map.of("LEASE_DURATION", "0s")))
+        .hasMessage("LEASE_DURATION: expected a duration from 100ms to 10m0s, got \"0s\"");
   }
 }

@@ -35,7 +35,8 @@ class IgnoredFieldsTest {
     PolicyFile file =
         PolicyFile.parse(
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                + "  devicePlugin: {enable: false}\n  psa: {enabled: true}\n");
+                + "  devicePlugin: {enable: false}\n  psa: {enabled: true}\n",
+            "policy.yaml");
     assertThat(file.valid()).isTrue();
     assertThat(file.warnings())
         .extracting(Violation::toString)

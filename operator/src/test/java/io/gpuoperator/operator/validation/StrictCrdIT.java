@@ -85,7 +85,7 @@ class StrictCrdIT {
     ClusterPolicy stored = admin.resources(ClusterPolicy.class).withName("strict").get();
     assertThat(Serialization.asJson(stored.getSpec())).doesNotContain("enable\"");
     // plan reports the same field offline.
-    PolicyFile offline = PolicyFile.parse(Files.readString(file));
+    PolicyFile offline = PolicyFile.parse(Files.readString(file), file.toString());
     assertThat(offline.warnings())
         .extracting(Violation::path)
         .containsExactly("spec.devicePlugin.enable");

@@ -21,7 +21,6 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,6 +61,9 @@ public final class ControlPlane implements AutoCloseable {
   public static final String GC_CONTROLLERS =
       "garbagecollector,namespace,serviceaccount,serviceaccount-token,clusterrole-aggregation";
 
+  /** The prefix of every control plane's temp directory (stale ones are removed at start). */
+  public static final String DIR_PREFIX = "gpu-operator-cp-";
+
   private final Builder options;
   private final Path dir;
   private final Map<String, String> tokens = new LinkedHashMap<>();
@@ -75,7 +77,7 @@ public final class ControlPlane implements AutoCloseable {
 
   private ControlPlane(Builder options) throws IOException {
     this.options = options;
-    this.dir = Files.createTempDirectory("gpu-operator-cp-");
+    this.dir = RunDirs.create(DIR_PREFIX);
   }
 
   public static Builder builder() {
@@ -170,6 +172,25 @@ public final class ControlPlane implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Sends a signal to one of the control plane's binaries by PID, e.g. {@code STOP} and later
+   * {@code CONT} to {@code kube-apiserver}: an API server that stalls, for fault tests.
+   */
+  public void signal(String binary, String signal) throws IOException, InterruptedException {
+    for (ManagedProcess p : processes) {
+      if (p.name().equals(binary)) {
+        for (long pid : p.childPids()) {
+          Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();
+          if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " " + pid + " (" + binary + ") failed");
+          }
+        }
+        return;
+      }
+    }
+    throw new IllegalArgumentException("no " + binary + " in this control plane");
+  }
+
   private KubernetesClient clientFor(String user) {
     Config config = Config.fromKubeconfig(kubeconfigFor(user));
     config.setRequestTimeout(30_000);
@@ -183,11 +204,16 @@ public final class ControlPlane implements AutoCloseable {
       Path bin = options.binDir != null ? options.binDir : defaultBinDir();
       checkBinaries(bin);
       pki = Pki.create(dir.resolve("pki"));
+      try (Stream<Path> files = Files.list(dir.resolve("pki"))) {
+        for (Path f : files.toList()) {
+          RunDirs.ownerOnly(f);
+        }
+      }
       writeTokens();
       startEtcd(bin);
       startApiServer(bin);
       adminKubeconfig = dir.resolve("admin.kubeconfig");
-      Files.writeString(adminKubeconfig, kubeconfigFor("admin"));
+      RunDirs.writeSecret(adminKubeconfig, kubeconfigFor("admin"));
       client = newClient();
       if (options.controllerManager) {
         startControllerManager(bin);
@@ -239,7 +265,7 @@ public final class ControlPlane implements AutoCloseable {
     for (String node : options.nodes) {
       addToken(csv, "system:node:" + node, "system:nodes");
     }
-    Files.writeString(dir.resolve("tokens.csv"), csv.toString());
+    RunDirs.writeSecret(dir.resolve("tokens.csv"), csv.toString());
   }
 
   private void addToken(StringBuilder csv, String user, String group) {
@@ -379,7 +405,7 @@ public final class ControlPlane implements AutoCloseable {
 
   private void startControllerManager(Path bin) throws IOException, InterruptedException {
     Path kubeconfig = dir.resolve("kcm.kubeconfig");
-    Files.writeString(kubeconfig, kubeconfigFor("system:kube-controller-manager"));
+    RunDirs.writeSecret(kubeconfig, kubeconfigFor("system:kube-controller-manager"));
     int port = freePort();
     List<String> args =
         new ArrayList<>(
@@ -414,7 +440,7 @@ public final class ControlPlane implements AutoCloseable {
 
   private void startScheduler(Path bin) throws IOException, InterruptedException {
     Path kubeconfig = dir.resolve("scheduler.kubeconfig");
-    Files.writeString(kubeconfig, kubeconfigFor("system:kube-scheduler"));
+    RunDirs.writeSecret(kubeconfig, kubeconfigFor("system:kube-scheduler"));
     int port = freePort();
     List<String> args =
         new ArrayList<>(
@@ -566,7 +592,7 @@ public final class ControlPlane implements AutoCloseable {
       processes.get(i).stop(Duration.ofSeconds(10));
     }
     if (!Boolean.getBoolean("gpu-operator.keep-control-plane-dir")) {
-      deleteRecursively(dir);
+      RunDirs.deleteTree(dir);
     }
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -581,25 +607,6 @@ public final class ControlPlane implements AutoCloseable {
       close();
     } catch (RuntimeException e) {
       LOG.warn("stopping the control plane: {}", e.toString());
-    }
-  }
-
-  private static void deleteRecursively(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(root)) {
-      walk.sorted(Comparator.reverseOrder())
-          .forEach(
-              p -> {
-                try {
-                  Files.deleteIfExists(p);
-                } catch (IOException e) {
-                  LOG.warn("cannot delete {}: {}", p, e.toString());
-                }
-              });
-    } catch (IOException e) {
-      LOG.warn("cannot delete {}: {}", root, e.toString());
     }
   }
 

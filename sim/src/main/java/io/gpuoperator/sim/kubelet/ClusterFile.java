@@ -1,24 +1,25 @@
 package io.gpuoperator.sim.kubelet;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonMappingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.IOException;
-import java.nio.file.Files;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Values;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.function.Function;
 
 /**
- * The simulated cluster's nodes, from a small YAML file:
+ * The simulated cluster's nodes, from a small YAML file read through the project's one loading path
+ * ({@link Documents}), checked whole before anything starts: every error names the file, the line
+ * and the field.
  *
  * <pre>
  * nodes:
@@ -28,6 +29,8 @@ import java.util.stream.Collectors;
  *   gpus: 8
  *   os: {id: ubuntu, versionId: "22.04"}
  *   kernel: 5.15.0-105-generic
+ *   cpu: "32"
+ *   memory: 256Gi
  *   labels: {team: ml}
  *   mig: {1g.10gb: 2, 3g.40gb: 1}   # MIG devices each GPU starts with
  *   overrides:          # behaviour of containers on these nodes
@@ -35,70 +38,157 @@ import java.util.stream.Collectors;
  *     behaviour: {exitAfter: 2s, exitCode: 1}   # also readyAfter, ready, writes, waitFor, files
  * - name: cpu
  * </pre>
+ *
+ * Bounds: at most {@value #MAX_NODES} nodes in all, {@value #MAX_GPUS} GPUs and 7 MIG devices of a
+ * profile per node, node names of at most 63 characters (they are the hostname label's value).
  */
 public final class ClusterFile {
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory())
-          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+  /** Nodes one simulation may run (each has its own kubelet and threads). */
+  public static final int MAX_NODES = 500;
 
-  private ClusterFile() {}
+  /** GPUs one node may have. */
+  public static final int MAX_GPUS = 16;
 
-  /** Reads a cluster file; errors name the file, line, field and what was expected. */
-  public static List<NodeDescription> read(Path file) throws IOException {
-    return parse(Files.readString(file), file.toString());
+  private static final Duration MAX_DELAY = Duration.ofHours(1);
+
+  private final Document document;
+  private final List<NodeDescription> nodes;
+  private final Map<String, String> paths;
+
+  private ClusterFile(Document document, List<NodeDescription> nodes, Map<String, String> paths) {
+    this.document = document;
+    this.nodes = List.copyOf(nodes);
+    this.paths = Map.copyOf(paths);
+  }
+
+  /** Reads a cluster file; ConfigException names the file, line, field and what was expected. */
+  public static ClusterFile read(Path file) {
+    return of(Documents.read(file));
   }
 
   /** Parses cluster-file YAML; {@code source} names it in errors. */
-  public static List<NodeDescription> parse(String yaml, String source) {
-    FileSpec spec;
-    try {
-      spec = YAML.readValue(yaml, FileSpec.class);
-    } catch (JsonMappingException e) {
-      throw new IllegalArgumentException(
-          source
-              + ":"
-              + line(e.getLocation())
-              + ": field "
-              + path(e)
-              + ": "
-              + e.getOriginalMessage(),
-          e);
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException(
-          source + ":" + line(e.getLocation()) + ": not valid YAML: " + e.getOriginalMessage(), e);
-    }
-    if (spec == null || spec.nodes == null || spec.nodes.isEmpty()) {
-      throw new IllegalArgumentException(
-          source + ": field nodes: expected a non-empty list of nodes");
+  public static ClusterFile parse(String yaml, String source) {
+    return of(Documents.parse(yaml, source));
+  }
+
+  /** The nodes, counts expanded, in file order. */
+  public List<NodeDescription> nodes() {
+    return nodes;
+  }
+
+  /**
+   * An error about a field of a node's entry ({@code profile}, {@code mig} ...), for checks made
+   * outside this module (GPU models, MIG layouts), with the entry's line.
+   */
+  public ConfigException error(String node, String field, String problem) {
+    String path = paths.getOrDefault(node, "nodes");
+    return document.error(field == null ? path : path + "." + field, problem);
+  }
+
+  private static ClusterFile of(Document doc) {
+    FileSpec spec = doc.bind(FileSpec.class);
+    if (spec.nodes == null || spec.nodes.isEmpty()) {
+      throw doc.error("nodes", "expected a non-empty list of nodes");
     }
     List<NodeDescription> out = new ArrayList<>();
+    Map<String, String> paths = new HashMap<>();
     Set<String> names = new HashSet<>();
+    int total = 0;
     for (int i = 0; i < spec.nodes.size(); i++) {
       NodeSpec n = spec.nodes.get(i);
-      String where = source + ": nodes[" + i + "]";
-      if (n.name == null) {
-        throw new IllegalArgumentException(where + ".name: required");
+      String where = "nodes[" + i + "]";
+      if (n == null) {
+        throw doc.error(where, "expected a node (name, profile, gpus ...), got nothing");
       }
-      if (n.count < 1) {
-        throw new IllegalArgumentException(where + ".count: expected >= 1, got " + n.count);
+      if (n.name == null || n.name.isBlank()) {
+        throw doc.error(where + ".name", "required");
       }
-      List<BehaviourOverride> overrides = new ArrayList<>();
-      for (int j = 0; j < n.overrides.size(); j++) {
-        OverrideSpec o = n.overrides.get(j);
-        String ow = where + ".overrides[" + j + "]";
-        try {
-          overrides.add(
-              new BehaviourOverride(o.image, o.container, o.podPrefix, behaviour(o.behaviour, ow)));
-        } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(ow + ": " + e.getMessage(), e);
-        }
+      check(doc, where + ".count", n.count, 1, MAX_NODES);
+      total += n.count;
+      if (total > MAX_NODES) {
+        throw doc.error(where + ".count", "at most " + MAX_NODES + " nodes in all, got " + total);
       }
       int gpus = n.gpus != null ? n.gpus : (n.profile == null ? 0 : 1);
+      check(doc, where + ".gpus", gpus, 0, MAX_GPUS);
+      if (n.profile == null && gpus > 0) {
+        throw doc.error(where + ".gpus", "set without a GPU profile");
+      }
+      if (n.profile == null && n.mig != null && !n.mig.isEmpty()) {
+        throw doc.error(where + ".mig", "set without a GPU profile");
+      }
+      if (n.mig != null) {
+        for (Map.Entry<String, Integer> m : n.mig.entrySet()) {
+          if (m.getValue() == null) {
+            throw doc.error(where + ".mig." + m.getKey(), "required, a count from 0 to 7");
+          }
+          check(doc, where + ".mig." + m.getKey(), m.getValue(), 0, 7);
+        }
+      }
+      if (n.os != null) {
+        value(doc, where + ".os.id", n.os.id, Parse::labelValue);
+        value(doc, where + ".os.versionId", n.os.versionId, Parse::labelValue);
+      }
+      value(doc, where + ".kernel", n.kernel, ClusterFile::kernel);
+      value(doc, where + ".cpu", n.cpu, Parse::quantity);
+      value(doc, where + ".memory", n.memory, Parse::quantity);
+      if (n.maxPods != 0) {
+        check(doc, where + ".maxPods", n.maxPods, 1, 1000);
+      }
+      value(
+          doc, where + ".containerRuntimeVersion", n.containerRuntimeVersion, ClusterFile::runtime);
+      // A label without a value (`team:` or `team: null`) is an empty label value, as kubectl
+      // label team= gives.
+      Map<String, String> labels = new java.util.LinkedHashMap<>();
+      if (n.labels != null) {
+        for (Map.Entry<String, String> l : n.labels.entrySet()) {
+          value(doc, where + ".labels", l.getKey(), Parse::labelKey);
+          String v = l.getValue() == null ? "" : l.getValue();
+          value(doc, where + ".labels." + l.getKey(), v, Parse::labelValue);
+          labels.put(l.getKey(), v);
+        }
+      }
+      List<BehaviourOverride> overrides = new ArrayList<>();
+      List<OverrideSpec> specs = n.overrides == null ? List.of() : n.overrides;
+      for (int j = 0; j < specs.size(); j++) {
+        OverrideSpec o = specs.get(j);
+        String ow = where + ".overrides[" + j + "]";
+        if (o == null || o.behaviour == null) {
+          throw doc.error(ow + ".behaviour", "required");
+        }
+        BehaviourSpec b = o.behaviour;
+        check(doc, ow + ".behaviour.exitCode", b.exitCode, 0, 255);
+        DeclaredBehaviour behaviour;
+        try {
+          behaviour =
+              new DeclaredBehaviour(
+                  duration(doc, ow + ".behaviour.readyAfter", b.readyAfter),
+                  duration(doc, ow + ".behaviour.exitAfter", b.exitAfter),
+                  b.exitCode,
+                  b.ready,
+                  b.writes,
+                  b.waitFor,
+                  b.files);
+        } catch (IllegalArgumentException e) {
+          throw fieldError(doc, ow + ".behaviour", e);
+        }
+        try {
+          overrides.add(new BehaviourOverride(o.image, o.container, o.podPrefix, behaviour));
+        } catch (IllegalArgumentException e) {
+          throw fieldError(doc, ow, e);
+        }
+      }
       for (int k = 0; k < n.count; k++) {
         String name = n.count == 1 ? n.name : n.name + "-" + k;
+        if (name.length() > 63) {
+          throw doc.error(
+              where + ".name",
+              "node name "
+                  + Values.quote(name)
+                  + " is longer than 63 characters (it is the node's hostname label)");
+        }
+        value(doc, where + ".name", name, Parse::dnsSubdomain);
         if (!names.add(name)) {
-          throw new IllegalArgumentException(where + ".name: node " + name + " is declared twice");
+          throw doc.error(where + ".name", "node " + name + " is declared twice");
         }
         try {
           out.add(
@@ -113,51 +203,81 @@ public final class ClusterFile {
                   n.memory,
                   n.maxPods,
                   n.containerRuntimeVersion,
-                  n.labels,
+                  labels,
                   overrides,
                   n.mig));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+          throw fieldError(doc, where, e);
         }
+        paths.put(name, where);
       }
     }
-    return out;
+    return new ClusterFile(doc, out, paths);
   }
 
-  private static DeclaredBehaviour behaviour(BehaviourSpec b, String where) {
-    if (b == null) {
-      throw new IllegalArgumentException("behaviour: required");
+  private static void check(Document doc, String path, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw doc.error(
+          path, "expected a whole number from " + min + " to " + max + ", got " + value);
     }
-    return new DeclaredBehaviour(
-        duration(b.readyAfter, where + ".behaviour.readyAfter"),
-        duration(b.exitAfter, where + ".behaviour.exitAfter"),
-        b.exitCode,
-        b.ready,
-        b.writes,
-        b.waitFor,
-        b.files);
   }
 
-  private static java.time.Duration duration(String text, String field) {
+  private static void value(
+      Document doc, String path, String value, Function<String, String> parser) {
+    if (value == null) {
+      return;
+    }
+    try {
+      parser.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw doc.error(path, e.getMessage());
+    }
+  }
+
+  private static Duration duration(Document doc, String path, String text) {
     if (text == null) {
       return null;
     }
     try {
-      return DeclaredBehaviour.parseDuration(text);
+      Duration d = DeclaredBehaviour.parseDuration(text);
+      if (d.compareTo(MAX_DELAY) > 0) {
+        throw new IllegalArgumentException(
+            "expected a duration up to 1h, got " + Values.quote(text));
+      }
+      return d;
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+      throw doc.error(path, e.getMessage());
     }
   }
 
-  private static String line(JsonLocation loc) {
-    return loc == null ? "?" : Integer.toString(loc.getLineNr());
+  /** A kernel version as NFD labels carry it: a label value, e.g. 5.15.0-105-generic. */
+  private static String kernel(String v) {
+    if (v.isEmpty() || !v.matches("\\d+\\.\\d+[-A-Za-z0-9_.]*") || v.length() > 63) {
+      throw new IllegalArgumentException(
+          "expected a kernel version such as 5.15.0-105-generic (at most 63 letters, digits,"
+              + " '-', '_' and '.'), got "
+              + Values.quote(v));
+    }
+    return v;
   }
 
-  private static String path(JsonMappingException e) {
-    return e.getPath().stream()
-        .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-        .collect(Collectors.joining("."))
-        .replace(".[", "[");
+  /** A runtime version as the kubelet reports it: {@code containerd://1.7.24}. */
+  private static String runtime(String v) {
+    if (v.length() > 128 || !v.matches("[a-z0-9.-]+://[-A-Za-z0-9_.+~]+")) {
+      throw new IllegalArgumentException(
+          "expected <runtime>://<version> such as containerd://1.7.24, got " + Values.quote(v));
+    }
+    return v;
+  }
+
+  /** A record's "field: problem" message as an error on that field. */
+  private static ConfigException fieldError(Document doc, String path, IllegalArgumentException e) {
+    String m = e.getMessage() == null ? "invalid value" : e.getMessage();
+    var k = java.util.regex.Pattern.compile("([A-Za-z][A-Za-z0-9_.]*): (.*)").matcher(m);
+    if (k.matches() && !k.group(1).contains(" ")) {
+      return doc.error(path + "." + k.group(1), k.group(2));
+    }
+    return doc.error(path, m);
   }
 
   // Plain binding classes: the file's schema. Converted to NodeDescription above.

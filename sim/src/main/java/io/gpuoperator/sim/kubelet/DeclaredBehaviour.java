@@ -1,11 +1,11 @@
 package io.gpuoperator.sim.kubelet;
 
+import io.gpuoperator.config.GoDuration;
+import io.gpuoperator.config.Values;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * What a simulated container does when no real code runs for it: waits for marker files, becomes
@@ -30,8 +30,6 @@ public record DeclaredBehaviour(
     List<String> waitFor,
     Map<String, String> files) {
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)");
-
   public DeclaredBehaviour {
     readyAfter = readyAfter == null ? Duration.ZERO : readyAfter;
     writes = writes == null ? List.of() : List.copyOf(writes);
@@ -39,7 +37,8 @@ public record DeclaredBehaviour(
     files = files == null ? Map.of() : Map.copyOf(files);
     for (String path : files.keySet()) {
       if (!path.startsWith("/")) {
-        throw new IllegalArgumentException("files: '" + path + "' is not an absolute host path");
+        throw new IllegalArgumentException(
+            "files: " + Values.quote(path) + " is not an absolute host path");
       }
     }
   }
@@ -74,23 +73,16 @@ public record DeclaredBehaviour(
         readyAfter, exitAfter, exitCode, ready, writes, waitFor, hostFiles);
   }
 
-  /** Parses "500ms", "2s", "1m", "1h"; a bare number means seconds. */
+  /** Parses Go durations ("500ms", "2s", "1m30s"); a bare whole number means seconds. */
   public static Duration parseDuration(String text) {
-    String t = text.trim().toLowerCase(Locale.ROOT);
-    if (t.matches("\\d+")) {
+    String t = text.strip().toLowerCase(Locale.ROOT);
+    if (t.matches("\\d{1,9}")) {
       return Duration.ofSeconds(Long.parseLong(t));
     }
-    Matcher m = DURATION.matcher(t);
-    if (!m.matches()) {
+    if (t.equals("infinite")) {
       throw new IllegalArgumentException(
-          "'" + text + "' is not a duration (expected e.g. 500ms, 2s, 1m, 1h)");
+          "expected a duration such as 500ms, 2s, 1m, got " + Values.quote(text));
     }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      default -> Duration.ofHours(n);
-    };
+    return GoDuration.parse(t);
   }
 }

@@ -61,6 +61,11 @@ public final class DevicePluginSupport implements PodAdmitHandler, KubeletLifecy
   }
 
   @Override
+  public void closing() {
+    devices.closing();
+  }
+
+  @Override
   public void closed() {
     devices.close();
   }

@@ -13,6 +13,9 @@ public interface KubeletLifecycle {
   /** The kubelet was killed (containers keep running). */
   default void killed() {}
 
+  /** The kubelet is shutting down for good: its containers are about to be stopped. */
+  default void closing() {}
+
   /** The kubelet and its containers are gone for good. */
   default void closed() {}
 }

@@ -51,7 +51,7 @@ final class PodWorker {
   private long prepareRetryAt;
   private String notPrepared;
   private PodAdmitHandler.Refusal refusal;
-  private PodStatus lastPosted;
+  private volatile PodStatus lastPosted;
   private String phase = "Pending";
   private Future<?> thread;
   private volatile boolean finished;
@@ -101,7 +101,39 @@ final class PodWorker {
 
   void update(Pod pod) {
     latest = pod;
+    if (differsFromPosted(pod)) {
+      // As the kubelet's status manager: the API server's status is not ours (the
+      // node-lifecycle controller marked the pod not ready while the node was unreachable, or a
+      // patch was lost): post ours again.
+      lastPosted = null;
+    }
     wake();
+  }
+
+  /** True when the pod's phase or a condition's status in the API differs from what we posted. */
+  private boolean differsFromPosted(Pod pod) {
+    PodStatus posted = lastPosted;
+    PodStatus api = pod.getStatus();
+    if (posted == null || api == null) {
+      return false;
+    }
+    if (!java.util.Objects.equals(posted.getPhase(), api.getPhase())) {
+      return true;
+    }
+    if (posted.getConditions() == null) {
+      return false;
+    }
+    for (var c : posted.getConditions()) {
+      boolean same =
+          api.getConditions() != null
+              && api.getConditions().stream()
+                  .anyMatch(
+                      a -> a.getType().equals(c.getType()) && a.getStatus().equals(c.getStatus()));
+      if (!same) {
+        return true;
+      }
+    }
+    return false;
   }
 
   void deletedFromApi() {

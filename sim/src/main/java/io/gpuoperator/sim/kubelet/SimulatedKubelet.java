@@ -1,6 +1,7 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -65,6 +66,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private volatile boolean closed;
   private boolean startedBefore;
   private String lastRenew = "";
+  private volatile Instant lastStatus = Instant.EPOCH;
 
   private SimulatedKubelet(Builder b) {
     this.client = b.client;
@@ -146,9 +148,10 @@ public final class SimulatedKubelet implements AutoCloseable {
     heartbeat = Executors.newSingleThreadScheduledExecutor(daemonThreads("kubelet-" + nodeName()));
     long lease = options.leaseRenewInterval().toMillis();
     heartbeat.scheduleWithFixedDelay(this::renewLeaseQuietly, lease, lease, TimeUnit.MILLISECONDS);
-    long status = options.statusInterval().toMillis();
-    heartbeat.scheduleWithFixedDelay(
-        this::postStatusQuietly, status, status, TimeUnit.MILLISECONDS);
+    // As the kubelet's nodeStatusUpdateFrequency: every lease interval, compare with what the API
+    // server holds and post when it differs (e.g. Ready=Unknown set by the node-lifecycle
+    // controller after an outage) or when the report interval has passed.
+    heartbeat.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS);
     podThreads = Executors.newCachedThreadPool(daemonThreads("pods-" + nodeName()));
     informer =
         client
@@ -207,6 +210,9 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
     kill();
     closed = true;
+    for (KubeletLifecycle l : lifecycles) {
+      l.closing();
+    }
     for (PodWorker w : workers.values()) {
       w.killContainers();
     }
@@ -222,32 +228,59 @@ public final class SimulatedKubelet implements AutoCloseable {
     Node existing = client.nodes().withName(nodeName()).get();
     if (existing == null) {
       client.nodes().resource(NodeModel.node(description, index, now)).create();
+      lastStatus = now;
       LOG.info("node {} registered", nodeName());
     } else {
       patchStatus(NodeModel.status(description, index, now, now));
+      lastStatus = now;
       LOG.info("node {} status recovered", nodeName());
     }
   }
 
-  private void postStatusQuietly() {
+  private void syncStatusQuietly() {
     try {
       Node node = client.nodes().withName(nodeName()).get();
       Instant now = Instant.now();
       Instant since = now;
-      if (node != null && node.getStatus() != null && node.getStatus().getConditions() != null) {
-        since =
-            node.getStatus().getConditions().stream()
-                .filter(c -> c.getType().equals("Ready") && c.getStatus().equals("True"))
-                .map(c -> Instant.parse(c.getLastTransitionTime()))
-                .findFirst()
-                .orElse(now);
+      List<NodeCondition> current =
+          node == null || node.getStatus() == null || node.getStatus().getConditions() == null
+              ? List.of()
+              : node.getStatus().getConditions();
+      for (NodeCondition c : current) {
+        if (c.getType().equals("Ready") && c.getStatus().equals("True")) {
+          since = Instant.parse(c.getLastTransitionTime());
+        }
+      }
+      List<NodeCondition> wanted = NodeModel.conditions(now, since);
+      boolean differs = !sameStatuses(current, wanted);
+      boolean due = now.isAfter(lastStatus.plus(options.statusInterval()));
+      if (!differs && !due) {
+        return;
       }
       NodeStatus status = new NodeStatus();
-      status.setConditions(NodeModel.conditions(now, since));
+      status.setConditions(wanted);
       patchStatus(status);
+      lastStatus = now;
+      if (differs) {
+        LOG.info("node {}: status re-posted (the API server's differed)", nodeName());
+      }
     } catch (RuntimeException e) {
       LOG.warn("node {}: status heartbeat failed: {}", nodeName(), e.toString());
     }
+  }
+
+  /** True when every wanted condition is in {@code current} with the same status. */
+  static boolean sameStatuses(List<NodeCondition> current, List<NodeCondition> wanted) {
+    for (NodeCondition w : wanted) {
+      boolean found =
+          current.stream()
+              .anyMatch(
+                  c -> c.getType().equals(w.getType()) && c.getStatus().equals(w.getStatus()));
+      if (!found) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void patchStatus(NodeStatus status) {

@@ -1,18 +1,15 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.sim.controlplane.RunDirs;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Function;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,6 +23,9 @@ public final class SimulatedNodes implements AutoCloseable {
   private final Path root;
   private final Map<String, SimulatedKubelet> kubelets = new LinkedHashMap<>();
   private final List<KubernetesClient> clients = new ArrayList<>();
+
+  /** The prefix of the nodes' temp directory (stale ones are removed at start). */
+  public static final String DIR_PREFIX = "gpu-operator-nodes-";
 
   private SimulatedNodes(Path root) {
     this.root = root;
@@ -43,7 +43,7 @@ public final class SimulatedNodes implements AutoCloseable {
       Function<String, KubernetesClient> nodeClients,
       BiFunction<NodeDescription, SimulatedKubelet.Builder, SimulatedKubelet.Builder> customize)
       throws IOException {
-    SimulatedNodes out = new SimulatedNodes(Files.createTempDirectory("gpu-operator-nodes-"));
+    SimulatedNodes out = new SimulatedNodes(RunDirs.create(DIR_PREFIX));
     try {
       int index = 0;
       for (NodeDescription d : nodes) {
@@ -91,12 +91,6 @@ public final class SimulatedNodes implements AutoCloseable {
       }
     }
     clients.forEach(KubernetesClient::close);
-    try (Stream<Path> walk = Files.walk(root)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot remove " + root, e);
-    }
+    RunDirs.deleteTree(root);
   }
 }

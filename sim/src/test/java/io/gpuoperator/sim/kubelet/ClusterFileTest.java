@@ -13,7 +13,7 @@ class ClusterFileTest {
   void expandsCountsAndReadsOverrides() {
     List<NodeDescription> nodes =
         ClusterFile.parse(
-            """
+                """
             nodes:
             - name: h100
               count: 2
@@ -29,7 +29,8 @@ class ClusterFileTest {
               profile: L4
             - name: cpu
             """,
-            "cluster.yaml");
+                "cluster.yaml")
+            .nodes();
     assertThat(nodes)
         .extracting(NodeDescription::name)
         .containsExactly("h100-0", "h100-1", "l4", "cpu");
@@ -50,24 +51,23 @@ class ClusterFileTest {
   void readsTheMigLayoutANodeStartsWith() {
     List<NodeDescription> nodes =
         ClusterFile.parse(
-            "nodes:\n- name: mig\n  profile: H100-SXM5-80GB\n  gpus: 2\n"
-                + "  mig: {1g.10gb: 2, 3g.40gb: 1}\n- name: cpu\n",
-            "c.yaml");
+                "nodes:\n- name: mig\n  profile: H100-SXM5-80GB\n  gpus: 2\n"
+                    + "  mig: {1g.10gb: 2, 3g.40gb: 1}\n- name: cpu\n",
+                "c.yaml")
+            .nodes();
     assertThat(nodes.get(0).mig())
         .containsExactlyInAnyOrderEntriesOf(java.util.Map.of("1g.10gb", 2, "3g.40gb", 1));
     assertThat(nodes.get(1).mig()).isEmpty();
     assertThatThrownBy(
             () -> ClusterFile.parse("nodes:\n- name: a\n  mig: {1g.10gb: 1}\n", "c.yaml"))
-        .hasMessageContaining("c.yaml: nodes[0]: node a: mig set but no GPU profile");
+        .hasMessage("c.yaml:3:3 nodes[0].mig: set without a GPU profile");
   }
 
   @Test
   void unknownFieldIsReportedWithFileLineAndPath() {
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  gpu: 8\n", "c.yaml"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("c.yaml:3")
-        .hasMessageContaining("nodes[0].gpu")
-        .hasMessageContaining("Unrecognized field");
+        .isInstanceOf(io.gpuoperator.config.ConfigException.class)
+        .hasMessageStartingWith("c.yaml:3:3 nodes[0].gpu: unknown field; known fields:");
   }
 
   @Test
@@ -77,22 +77,58 @@ class ClusterFileTest {
                 ClusterFile.parse(
                     "nodes:\n- name: a\n  overrides:\n  - image: x\n    behaviour: {readyAfter: soon}\n",
                     "c.yaml"))
-        .hasMessageContaining("c.yaml: nodes[0].overrides[0].behaviour.readyAfter")
-        .hasMessageContaining("'soon' is not a duration");
+        .hasMessage(
+            "c.yaml:5:17 nodes[0].overrides[0].behaviour.readyAfter: expected a duration such as"
+                + " 60s, 1m30s, 500ms or infinite, got \"soon\"");
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: A_B\n", "c.yaml"))
-        .hasMessageContaining("nodes[0]")
-        .hasMessageContaining("not a valid DNS subdomain");
+        .hasMessageStartingWith("c.yaml:2:3 nodes[0].name: expected a name of at most 253");
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  gpus: many\n", "c.yaml"))
-        .hasMessageContaining("c.yaml:3")
-        .hasMessageContaining("nodes[0].gpus");
+        .hasMessage("c.yaml:3:3 nodes[0].gpus: expected a whole number, got \"many\"");
     assertThatThrownBy(() -> ClusterFile.parse("nodes: []\n", "c.yaml"))
-        .hasMessageContaining("expected a non-empty list");
+        .hasMessage("c.yaml:1:1 nodes: expected a non-empty list of nodes");
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n- name: a\n", "c.yaml"))
-        .hasMessageContaining("declared twice");
+        .hasMessage("c.yaml:3:3 nodes[1].name: node a is declared twice");
     assertThatThrownBy(
             () ->
                 ClusterFile.parse("nodes:\n- name: a\n  overrides:\n  - behaviour: {}\n", "c.yaml"))
-        .hasMessageContaining("overrides[0]")
+        .hasMessageContaining("c.yaml:4:5 nodes[0].overrides[0]")
         .hasMessageContaining("at least one of image, container, podPrefix");
+  }
+
+  @Test
+  void aLabelWithoutValueIsAnEmptyLabelValue() {
+    // Found by InputFuzzTest (corpus cluster/null-label-value.yaml): it used to fail with an NPE.
+    var nodes =
+        ClusterFile.parse("nodes:\n- name: a\n  labels: {team: null, x: }\n", "c.yaml").nodes();
+    assertThat(nodes.get(0).labels()).containsEntry("team", "").containsEntry("x", "");
+  }
+
+  @Test
+  void everyValueIsCheckedBeforeAnythingStarts() {
+    assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  cpu: lots\n", "c.yaml"))
+        .hasMessage(
+            "c.yaml:3:3 nodes[0].cpu: expected a quantity such as 32, 500m or 256Gi, got \"lots\"");
+    assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  memory: 1Qi\n", "c.yaml"))
+        .hasMessageStartingWith("c.yaml:3:3 nodes[0].memory: expected a quantity");
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- name: a\n  labels: {'-bad': x}\n", "c.yaml"))
+        .hasMessageStartingWith("c.yaml:3:3 nodes[0].labels: expected a label key");
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- name: a\n  kernel: 'not a kernel'\n", "c.yaml"))
+        .hasMessageStartingWith("c.yaml:3:3 nodes[0].kernel: expected a kernel version");
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- name: " + "n".repeat(300) + "\n", "c.yaml"))
+        .hasMessageContaining("(300 characters) is longer than 63 characters");
+    assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\n  count: 2.5\n", "c.yaml"))
+        .hasMessage("c.yaml:3:3 nodes[0].count: expected a whole number, got 2.5");
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- name: a\n  count: 2000000000\n", "c.yaml"))
+        .hasMessage(
+            "c.yaml:3:3 nodes[0].count: expected a whole number from 1 to 500, got 2000000000");
+    assertThatThrownBy(
+            () -> ClusterFile.parse("nodes:\n- {name: a, profile: L4, gpus: 64}\n", "c.yaml"))
+        .hasMessageStartingWith("c.yaml:2:26 nodes[0].gpus: expected a whole number from 0 to 16");
+    assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\nnodes: []\n", "c.yaml"))
+        .hasMessageStartingWith("c.yaml:3:1 nodes: duplicate key \"nodes\"");
   }
 }

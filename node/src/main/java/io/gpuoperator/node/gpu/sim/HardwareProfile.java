@@ -59,14 +59,14 @@ public record HardwareProfile(
     }
     hex(pciSubsystemId, "pciSubsystemId");
     hex(pciClass, "pciClass");
-    require(memoryMiB > 0, "memoryMiB: must be > 0, got " + memoryMiB);
+    range(memoryMiB, 1, MAX_MEMORY_MIB, "memoryMiB");
     require(
         computeCapability != null && computeCapability.matches("\\d+\\.\\d+"),
         "computeCapability: expected <major>.<minor> like 9.0, got " + computeCapability);
-    require(multiprocessors > 0, "multiprocessors: must be > 0, got " + multiprocessors);
-    require(nvLinks >= 0, "nvLinks: must be >= 0, got " + nvLinks);
-    require(encoders >= 0, "encoders: must be >= 0, got " + encoders);
-    require(decoders >= 0, "decoders: must be >= 0, got " + decoders);
+    range(multiprocessors, 1, 1024, "multiprocessors");
+    range(nvLinks, 0, 64, "nvLinks");
+    range(encoders, 0, 64, "encoders");
+    range(decoders, 0, 64, "decoders");
     require(power != null, "power: required");
     require(clocks != null, "clocks: required");
     if (mig != null) {
@@ -151,6 +151,16 @@ public record HardwareProfile(
         field + ": expected a hex number like 0x2330, got " + value);
   }
 
+  /** A profile's memory may not exceed 1 TiB (and MiB shifted to bytes must fit a long). */
+  static final long MAX_MEMORY_MIB = 1L << 20;
+
+  /** A number within bounds, or an error naming the field and the range. */
+  static void range(long value, long min, long max, String field) {
+    require(
+        value >= min && value <= max,
+        field + ": expected a whole number from " + min + " to " + max + ", got " + value);
+  }
+
   static void require(boolean ok, String message) {
     if (!ok) {
       throw new IllegalArgumentException(message);
@@ -165,8 +175,8 @@ public record HardwareProfile(
    */
   public record Power(int idleWatts, int maxWatts) {
     public Power {
-      require(idleWatts > 0, "idleWatts: must be > 0, got " + idleWatts);
-      require(maxWatts >= idleWatts, "maxWatts: must be >= idleWatts, got " + maxWatts);
+      range(idleWatts, 1, 10_000, "idleWatts");
+      range(maxWatts, idleWatts, 10_000, "maxWatts");
     }
   }
 
@@ -178,8 +188,8 @@ public record HardwareProfile(
    */
   public record Clocks(int smMhz, int memoryMhz) {
     public Clocks {
-      require(smMhz > 0, "smMhz: must be > 0, got " + smMhz);
-      require(memoryMhz > 0, "memoryMhz: must be > 0, got " + memoryMhz);
+      range(smMhz, 1, 100_000, "smMhz");
+      range(memoryMhz, 1, 100_000, "memoryMhz");
     }
   }
 
@@ -193,8 +203,8 @@ public record HardwareProfile(
    */
   public record Mig(int computeSlices, int memorySlices, List<GiProfile> gpuInstanceProfiles) {
     public Mig {
-      require(computeSlices > 0, "computeSlices: must be > 0, got " + computeSlices);
-      require(memorySlices > 0, "memorySlices: must be > 0, got " + memorySlices);
+      range(computeSlices, 1, 8, "computeSlices");
+      range(memorySlices, 1, 8, "memorySlices");
       require(
           gpuInstanceProfiles != null && !gpuInstanceProfiles.isEmpty(),
           "gpuInstanceProfiles: at least one profile required");
@@ -242,15 +252,24 @@ public record HardwareProfile(
     public GiProfile {
       require(name != null, "name: required");
       MigProfile.parse(name);
-      require(index >= 0, "index: must be >= 0, got " + index);
-      require(id >= 0, "id: must be >= 0, got " + id);
-      require(instances > 0, "instances: must be > 0, got " + instances);
-      require(memoryMB > 0, "memoryMB: must be > 0, got " + memoryMB);
-      require(multiprocessors > 0, "multiprocessors: must be > 0, got " + multiprocessors);
+      range(index, 0, 1024, "index");
+      range(id, 0, 1024, "id");
+      range(instances, 1, 8, "instances");
+      range(memoryMB, 1, MAX_MEMORY_MIB, "memoryMB");
+      range(multiprocessors, 1, 1024, "multiprocessors");
+      range(copyEngines, 0, 64, "copyEngines");
+      range(decoders, 0, 64, "decoders");
+      range(encoders, 0, 64, "encoders");
+      range(jpeg, 0, 64, "jpeg");
+      range(ofa, 0, 64, "ofa");
       require(
           placementStarts != null && !placementStarts.isEmpty(),
           "placementStarts: at least one start required");
-      require(placementSize > 0, "placementSize: must be > 0, got " + placementSize);
+      range(placementSize, 1, 8, "placementSize");
+      for (Integer start : placementStarts) {
+        require(start != null, "placementStarts: a start may not be null");
+        range(start, 0, 7, "placementStarts");
+      }
       placementStarts = List.copyOf(placementStarts);
     }
 

@@ -3,7 +3,11 @@ package io.gpuoperator.node.gpu.sim;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.JsonDeserializer;
-import io.gpuoperator.node.config.YamlFiles;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Values;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -55,28 +59,17 @@ public final class HardwareProfiles {
   public static HardwareProfile builtIn(String model) {
     if (!BUILT_IN.contains(model)) {
       throw new ProfileException(
-          "unknown GPU model '" + model + "'; built-in models: " + String.join(", ", BUILT_IN));
+          "unknown GPU model "
+              + Values.quote(model)
+              + "; built-in models: "
+              + String.join(", ", BUILT_IN));
     }
-    String resource = RESOURCE_DIR + model + ".yaml";
-    try (InputStream in = HardwareProfiles.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new ProfileException("built-in profile missing from the jar: " + resource);
-      }
-      return YamlFiles.read(
-          in, "classpath:" + resource, HardwareProfile.class, Map.of(), ProfileException::new);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return resource(RESOURCE_DIR + model + ".yaml").bind(HardwareProfile.class);
   }
 
   /** A hardware profile from a YAML file. */
   public static HardwareProfile load(Path file) {
-    try (InputStream in = Files.newInputStream(file)) {
-      return YamlFiles.read(
-          in, file.toString(), HardwareProfile.class, Map.of(), ProfileException::new);
-    } catch (IOException e) {
-      throw new ProfileException(file + ": cannot read: " + e.getMessage(), e);
-    }
+    return profile(() -> Documents.read(file).bind(HardwareProfile.class));
   }
 
   /**
@@ -85,50 +78,61 @@ public final class HardwareProfiles {
    */
   public static NodeProfile loadNode(Path file) {
     Path dir = file.toAbsolutePath().getParent();
-    try (InputStream in = Files.newInputStream(file)) {
-      return YamlFiles.read(
-          in, file.toString(), NodeProfile.class, Map.of(BASE_DIR, dir), ProfileException::new);
-    } catch (IOException e) {
-      throw new ProfileException(file + ": cannot read: " + e.getMessage(), e);
-    }
+    return profile(() -> Documents.read(file).bind(NodeProfile.class, Map.of(BASE_DIR, dir)));
   }
 
   /** A built-in node profile by name, e.g. {@code dgx-h100-mig-mixed}. */
   public static NodeProfile builtInNode(String name) {
     if (!BUILT_IN_NODES.contains(name)) {
       throw new ProfileException(
-          "unknown node profile '"
-              + name
-              + "'; built-in node profiles: "
-              + String.join(", ", BUILT_IN_NODES));
+          "unknown node profile "
+              + Values.quote(name)
+              + "; built-in node profiles: "
+              + String.join(", ", BUILT_IN_NODES)
+              + ", or a YAML file");
     }
-    String resource = NODE_DIR + name + ".yaml";
-    try (InputStream in = HardwareProfiles.class.getResourceAsStream(resource)) {
+    return resource(NODE_DIR + name + ".yaml").bind(NodeProfile.class);
+  }
+
+  /** A node profile given as a built-in name or a file path. */
+  public static NodeProfile node(String nameOrFile) {
+    if (BUILT_IN_NODES.contains(nameOrFile)) {
+      return builtInNode(nameOrFile);
+    }
+    Path file = Parse.path(nameOrFile);
+    boolean looksLikeFile =
+        nameOrFile.contains("/") || nameOrFile.endsWith(".yaml") || nameOrFile.endsWith(".yml");
+    if (!looksLikeFile && !Files.isRegularFile(file)) {
+      return builtInNode(nameOrFile); // neither a built-in name nor a file: say which names exist
+    }
+    return loadNode(file);
+  }
+
+  /** A node profile from YAML text (models must be built-in); {@code source} names it in errors. */
+  public static NodeProfile parseNode(String yaml, String source) {
+    return profile(() -> Documents.parse(yaml, source).bind(NodeProfile.class));
+  }
+
+  private static Document resource(String name) {
+    try (InputStream in = HardwareProfiles.class.getResourceAsStream(name)) {
       if (in == null) {
-        throw new ProfileException("built-in node profile missing from the jar: " + resource);
+        throw new IllegalStateException("built-in profile missing from the jar: " + name);
       }
-      return YamlFiles.read(
-          in, "classpath:" + resource, NodeProfile.class, Map.of(), ProfileException::new);
+      return Documents.read(in, "classpath:" + name, Documents.Limits.DEFAULT);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** A node profile given as a built-in name or a file path. */
-  public static NodeProfile node(String nameOrFile) {
-    return BUILT_IN_NODES.contains(nameOrFile)
-        ? builtInNode(nameOrFile)
-        : loadNode(Path.of(nameOrFile));
-  }
-
-  /** A node profile from YAML text (models must be built-in); {@code source} names it in errors. */
-  public static NodeProfile parseNode(String yaml, String source) {
-    return YamlFiles.read(
-        new java.io.ByteArrayInputStream(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-        source,
-        NodeProfile.class,
-        Map.of(),
-        ProfileException::new);
+  /** Profile files' errors are ProfileExceptions (bad input, with file, line and field). */
+  private static <T> T profile(java.util.function.Supplier<T> read) {
+    try {
+      return read.get();
+    } catch (ProfileException e) {
+      throw e;
+    } catch (ConfigException e) {
+      throw new ProfileException(e.getMessage(), e);
+    }
   }
 
   /** Resolves {@code model:} to a built-in profile or a profile file while parsing. */
@@ -139,7 +143,9 @@ public final class HardwareProfiles {
       String model = p.getValueAsString();
       if (model == null || model.isBlank()) {
         return ctxt.reportInputMismatch(
-            HardwareProfile.class, "expected a GPU model name (%s) or a profile file", BUILT_IN);
+            HardwareProfile.class,
+            "expected a GPU model name (%s) or a profile file",
+            String.join(", ", BUILT_IN));
       }
       if (BUILT_IN.contains(model)) {
         return builtIn(model);
@@ -148,15 +154,20 @@ public final class HardwareProfiles {
       if (base instanceof Path dir && (model.endsWith(".yaml") || model.endsWith(".yml"))) {
         Path file = dir.resolve(model);
         if (Files.isRegularFile(file)) {
-          return load(file);
+          try {
+            return load(file);
+          } catch (ConfigException e) {
+            // A problem inside the model's file: its own position, after the referring field.
+            return ctxt.reportInputMismatch(HardwareProfile.class, "%s", e.getMessage());
+          }
         }
         return ctxt.reportInputMismatch(
             HardwareProfile.class, "hardware profile file %s does not exist", file);
       }
       return ctxt.reportInputMismatch(
           HardwareProfile.class,
-          "unknown GPU model '%s'; expected one of %s or a .yaml profile file",
-          model,
+          "unknown GPU model %s; expected one of %s or a .yaml profile file",
+          Values.quote(model),
           String.join(", ", BUILT_IN));
     }
   }

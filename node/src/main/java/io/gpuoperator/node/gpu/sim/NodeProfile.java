@@ -1,5 +1,6 @@
 package io.gpuoperator.node.gpu.sim;
 
+import static io.gpuoperator.node.gpu.sim.HardwareProfile.range;
 import static io.gpuoperator.node.gpu.sim.HardwareProfile.require;
 
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
@@ -50,7 +51,9 @@ public record NodeProfile(
         cudaVersion != null && cudaVersion.matches("\\d+\\.\\d"),
         "cudaVersion: expected <major>.<minor> like 12.4, got " + cudaVersion);
     require(gpus != null, "gpus: required (use [] for a node without GPUs)");
-    require(numaNodes == null || numaNodes >= 1, "numaNodes: must be at least 1, got " + numaNodes);
+    if (numaNodes != null) {
+      range(numaNodes, 1, 8, "numaNodes");
+    }
     require(
         nvlink == null || nvlink.equals("all") || nvlink.equals("none"),
         "nvlink: expected all or none, got " + nvlink);
@@ -59,7 +62,12 @@ public record NodeProfile(
     numaNodes = numaNodes == null ? 1 : numaNodes;
     nvlink = nvlink == null ? "all" : nvlink;
     gpus = List.copyOf(gpus);
+    long total = gpus.stream().mapToLong(GpuGroup::count).sum();
+    require(total <= MAX_GPUS, "gpus: at most " + MAX_GPUS + " GPUs per node, got " + total);
   }
+
+  /** GPUs one node may have (the largest machines have 16). */
+  public static final int MAX_GPUS = 16;
 
   /** NVML's encoding of the CUDA version: 12.4 is 12040. */
   public int cudaDriverVersion() {
@@ -85,7 +93,7 @@ public record NodeProfile(
       MigLayout mig) {
     public GpuGroup {
       require(model != null, "model: required");
-      require(count >= 1, "count: must be at least 1, got " + count);
+      range(count, 1, MAX_GPUS, "count");
       if (mig != null && mig.enabled()) {
         require(model.migCapable(), "mig: " + model.model() + " is not MIG-capable");
         for (String p : mig.devices().keySet()) {
@@ -108,9 +116,8 @@ public record NodeProfile(
       devices = devices == null ? Map.of() : new LinkedHashMap<>(devices);
       for (Map.Entry<String, Integer> e : devices.entrySet()) {
         MigProfile.parse(e.getKey());
-        require(
-            e.getValue() != null && e.getValue() >= 0,
-            "devices." + e.getKey() + ": must be >= 0, got " + e.getValue());
+        require(e.getValue() != null, "devices." + e.getKey() + ": required, a count");
+        range(e.getValue(), 0, 7, "devices." + e.getKey());
       }
       require(enabled || devices.isEmpty(), "devices: MIG devices need enabled: true");
     }

@@ -1,7 +1,9 @@
 package io.gpuoperator.node.gpu.sim;
 
+import io.gpuoperator.config.ConfigException;
+
 /** A hardware or node profile that cannot be used; the message names file, line and field. */
-public class ProfileException extends RuntimeException {
+public class ProfileException extends ConfigException {
   private static final long serialVersionUID = 1L;
 
   public ProfileException(String message) {

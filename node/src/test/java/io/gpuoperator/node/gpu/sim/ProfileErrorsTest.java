@@ -48,7 +48,7 @@ class ProfileErrorsTest {
     assertThatThrownBy(() -> HardwareProfiles.loadNode(f2))
         .hasMessageStartingWith(f2 + ":4:")
         .hasMessageContaining("gpus[0].model")
-        .hasMessageContaining("unknown GPU model 'V100'");
+        .hasMessageContaining("unknown GPU model \"V100\"");
   }
 
   @Test
@@ -60,7 +60,7 @@ class ProfileErrorsTest {
     assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
         .hasMessageStartingWith(f + ":3:")
         .hasMessageContaining("gpus[0]")
-        .hasMessageContaining("count: must be at least 1, got 0");
+        .hasMessage(f + ":3:20 gpus[0].count: expected a whole number from 1 to 16, got 0");
     Path g = write("d.yaml", "driverVersion: 550\ncudaVersion: \"12.4\"\ngpus: []\n");
     assertThatThrownBy(() -> HardwareProfiles.loadNode(g))
         .hasMessageContaining("driverVersion: expected <major>.<minor>");

@@ -69,6 +69,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
   private final Set<String> failedPods = ConcurrentHashMap.newKeySet();
   private final Map<String, String> published = new HashMap<>();
   private final ScheduledExecutorService statusWriter;
+  private volatile boolean closing;
   private final ExecutorService connector;
   private Server registrationServer;
   private Server podResourcesServer;
@@ -451,6 +452,11 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   private void onDisconnect(PluginEndpoint endpoint) {
+    if (closing) {
+      // The node is shutting down: its plugins stopping is expected, and nothing is published.
+      LOG.debug("node/{}: ListAndWatch of {} ended at shutdown", nodeName, endpoint.resource());
+      return;
+    }
     LOG.warn(
         "node/{}: ListAndWatch of {} ended; its devices are no longer allocatable",
         nodeName,
@@ -502,6 +508,9 @@ public final class KubeletDeviceManager implements AutoCloseable {
       published.putAll(flat);
       LOG.info("node/{}: capacity {} allocatable {}", nodeName, capacity, allocatable);
     } catch (KubernetesClientException e) {
+      if (closing) {
+        return; // shutting down: the node's status no longer matters
+      }
       LOG.warn("node/{}: cannot patch status ({}); retrying", nodeName, e.getMessage());
       statusWriter.schedule(this::writeStatus, STATUS_RETRY_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -578,8 +587,17 @@ public final class KubeletDeviceManager implements AutoCloseable {
     }
   }
 
+  /**
+   * The node is shutting down (its containers are about to stop): plugins going away are expected
+   * from now on and are neither warned about nor published.
+   */
+  public void closing() {
+    closing = true;
+  }
+
   @Override
   public void close() {
+    closing = true;
     if (podInformer != null) {
       podInformer.close();
     }

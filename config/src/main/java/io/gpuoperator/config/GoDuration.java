@@ -1,4 +1,4 @@
-package io.gpuoperator.node.config;
+package io.gpuoperator.config;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -13,12 +13,16 @@ public final class GoDuration {
   private static final Pattern PART =
       Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|ms|s|m|h)");
 
+  /** Go's own limit: a duration is an int64 of nanoseconds. */
+  private static final double MAX_NANOS = 9.1e18;
+
   private GoDuration() {}
 
   /** Parses a Go duration, or {@code infinite}; IllegalArgumentException names the value. */
   public static Duration parse(String text) {
     if (text == null || text.isBlank()) {
-      throw new IllegalArgumentException("invalid duration '': expected e.g. 60s, 1m30s, 500ms");
+      throw new IllegalArgumentException(
+          "expected a duration such as 60s, 1m30s or 500ms, got \"\"");
     }
     String s = text.trim();
     if (s.equals("infinite")) {
@@ -46,7 +50,11 @@ public final class GoDuration {
     }
     if (pos != s.length() || pos == 0) {
       throw new IllegalArgumentException(
-          "invalid duration '" + text + "': expected e.g. 60s, 1m30s, 500ms or infinite");
+          "expected a duration such as 60s, 1m30s, 500ms or infinite, got " + Values.quote(text));
+    }
+    if (nanos > MAX_NANOS) {
+      throw new IllegalArgumentException(
+          "duration " + Values.quote(text) + " is too long; at most 2540400h (about 290 years)");
     }
     return Duration.ofNanos(Math.round(nanos));
   }
