@@ -1,8 +1,10 @@
 package io.gpuoperator.cli;
 
 import io.gpuoperator.cli.simulate.SimulateCommand;
+import io.gpuoperator.node.cdi.CdiCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.toolkit.ToolkitCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
@@ -26,6 +28,8 @@ import picocli.CommandLine.Command;
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
       ValidatorCommand.class,
+      ToolkitCommand.class,
+      CdiCommand.class,
       CommandLine.HelpCommand.class
     })
 public class GpuOperatorCommand implements Runnable {
