@@ -18,10 +18,10 @@ RECIPE=1
 CACHE=${GPU_OPERATOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpu-operator}/containerd
 step() { printf '[containerd-binaries] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# --- containerd 1.6 from Debian: the package's files only (no service, no runc).
+# --- containerd 1.6 from Debian: only the containerd binary of the package (no service, no runc).
 debian() {
   local dir=$CACHE/debian
-  local bin=$dir/root/usr/bin/containerd
+  local bin=$dir/bin/containerd
   if [ -x "$bin" ]; then
     echo "$("$bin" --version | awk '{print $3}') $bin"
     return 0
@@ -29,19 +29,25 @@ debian() {
   mkdir -p "$dir/deb"
   step "downloading Debian's containerd package (about 25 MB)"
   (cd "$dir/deb" && apt-get -q download containerd 2>&1 | grep -v unsandboxed >&2) || true
+  if ! ls "$dir"/deb/containerd_*.deb >/dev/null 2>&1; then
+    apt-get -q update >&2 || true
+    (cd "$dir/deb" && apt-get -q download containerd 2>&1 | grep -v unsandboxed >&2) || true
+  fi
   local deb
   deb=$(ls "$dir"/deb/containerd_*.deb 2>/dev/null | head -n 1)
   if [ -z "$deb" ]; then
     step "WARNING: could not download Debian's containerd (run apt-get update?); its tests will skip"
     return 0
   fi
-  rm -rf "$dir/root" && dpkg -x "$deb" "$dir/root" && rm -f "$deb"
+  rm -rf "$dir/root" && dpkg -x "$deb" "$dir/root" && mkdir -p "$dir/bin" &&
+    mv "$dir/root/usr/bin/containerd" "$bin.tmp" && mv -f "$bin.tmp" "$bin"
+  rm -rf "$dir/root" "$dir/deb"
   [ -x "$bin" ] && echo "$("$bin" --version | awk '{print $3}') $bin"
 }
 
 # --- containerd 2.x from Go modules: only cmd/containerd, without cgo-only snapshotters.
 gomodules() {
-  local dir=$CACHE/$CONTAINERD2_VERSION
+  local dir=$CACHE/go-modules
   local bin=$dir/bin/containerd
   local stamp="containerd $CONTAINERD2_VERSION recipe $RECIPE"
   if [ -x "$bin" ] && [ "$(cat "$dir/bin/.complete" 2>/dev/null)" = "$stamp" ]; then

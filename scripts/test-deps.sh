@@ -51,4 +51,35 @@ CONF
   fi
 }
 
+# --- The CDI JSON schema (draft-07) from Debian's container-device-interface Go source package, for
+# the CDI spec tests (CdiSchemaTest): only the package's files, nothing is installed.
+cdi_schema() {
+  local dir=$CACHE/cdi-schema
+  local schema=$dir/root/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema/schema.json
+  if [ -e "$schema" ]; then
+    echo "[test-deps] CDI schema: $schema" >&2
+    return 0
+  fi
+  local pkg=golang-github-container-orchestrated-devices-container-device-interface-dev
+  mkdir -p "$dir/deb"
+  (cd "$dir/deb" && apt-get -q download "$pkg" 2>&1 | grep -v unsandboxed >&2) || true
+  if ! ls "$dir"/deb/"$pkg"_*.deb >/dev/null 2>&1; then
+    apt-get -q update >&2 || true
+    (cd "$dir/deb" && apt-get -q download "$pkg" 2>&1 | grep -v unsandboxed >&2) || true
+  fi
+  local deb
+  deb=$(ls "$dir"/deb/"$pkg"_*.deb 2>/dev/null | head -n 1)
+  if [ -n "$deb" ]; then
+    rm -rf "$dir/root" && dpkg -x "$deb" "$dir/root"
+  fi
+  if [ -e "$schema" ]; then
+    echo "[test-deps] CDI schema: $schema" >&2
+  else
+    echo "[test-deps] WARNING: could not fetch $pkg; the CDI schema test will skip" >&2
+  fi
+}
+
 nvml
+cdi_schema
+# containerd 1.6 (Debian) and 2.x (built from Go modules) for the toolkit's component tests.
+"$(dirname "${BASH_SOURCE[0]}")/containerd-binaries.sh" >&2 || true
