@@ -39,8 +39,22 @@ public final class AtomicFile {
     write(file, content, BeforeRename.NONE);
   }
 
-  /** As {@link #write(Path, byte[])}, running {@code hook} just before the rename. */
+  /**
+   * As {@link #write(Path, byte[])}, running {@code hook} just before the rename. A failure says
+   * which file could not be written and why (e.g. a read-only directory).
+   */
   public static void write(Path file, byte[] content, BeforeRename hook) throws IOException {
+    try {
+      writeOrThrow(file, content, hook);
+    } catch (java.nio.file.FileSystemException e) {
+      String reason = e.getReason() != null ? e.getReason() : e.getClass().getSimpleName();
+      throw new IOException(
+          "cannot write " + file.toAbsolutePath() + ": " + reason + " (at " + e.getFile() + ")", e);
+    }
+  }
+
+  private static void writeOrThrow(Path file, byte[] content, BeforeRename hook)
+      throws IOException {
     Path target = file.toAbsolutePath();
     Path dir = target.getParent();
     Files.createDirectories(dir);

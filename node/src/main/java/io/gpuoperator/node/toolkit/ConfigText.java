@@ -55,8 +55,21 @@ final class ConfigText {
     try {
       return new ConfigText(path, Optional.of(b), text, TomlTree.parse(text));
     } catch (IOException e) {
+      String where = "";
+      String what = firstLine(e.getMessage());
+      if (e instanceof com.fasterxml.jackson.core.JsonProcessingException j) {
+        what = firstLine(j.getOriginalMessage());
+        if (j.getLocation() != null && j.getLocation().getLineNr() > 0) {
+          where =
+              "line "
+                  + j.getLocation().getLineNr()
+                  + ", column "
+                  + j.getLocation().getColumnNr()
+                  + ": ";
+        }
+      }
       throw new ConfigFileException(
-          path + " is not valid TOML (" + firstLine(e.getMessage()) + "); left untouched", e);
+          path + " is not valid TOML (" + where + what + "); left untouched", e);
     }
   }
 

@@ -99,14 +99,25 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
             ContainerdConfigModel.configureCri(criSource, version, settings));
     String dropInText = DROP_IN_HEADER + TomlWriter.document(dropInTree);
     ConfigText existing = ConfigText.read(dropIn);
-    if (!existing.exists() || !existing.text.equals(dropInText)) {
-      existing.replace(dropInText, hook);
-      actions.add("wrote " + dropIn);
-    }
     List<TomlTree.Change> changes =
         ContainerdConfigModel.importChanges(main.tree, version, settings.dropInHostPath());
-    if (!changes.isEmpty()) {
-      main.replace(main.edited(changes), hook);
+    String mainText = changes.isEmpty() ? null : main.edited(changes);
+    boolean wroteDropIn = false;
+    if (!existing.exists() || !existing.text.equals(dropInText)) {
+      existing.replace(dropInText, hook);
+      wroteDropIn = true;
+      actions.add("wrote " + dropIn);
+    }
+    if (mainText != null) {
+      try {
+        main.replace(mainText, hook);
+      } catch (IOException e) {
+        if (wroteDropIn) {
+          // Leave no half-installed state behind: the drop-in goes back to what it was.
+          restoreDropIn();
+        }
+        throw e;
+      }
       actions.add("imported " + settings.dropInHostPath() + " in " + config);
     }
     return Outcome.of(actions);
@@ -174,17 +185,24 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
     }
     Backups.clear(config);
     if (dropIn != null && version > 1) {
-      Optional<byte[]> dropInOriginal = Backups.original(dropIn);
-      if (dropInOriginal != null && dropInOriginal.isPresent()) {
-        AtomicFile.write(dropIn, dropInOriginal.get(), hook);
-        actions.add("restored " + dropIn);
-      } else if (Files.exists(dropIn) && ours(dropIn)) {
-        AtomicFile.delete(dropIn);
-        actions.add("removed " + dropIn);
-      }
-      Backups.clear(dropIn);
+      restoreDropIn().ifPresent(actions::add);
     }
     return Outcome.of(actions);
+  }
+
+  /** Puts back the file that was at the drop-in's path, or removes ours. */
+  private Optional<String> restoreDropIn() throws IOException {
+    Optional<byte[]> dropInOriginal = Backups.original(dropIn);
+    String done = null;
+    if (dropInOriginal != null && dropInOriginal.isPresent()) {
+      AtomicFile.write(dropIn, dropInOriginal.get(), hook);
+      done = "restored " + dropIn;
+    } else if (Files.exists(dropIn) && ours(dropIn)) {
+      AtomicFile.delete(dropIn);
+      done = "removed " + dropIn;
+    }
+    Backups.clear(dropIn);
+    return Optional.ofNullable(done);
   }
 
   private static boolean ours(Path dropIn) throws IOException {
