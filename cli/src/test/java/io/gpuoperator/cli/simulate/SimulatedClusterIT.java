@@ -17,6 +17,7 @@ import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.io.InputStream;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +98,18 @@ class SimulatedClusterIT {
             List.of("driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready")) {
           assertThat(cluster.kubelet("l4-0").dirs().validations().resolve(marker)).exists();
         }
+        // The real toolkit agent configured each GPU node: containerd's drop-in, imported by the
+        // main config, and the management CDI spec naming every GPU.
+        var h100 = cluster.kubelet("h100-0").dirs();
+        assertThat(h100.hostPath("/etc/containerd/config.toml"))
+            .content()
+            .contains("imports = [\"/etc/containerd/conf.d/99-nvidia.toml\"]");
+        assertThat(h100.hostPath("/etc/containerd/conf.d/99-nvidia.toml"))
+            .content()
+            .contains("containerd.runtimes.nvidia]", "enable_cdi = true");
+        String spec = Files.readString(h100.cdi().resolve("management.nvidia.com-gpu.yaml"));
+        assertThat(spec).contains("kind: \"management.nvidia.com/gpu\"", "name: \"all\"");
+        assertThat(spec.split("name: \"GPU-", -1)).hasSize(9);
       }
     }
   }

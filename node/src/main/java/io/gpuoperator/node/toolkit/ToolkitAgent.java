@@ -114,7 +114,7 @@ public final class ToolkitAgent {
     Files.createDirectories(pidFile.toAbsolutePath().getParent());
     try (FileChannel ch =
             FileChannel.open(pidFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock = ch.tryLock()) {
+        FileLock lock = tryLock(ch)) {
       if (lock == null) {
         throw new IOException(
             "another toolkit holds " + s.pidFile() + "; only one may configure a node at a time");
@@ -148,15 +148,35 @@ public final class ToolkitAgent {
     }
   }
 
+  /** Null when another process (or, in the simulator, another agent in this JVM) holds it. */
+  private static FileLock tryLock(FileChannel ch) throws IOException {
+    try {
+      return ch.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      return null;
+    }
+  }
+
   private String writeCdiSpec() throws IOException {
+    Path driverCtr = local.apply(s.driverRootCtrPath());
+    String devRoot = s.devRoot();
+    Path devCtr = s.devRootCtrPath() == null ? null : local.apply(s.devRootCtrPath());
+    if (devRoot == null) {
+      // A containerised driver brings its own /dev; otherwise the host's (this container's).
+      boolean containerised = Files.exists(driverCtr.resolve("dev/nvidiactl"));
+      devRoot = containerised ? s.driverRoot() : "/";
+      devCtr = containerised ? driverCtr : local.apply("/");
+    } else if (devCtr == null) {
+      devCtr = local.apply(devRoot);
+    }
     CdiGenerator g =
         CdiGenerateCommand.forRoots(
             s.cdiKind(),
             NAMES,
             s.driverRoot(),
-            local.apply(s.driverRootCtrPath()).toString(),
-            s.devRoot(),
-            s.devRootCtrPath() == null ? null : local.apply(s.devRootCtrPath()).toString(),
+            driverCtr.toString(),
+            devRoot,
+            devCtr.toString(),
             null,
             true,
             local.apply("/proc/driver/nvidia-caps/mig-minors"));

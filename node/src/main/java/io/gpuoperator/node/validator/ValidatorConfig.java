@@ -52,7 +52,12 @@ public record ValidatorConfig(
         path(env.getOrDefault(NODE_PROFILE, env.get(NODE_PROFILE_LEGACY))),
         runtime(env.getOrDefault(RUNTIME, "containerd")),
         Path.of(env.getOrDefault(RUNTIME_CONFIG, DEFAULT_RUNTIME_CONFIG)),
-        path(env.get(RUNTIME_DROP_IN_CONFIG)),
+        path(
+            env.getOrDefault(
+                RUNTIME_DROP_IN_CONFIG,
+                env.getOrDefault(RUNTIME, "containerd").equals("containerd")
+                    ? DEFAULT_RUNTIME_DROP_IN_CONFIG
+                    : null)),
         env.getOrDefault(NVIDIA_RUNTIME_NAME, "nvidia"),
         bool(env, CDI_ENABLED, true),
         Path.of(env.getOrDefault(CDI_SPEC_DIR, DEFAULT_CDI_DIR)),

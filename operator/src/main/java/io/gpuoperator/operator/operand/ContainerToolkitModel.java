@@ -9,7 +9,11 @@ import io.gpuoperator.api.v1.ClusterPolicySpec;
 
 /**
  * The container toolkit DaemonSet {@code nvidia-container-toolkit-daemonset}: our image's {@code
- * toolkit} subcommand installs the runtime wrappers and configures the node's container runtime.
+ * toolkit} agent configures the container runtime detected on the GPU nodes ({@code
+ * containerRuntimeVersion}: containerd or CRI-O) and writes the CDI spec; it mounts the runtime's
+ * config directory, drop-in directory and (containerd) socket, the host's root read-only for {@code
+ * containerd config dump} / {@code systemctl restart crio}, and reverts everything when its pod
+ * stops (the DaemonSet is deleted or the node unlabelled).
  */
 public final class ContainerToolkitModel extends ManifestOperandModel {
   static final String CONTAINER = "nvidia-container-toolkit-ctr";
@@ -58,16 +62,18 @@ public final class ContainerToolkitModel extends ManifestOperandModel {
         env(c, "RUNTIME_CONFIG", "/runtime/config-dir/crio.conf");
         env(c, "RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.conf");
         env(c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", "/etc/crio/crio.conf.d/99-nvidia.conf");
-        env(c, "RUNTIME_SOCKET", "/runtime/sock-dir/crio.sock");
         hostPath(pod.getVolumes(), "runtime-config", "/etc/crio");
         hostPath(pod.getVolumes(), "runtime-config-dropin", "/etc/crio/crio.conf.d");
-        hostPath(pod.getVolumes(), "runtime-socket", "/var/run/crio");
+        // CRI-O is restarted through systemd in the host's root, not by its socket.
+        unmount(pod, c, "runtime-socket");
       }
       case "docker" -> {
         env(c, "RUNTIME_CONFIG", "/runtime/config-dir/daemon.json");
         env(c, "RUNTIME_SOCKET", "/runtime/sock-dir/docker.sock");
         hostPath(pod.getVolumes(), "runtime-config", "/etc/docker");
         hostPath(pod.getVolumes(), "runtime-socket", "/var/run");
+        // docker has no drop-in directory.
+        unmount(pod, c, "runtime-config-dropin");
       }
       default -> {
         env(c, "RUNTIME_CONFIG", "/runtime/config-dir/config.toml");
@@ -89,6 +95,13 @@ public final class ContainerToolkitModel extends ManifestOperandModel {
     if (ctx.spec().cdi != null && Boolean.TRUE.equals(ctx.spec().cdi.nriPluginEnabled)) {
       env(c, "ENABLE_NRI_PLUGIN", "true");
     }
+  }
+
+  /** Takes a volume the runtime does not need out of the pod: the toolkit mounts only its own. */
+  private static void unmount(
+      io.fabric8.kubernetes.api.model.PodSpec pod, Container c, String name) {
+    pod.getVolumes().removeIf(v -> v.getName().equals(name));
+    c.getVolumeMounts().removeIf(m -> m.getName().equals(name));
   }
 
   private static void hostPath(java.util.List<Volume> volumes, String name, String path) {

@@ -76,7 +76,8 @@ public final class ContainerRunners {
           .withWrites(List.of(KubeletConstants.DRIVER_CONTAINER_READY));
     }
     if (!init && TOOLKIT_AGENT.equals(agentName(c))) {
-      // Our toolkit agent, not run in-process (yet): leave what it would write on the node.
+      // Our toolkit agent when no in-process agent is registered (declared-only runners): leave
+      // what it would write on the node.
       return DeclaredBehaviour.runs(readyAfter).withFiles(ToolkitFiles.forNode(node));
     }
     List<String> waits = markersWaitedFor(c);
