@@ -4,6 +4,8 @@ import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.cdi.CdiCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.mig.MigCommand;
+import io.gpuoperator.node.mig.MigManagerCommand;
 import io.gpuoperator.node.toolkit.ToolkitCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
@@ -27,6 +29,8 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      MigManagerCommand.class,
+      MigCommand.class,
       ValidatorCommand.class,
       ToolkitCommand.class,
       CdiCommand.class,
