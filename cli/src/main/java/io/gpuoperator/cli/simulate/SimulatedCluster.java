@@ -17,9 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
- * validator}, {@code device-plugin}, {@code feature-discovery}, {@code toolkit}, {@code mig-manager}) in-process
- * against the node's simulated GPUs, and everything else by declared behaviour. The control plane
- * must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
+ * validator}, {@code device-plugin}, {@code feature-discovery}, {@code toolkit}, {@code
+ * mig-manager}) in-process against the node's simulated GPUs, and everything else by declared
+ * behaviour. The control plane must know the nodes' identities ({@code
+ * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
