@@ -156,8 +156,12 @@ public final class ContainerdConfigurer implements RuntimeConfigurer {
           ContainerdConfigModel.diff(
               main.tree, want, ContainerdConfigModel.managedPaths(version, settings));
     } else if (original == null) {
-      // Install never changed the main file (it already imported the drop-in): leave it.
-      changes = List.of();
+      // No backup: install did not change the main file, or the backup was removed by hand. Only
+      // an import of exactly our drop-in goes (it would name a file that is about to be gone).
+      ObjectNode assumed = main.tree.deepCopy();
+      assumed.remove("imports");
+      changes =
+          ContainerdConfigModel.revertImportChanges(main.tree, assumed, settings.dropInHostPath());
     } else {
       changes =
           ContainerdConfigModel.revertImportChanges(

@@ -103,6 +103,17 @@ class ToolkitFaultTest {
         .allMatch(f -> f.endsWith(".gpu-operator-tmp") || f.endsWith(Backups.ABSENT_SUFFIX));
   }
 
+  @Test
+  void aBackupRemovedByHandStillLetsUninstallDropTheImportOfTheDropIn() throws Exception {
+    Path config = write(GOOD);
+    assertThat(install(config).code).isZero();
+    Files.delete(Backups.originalOf(config));
+    assertThat(uninstall(config).code).isZero();
+    // An import of a file that no longer exists would keep containerd from starting.
+    assertThat(Files.readString(config)).isEqualTo(GOOD);
+    assertThat(dir.resolve("conf.d/99-nvidia.toml")).doesNotExist();
+  }
+
   private int crashingInstall(Path config, Path dropIn, Path crashAt) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     Process p =
