@@ -65,7 +65,7 @@ final class TomlText {
     } else {
       for (int i = 0; i < entries.size(); i++) {
         Entry h = entries.get(i);
-        if (h.header() && h.key() == null && h.table().equals(table)) {
+        if (h.header() && h.key() != null && h.table().equals(table)) {
           insertAt = h.end();
           indent = indentOf(lines.get(h.start())) + "  ";
           for (int j = i + 1; j < entries.size() && !entries.get(j).header(); j++) {

@@ -23,18 +23,21 @@ final class TomlWriter {
   static String document(ObjectNode root) {
     StringBuilder out = new StringBuilder();
     writeKeys(out, root, "");
-    writeTables(out, root, List.of());
+    writeTables(out, root, List.of(), 0);
     return out.toString();
   }
 
-  /** The table at {@code path} with its sub-tables, each under its own header. */
+  /**
+   * The table at {@code path} with its sub-tables, each under its own header, indented from the
+   * first column (it goes into someone else's file).
+   */
   static String table(List<String> path, ObjectNode table) {
     StringBuilder out = new StringBuilder();
-    writeTable(out, path, table);
+    writeTable(out, path, table, path.size() - 1);
     return out.toString();
   }
 
-  private static void writeTable(StringBuilder out, List<String> path, ObjectNode table) {
+  private static void writeTable(StringBuilder out, List<String> path, ObjectNode table, int base) {
     boolean onlyTables = !table.isEmpty();
     for (JsonNode v : table) {
       onlyTables &= isTable(v) || isTableArray(v);
@@ -44,10 +47,10 @@ final class TomlWriter {
       if (out.length() > 0) {
         out.append('\n');
       }
-      out.append(indent(path.size() - 1)).append('[').append(path(path)).append("]\n");
-      writeKeys(out, table, indent(path.size()));
+      out.append(indent(path.size() - 1 - base)).append('[').append(path(path)).append("]\n");
+      writeKeys(out, table, indent(path.size() - base));
     }
-    writeTables(out, table, path);
+    writeTables(out, table, path, base);
   }
 
   private static void writeKeys(StringBuilder out, ObjectNode table, String indent) {
@@ -60,19 +63,20 @@ final class TomlWriter {
     }
   }
 
-  private static void writeTables(StringBuilder out, ObjectNode table, List<String> path) {
+  private static void writeTables(
+      StringBuilder out, ObjectNode table, List<String> path, int base) {
     for (Iterator<Map.Entry<String, JsonNode>> it = table.fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> e = it.next();
       List<String> sub = new ArrayList<>(path);
       sub.add(e.getKey());
       if (isTable(e.getValue())) {
-        writeTable(out, sub, (ObjectNode) e.getValue());
+        writeTable(out, sub, (ObjectNode) e.getValue(), base);
       } else if (isTableArray(e.getValue())) {
         for (JsonNode element : e.getValue()) {
-          out.append('\n').append(indent(sub.size() - 1)).append("[[").append(path(sub));
+          out.append('\n').append(indent(sub.size() - 1 - base)).append("[[").append(path(sub));
           out.append("]]\n");
-          writeKeys(out, (ObjectNode) element, indent(sub.size()));
-          writeTables(out, (ObjectNode) element, sub);
+          writeKeys(out, (ObjectNode) element, indent(sub.size() - base));
+          writeTables(out, (ObjectNode) element, sub, base);
         }
       }
     }

@@ -169,14 +169,20 @@ class ContainerdComponentTest {
     Path config = write("config.toml", V1_CONFIG);
     String before = containerd.dumpText(config);
 
-    configurer(config, false).install();
+    configurer(config, true).install();
 
     assertThat(dropIn()).doesNotExist();
     String text = Files.readString(config);
     assertThat(text)
+        .contains("  sandbox_image = \"registry.k8s.io/pause:3.9\"\n  enable_cdi = true\n");
+    assertThat(text)
         .startsWith(
-            V1_CONFIG.replace(
-                "default_runtime_name = \"runc\"", "default_runtime_name = \"nvidia\""));
+            V1_CONFIG
+                .replace(
+                    "pause:3.9\"\n",
+                    "pause:3.9\"\n  enable_cdi = true\n"
+                        + "  cdi_spec_dirs = [\"/etc/cdi\", \"/var/run/cdi\", \"/run/cdi-out\"]\n")
+                .replace("default_runtime_name = \"runc\"", "default_runtime_name = \"nvidia\""));
     assertThat(text).contains("[plugins.cri.containerd.runtimes.nvidia]");
     JsonNode runtimes = Containerd.runtimes(containerd.dump(config));
     assertThat(runtimes.path("nvidia").path("options").path("SystemdCgroup").asBoolean()).isTrue();
@@ -184,7 +190,7 @@ class ContainerdComponentTest {
         .endsWith("/nvidia-container-runtime");
     assertThat(runtimes.has("runc")).isTrue();
 
-    configurer(config, false).uninstall();
+    configurer(config, true).uninstall();
     assertThat(containerd.dumpText(config)).isEqualTo(before);
     assertThat(Files.readString(config)).isEqualTo(V1_CONFIG);
   }

@@ -3,7 +3,6 @@ package io.gpuoperator.node.toolkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -31,11 +30,12 @@ class RuntimeRestarterTest {
             .redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start();
     try {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (!Files.exists(socket) && System.nanoTime() < deadline) {
-        Thread.sleep(50);
-      }
-      assertThat(PeerCredentials.pid(socket)).isEqualTo((int) daemon.pid());
+      // The socket file appears at bind(), a moment before listen(): wait until it accepts.
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .ignoreExceptions()
+          .untilAsserted(
+              () -> assertThat(PeerCredentials.pid(socket)).isEqualTo((int) daemon.pid()));
 
       new RuntimeRestarter(
               RuntimeRestarter.Mode.SIGNAL, socket, "/", "containerd", 3, Duration.ofMillis(10))
