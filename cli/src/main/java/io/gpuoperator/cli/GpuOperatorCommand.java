@@ -4,6 +4,7 @@ import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.cdi.CdiCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.exporter.ExporterCommand;
 import io.gpuoperator.node.mig.MigCommand;
 import io.gpuoperator.node.mig.MigManagerCommand;
 import io.gpuoperator.node.toolkit.ToolkitCommand;
@@ -29,6 +30,7 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      ExporterCommand.class,
       MigManagerCommand.class,
       MigCommand.class,
       ValidatorCommand.class,

@@ -1,39 +1,65 @@
 package io.gpuoperator.node.toolkit;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.gpuoperator.node.TestDependencies;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * A real containerd binary for component tests: Debian's 1.6 or 2.x built from Go modules, both
- * fetched by scripts/containerd-binaries.sh. {@code config dump} needs no daemon.
+ * A real containerd binary for component tests: Debian's 1.6 (fetched by scripts/test-deps.sh), or
+ * 2.0.14 and 2.4.2 built from Go modules by scripts/containerd-binaries.sh. {@code config dump}
+ * needs no daemon.
  */
-record Containerd(String name, Path binary) {
-  static final String SCRIPT = "scripts/containerd-binaries.sh";
-
-  static Containerd v1() {
-    return of("containerd 1.6 (Debian)", "gpu-operator.containerd1");
+record Containerd(String name, Path binary, String script, boolean readsEnableCdi) {
+  /** Debian 12's containerd 1.6.20: config versions 1 and 2, plugin key {@code cri} or v1 CRI. */
+  static Containerd v16() {
+    // 1.6 predates CDI: it accepts and ignores enable_cdi.
+    return of(
+        "containerd 1.6 (Debian)", "gpu-operator.containerd16", "scripts/test-deps.sh", false);
   }
 
-  static Containerd v2() {
-    return of("containerd 2.x (Go modules)", "gpu-operator.containerd2");
+  /** containerd 2.0.14: the last 2.x line that still reads {@code enable_cdi}. */
+  static Containerd v20() {
+    return of(
+        "containerd 2.0.14 (Go modules)",
+        "gpu-operator.containerd20",
+        "scripts/containerd-binaries.sh",
+        true);
   }
 
-  private static Containerd of(String name, String property) {
+  /** containerd 2.4.2: CDI always on, {@code enable_cdi} dropped while migrating. */
+  static Containerd v24() {
+    return of(
+        "containerd 2.4.2 (Go modules)",
+        "gpu-operator.containerd24",
+        "scripts/containerd-binaries.sh",
+        false);
+  }
+
+  /** The 2.x binaries (config version 3, key {@code io.containerd.cri.v1.runtime}). */
+  static List<Containerd> v2x() {
+    return List.of(v20(), v24());
+  }
+
+  /** Every binary; all of them read version 2 configs (2.x migrates them). */
+  static List<Containerd> all() {
+    return List.of(v16(), v20(), v24());
+  }
+
+  private static Containerd of(
+      String name, String property, String script, boolean readsEnableCdi) {
     String p = System.getProperty(property, "");
-    return new Containerd(name, p.isEmpty() ? null : Path.of(p));
+    return new Containerd(name, p.isEmpty() ? null : Path.of(p), script, readsEnableCdi);
   }
 
-  /** Skips the test unless the binary is there. */
+  /** Skips the test (fails it under CI=true) unless the binary is there. */
   Containerd require() {
-    assumeTrue(
+    TestDependencies.require(
         binary != null && Files.isExecutable(binary),
-        name + " not found at " + binary + "; run " + SCRIPT);
+        name + " not found at " + binary + "; run " + script);
     return this;
   }
 

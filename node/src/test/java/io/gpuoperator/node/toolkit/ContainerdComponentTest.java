@@ -13,6 +13,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -97,16 +98,49 @@ class ContainerdComponentTest {
             BinaryName = "/usr/bin/crun"
           """;
 
-  static Stream<Containerd> v2Capable() {
-    return Stream.of(Containerd.v1(), Containerd.v2());
+  /** The same other runtimes in a version-3 config (containerd 2.x). */
+  static final String OTHER_RUNTIMES_V3 =
+      V3_CONFIG
+          + """
+
+          [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.kata]
+            runtime_type = "io.containerd.kata.v2"
+            privileged_without_host_devices = true
+
+          [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.crun]
+            runtime_type = "io.containerd.runc.v2"
+
+          [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.crun.options]
+            BinaryName = "/usr/bin/crun"
+          """;
+
+  static Stream<Containerd> all() {
+    return Containerd.all().stream();
   }
 
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("v2Capable")
+  static Stream<Containerd> v2x() {
+    return Containerd.v2x().stream();
+  }
+
+  /** A version-2 config on every containerd (2.x migrates it), a version-3 one on 2.x. */
+  static Stream<Arguments> configs() {
+    return Stream.concat(
+        all().map(c -> Arguments.of(c, "version 2", V2_CONFIG)),
+        v2x().map(c -> Arguments.of(c, "version 3", V3_CONFIG)));
+  }
+
+  static Stream<Arguments> otherRuntimes() {
+    return Stream.concat(
+        all().map(c -> Arguments.of(c, "version 2", OTHER_RUNTIMES)),
+        v2x().map(c -> Arguments.of(c, "version 3", OTHER_RUNTIMES_V3)));
+  }
+
+  @ParameterizedTest(name = "{0}, {1}")
+  @MethodSource("configs")
   void dropInWithImportsAddsRuntimesCopiedFromTheDefaultAndUninstallRestoresTheDump(
-      Containerd containerd) throws Exception {
+      Containerd containerd, String version, String original) throws Exception {
     containerd.require();
-    Path config = write("config.toml", V2_CONFIG);
+    Path config = write("config.toml", original);
     String before = containerd.dumpText(config);
 
     var outcome = configurer(config, false).install();
@@ -129,22 +163,23 @@ class ContainerdComponentTest {
         .isEqualTo("nvidia");
     // The main file only gained the import; the rest is byte for byte.
     String main = Files.readString(config);
-    assertThat(main.replace("imports = [\"" + dropInHost() + "\"]\n", "")).isEqualTo(V2_CONFIG);
+    assertThat(main.replace("imports = [\"" + dropInHost() + "\"]\n", "")).isEqualTo(original);
 
     configurer(config, false).uninstall();
 
     assertThat(containerd.dumpText(config)).isEqualTo(before);
-    assertThat(Files.readString(config)).isEqualTo(V2_CONFIG);
+    assertThat(Files.readString(config)).isEqualTo(original);
     assertThat(dropIn()).doesNotExist();
     assertThat(Files.list(dir).map(p -> p.getFileName().toString()))
         .containsExactlyInAnyOrder("config.toml", "conf.d");
   }
 
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("v2Capable")
-  void otherRuntimesAndPluginsSurvive(Containerd containerd) throws Exception {
+  @ParameterizedTest(name = "{0}, {1}")
+  @MethodSource("otherRuntimes")
+  void otherRuntimesAndPluginsSurvive(Containerd containerd, String version, String original)
+      throws Exception {
     containerd.require();
-    Path config = write("config.toml", OTHER_RUNTIMES);
+    Path config = write("config.toml", original);
     String before = containerd.dumpText(config);
 
     configurer(config, false).install();
@@ -156,16 +191,16 @@ class ContainerdComponentTest {
         .isEqualTo("/usr/bin/crun");
     assertThat(runtimes.has("nvidia")).isTrue();
     assertThat(Files.readString(config).replace("imports = [\"" + dropInHost() + "\"]\n", ""))
-        .isEqualTo(OTHER_RUNTIMES);
+        .isEqualTo(original);
 
     configurer(config, false).uninstall();
     assertThat(containerd.dumpText(config)).isEqualTo(before);
-    assertThat(Files.readString(config)).isEqualTo(OTHER_RUNTIMES);
+    assertThat(Files.readString(config)).isEqualTo(original);
   }
 
   @Test
   void versionOneIsEditedInPlaceAndRevertedByteForByte() throws Exception {
-    Containerd containerd = Containerd.v1().require();
+    Containerd containerd = Containerd.v16().require();
     Path config = write("config.toml", V1_CONFIG);
     String before = containerd.dumpText(config);
 
@@ -196,7 +231,7 @@ class ContainerdComponentTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("v2Capable")
+  @MethodSource("all")
   void noConfigFileGetsOneThatDeclaresRuncAndUninstallRemovesIt(Containerd containerd)
       throws Exception {
     containerd.require();
@@ -216,16 +251,17 @@ class ContainerdComponentTest {
     assertThat(dropIn()).doesNotExist();
   }
 
-  @Test
-  void versionThreeOnContainerd2HonoursCdiSpecDirs() throws Exception {
-    Containerd containerd = Containerd.v2().require();
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("v2x")
+  void versionThreeOnContainerd2HonoursCdiSettings(Containerd containerd) throws Exception {
+    containerd.require();
     Path config = write("config.toml", V3_CONFIG);
     String before = containerd.dumpText(config);
 
     configurer(config, true).install();
 
     assertThat(Files.readString(dropIn()))
-        .contains(V3_CRI.substring(1))
+        .contains(V3_CRI.substring(1), "enable_cdi = true")
         .doesNotContain(V2_CRI.substring(1));
     ObjectNode after = containerd.dump(config);
     JsonNode cri = after.path("plugins").path("io.containerd.cri.v1.runtime");
@@ -241,8 +277,14 @@ class ContainerdComponentTest {
     assertThat(cri.path("cdi_spec_dirs"))
         .extracting(JsonNode::asText)
         .containsExactly("/etc/cdi", "/var/run/cdi", "/run/cdi-out");
-    // containerd 2.x always enables CDI: it drops enable_cdi while migrating (plugins/cri/runtime).
-    assertThat(Files.readString(dropIn())).contains("enable_cdi = true");
+    if (containerd.readsEnableCdi()) {
+      assertThat(cri.path("enable_cdi").isBoolean()).as("enable_cdi in the dump").isTrue();
+      assertThat(cri.path("enable_cdi").asBoolean()).isTrue();
+    } else {
+      // containerd 2.1+ always enables CDI: it drops enable_cdi while migrating
+      // (plugins/cri/runtime).
+      assertThat(cri.has("enable_cdi")).isFalse();
+    }
 
     configurer(config, true).uninstall();
     assertThat(containerd.dumpText(config)).isEqualTo(before);
@@ -252,7 +294,7 @@ class ContainerdComponentTest {
   @Test
   void cdiOnContainerd16IsWrittenButNotReadByIt() throws Exception {
     // containerd 1.6 predates CDI: it accepts and ignores enable_cdi (third-party.md §4).
-    Containerd containerd = Containerd.v1().require();
+    Containerd containerd = Containerd.v16().require();
     Path config = write("config.toml", V2_CONFIG);
     configurer(config, true).install();
     assertThat(Files.readString(dropIn())).contains("enable_cdi = true", "cdi_spec_dirs = [");
@@ -260,7 +302,7 @@ class ContainerdComponentTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("v2Capable")
+  @MethodSource("all")
   void installTwiceChangesNothingTheSecondTime(Containerd containerd) throws Exception {
     containerd.require();
     Path config = write("config.toml", V2_CONFIG);
@@ -279,7 +321,7 @@ class ContainerdComponentTest {
 
   @Test
   void anImportGlobThatCoversTheDropInLeavesTheMainFileAlone() throws Exception {
-    Containerd containerd = Containerd.v1().require();
+    Containerd containerd = Containerd.v16().require();
     String text = "version = 2\nimports = [\"" + dir.resolve("conf.d") + "/*.toml\"]\n";
     Path config = write("config.toml", text);
     configurer(config, false).install();
@@ -292,7 +334,7 @@ class ContainerdComponentTest {
 
   @Test
   void configDumpAsSourceCopiesTheWholeEffectiveCriSection() throws Exception {
-    Containerd containerd = Containerd.v1().require();
+    Containerd containerd = Containerd.v16().require();
     Path config = write("config.toml", V2_CONFIG);
     var c =
         new ContainerdConfigurer(
