@@ -98,6 +98,15 @@ class ContainerdComponentTest {
             BinaryName = "/usr/bin/crun"
           """;
 
+  /** Version 3 with CDI turned off by the node image (containerd 2.0 defaults it to on). */
+  static final String V3_CDI_OFF =
+      V3_CONFIG
+          + """
+
+          [plugins."io.containerd.cri.v1.runtime"]
+            enable_cdi = false
+          """;
+
   /** The same other runtimes in a version-3 config (containerd 2.x). */
   static final String OTHER_RUNTIMES_V3 =
       V3_CONFIG
@@ -255,8 +264,13 @@ class ContainerdComponentTest {
   @MethodSource("v2x")
   void versionThreeOnContainerd2HonoursCdiSettings(Containerd containerd) throws Exception {
     containerd.require();
-    Path config = write("config.toml", V3_CONFIG);
+    Path config = write("config.toml", V3_CDI_OFF);
     String before = containerd.dumpText(config);
+    if (containerd.readsEnableCdi()) {
+      assertThat(Containerd.criSection(TomlTree.parse(before)).path("enable_cdi").asBoolean(true))
+          .as("the node's enable_cdi = false is read")
+          .isFalse();
+    }
 
     configurer(config, true).install();
 
@@ -279,7 +293,7 @@ class ContainerdComponentTest {
         .containsExactly("/etc/cdi", "/var/run/cdi", "/run/cdi-out");
     if (containerd.readsEnableCdi()) {
       assertThat(cri.path("enable_cdi").isBoolean()).as("enable_cdi in the dump").isTrue();
-      assertThat(cri.path("enable_cdi").asBoolean()).isTrue();
+      assertThat(cri.path("enable_cdi").asBoolean()).as("the drop-in turns CDI on").isTrue();
     } else {
       // containerd 2.1+ always enables CDI: it drops enable_cdi while migrating
       // (plugins/cri/runtime).
@@ -288,7 +302,7 @@ class ContainerdComponentTest {
 
     configurer(config, true).uninstall();
     assertThat(containerd.dumpText(config)).isEqualTo(before);
-    assertThat(Files.readString(config)).isEqualTo(V3_CONFIG);
+    assertThat(Files.readString(config)).isEqualTo(V3_CDI_OFF);
   }
 
   @Test
