@@ -94,7 +94,7 @@ prometheus() {
 }
 
 # --- The CDI JSON schema (draft-07, schema.json and defs.json) from Debian's container-device-interface
-# Go source package, for the CDI spec tests (CdiGenerateTest): only the package's
+# Go source package, for the CDI spec tests (CdiGenerateTest, CdiSpecModelTest): only the package's
 # files, nothing is installed (about 100 kB).
 cdi_schema() {
   local dir=$CACHE/cdi-schema

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -109,13 +110,23 @@ public final class RuntimeRestarter {
     }
     cmd.addAll(List.of("systemctl", "restart", unit));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    // Read on another thread: reading here would block past the time limit on a hung systemctl.
+    CompletableFuture<String> out =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+              } catch (IOException e) {
+                return "";
+              }
+            });
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new IOException(String.join(" ", cmd) + " did not finish in 60 s");
     }
     if (p.exitValue() != 0) {
-      throw new IOException(String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out);
+      throw new IOException(
+          String.join(" ", cmd) + " exited " + p.exitValue() + ": " + out.join().strip());
     }
   }
 }

@@ -19,7 +19,7 @@ import java.util.Map;
  * The CDI JSON schema (draft-07, with its {@code defs.json}) from Debian's
  * container-device-interface source package, fetched by scripts/test-deps.sh.
  */
-final class CdiSchema {
+public final class CdiSchema {
   private final Schema schema;
 
   private CdiSchema(Schema schema) {
@@ -27,7 +27,7 @@ final class CdiSchema {
   }
 
   /** Skips the test (fails it under CI=true) when the schema was not fetched. */
-  static CdiSchema load() {
+  public static CdiSchema load() {
     String p = System.getProperty("gpu-operator.cdi.schema", "");
     Path file = p.isEmpty() ? null : Path.of(p);
     TestDependencies.require(
@@ -50,7 +50,8 @@ final class CdiSchema {
 
   private static final String BASE = "https://cdi.schema.invalid/";
 
-  List<String> errors(JsonNode spec) {
+  /** The schema violations of {@code spec}; empty when it is valid. */
+  public List<String> errors(JsonNode spec) {
     return schema.validate(spec).stream().map(Error::toString).toList();
   }
 }
