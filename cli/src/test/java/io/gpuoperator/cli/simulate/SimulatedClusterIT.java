@@ -110,6 +110,36 @@ class SimulatedClusterIT {
         String spec = Files.readString(h100.cdi().resolve("management.nvidia.com-gpu.yaml"));
         assertThat(spec).contains("kind: \"management.nvidia.com/gpu\"", "name: \"all\"");
         assertThat(spec.split("name: \"GPU-", -1)).hasSize(9);
+
+        // Disabling the toolkit deletes its DaemonSet; its pods stop and the agent reverts exactly
+        // what it added: no import, no drop-in, no CDI spec.
+        admin
+            .resources(ClusterPolicy.class)
+            .withName(
+                admin
+                    .resources(ClusterPolicy.class)
+                    .list()
+                    .getItems()
+                    .get(0)
+                    .getMetadata()
+                    .getName())
+            .edit(
+                p -> {
+                  p.getSpec().toolkit.enabled = false;
+                  return p;
+                });
+        await()
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofSeconds(1))
+            .untilAsserted(
+                () -> {
+                  assertThat(h100.hostPath("/etc/containerd/conf.d/99-nvidia.toml")).doesNotExist();
+                  assertThat(h100.cdi().resolve("management.nvidia.com-gpu.yaml")).doesNotExist();
+                });
+        var config = h100.hostPath("/etc/containerd/config.toml");
+        if (Files.exists(config)) {
+          assertThat(config).content().doesNotContain("99-nvidia");
+        }
       }
     }
   }
