@@ -83,20 +83,7 @@ class ContainerdComponentTest {
       """;
 
   /** Other runtimes already there (kata, crun), which must survive. */
-  static final String OTHER_RUNTIMES =
-      V2_CONFIG
-          + """
-
-          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.kata]
-            runtime_type = "io.containerd.kata.v2"
-            privileged_without_host_devices = true
-
-          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun]
-            runtime_type = "io.containerd.runc.v2"
-
-          [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.crun.options]
-            BinaryName = "/usr/bin/crun"
-          """;
+  static final String OTHER_RUNTIMES = V2_CONFIG + otherRuntimes("io.containerd.grpc.v1.cri");
 
   /** Version 3 with CDI turned off by the node image (containerd 2.0 defaults it to on). */
   static final String V3_CDI_OFF =
@@ -108,20 +95,23 @@ class ContainerdComponentTest {
           """;
 
   /** The same other runtimes in a version-3 config (containerd 2.x). */
-  static final String OTHER_RUNTIMES_V3 =
-      V3_CONFIG
-          + """
+  static final String OTHER_RUNTIMES_V3 = V3_CONFIG + otherRuntimes("io.containerd.cri.v1.runtime");
 
-          [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.kata]
-            runtime_type = "io.containerd.kata.v2"
-            privileged_without_host_devices = true
+  static String otherRuntimes(String criPlugin) {
+    return """
 
-          [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.crun]
-            runtime_type = "io.containerd.runc.v2"
+        [plugins."%1$s".containerd.runtimes.kata]
+          runtime_type = "io.containerd.kata.v2"
+          privileged_without_host_devices = true
 
-          [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.crun.options]
-            BinaryName = "/usr/bin/crun"
-          """;
+        [plugins."%1$s".containerd.runtimes.crun]
+          runtime_type = "io.containerd.runc.v2"
+
+        [plugins."%1$s".containerd.runtimes.crun.options]
+          BinaryName = "/usr/bin/crun"
+        """
+        .formatted(criPlugin);
+  }
 
   static Stream<Containerd> all() {
     return Containerd.all().stream();
