@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.cluster;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the operator learned about the cluster before rendering (observe, then act).
@@ -13,6 +14,9 @@ import java.util.List;
  * @param osTag OS tag of the GPU nodes for driver images, e.g. "ubuntu22.04", or null if unknown
  * @param kernelVersions distinct {@code feature.node.kubernetes.io/kernel-version.full} values of
  *     the GPU nodes, sorted; a precompiled driver gets one DaemonSet per kernel
+ * @param configMapKeys the keys of the ConfigMaps the policy has the driver mount file by file
+ *     (repoConfig, certConfig, kernelModuleConfig), by name, sorted; a name that is absent does not
+ *     exist in the operator namespace
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -21,10 +25,32 @@ public record ClusterFacts(
     int gpuNodeCount,
     boolean nfdLabelsPresent,
     String osTag,
-    List<String> kernelVersions) {
+    List<String> kernelVersions,
+    Map<String, List<String>> configMapKeys) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
+    configMapKeys = configMapKeys == null ? Map.of() : Map.copyOf(configMapKeys);
+  }
+
+  /** Facts without ConfigMap keys. */
+  public ClusterFacts(
+      String kubernetesVersion,
+      String containerRuntime,
+      boolean serviceMonitorCrd,
+      int gpuNodeCount,
+      boolean nfdLabelsPresent,
+      String osTag,
+      List<String> kernelVersions) {
+    this(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        Map.of());
   }
 
   /** Facts without kernel versions (a precompiled driver then renders no DaemonSet). */
@@ -63,6 +89,20 @@ public record ClusterFacts(
         gpuNodeCount,
         nfdLabelsPresent,
         osTag,
-        kernels == null ? List.of() : kernels.stream().distinct().sorted().toList());
+        kernels == null ? List.of() : kernels.stream().distinct().sorted().toList(),
+        configMapKeys);
+  }
+
+  /** The same facts with the keys of the ConfigMaps the driver mounts (by name). */
+  public ClusterFacts withConfigMapKeys(Map<String, List<String>> keys) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        keys);
   }
 }

@@ -213,7 +213,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       return UpdateControl.noUpdate();
     }
 
-    ClusterFacts facts = facts();
+    ClusterFacts facts = facts(policy);
     List<Violation> violations = renderer.validate(policy);
     List<RenderedOperand> rendered = null;
     if (violations.isEmpty()) {
@@ -328,10 +328,11 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         context);
   }
 
-  private ClusterFacts facts() {
+  private ClusterFacts facts(ClusterPolicy policy) {
     List<Node> all = nodes.list().toList();
     boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
-    return NodeFacts.of(all, kubernetesVersion, serviceMonitors);
+    return NodeFacts.of(all, kubernetesVersion, serviceMonitors)
+        .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy));
   }
 
   private List<OperandReadiness> readiness(List<RenderedOperand> rendered) {

@@ -18,7 +18,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ModelsTest {
-  private static List<HasMetadata> render(OperandModel m, ClusterPolicy p, ClusterFacts f) {
+  private static List<HasMetadata> render(Operand m, ClusterPolicy p, ClusterFacts f) {
     return m.render(p, f, Policies.config());
   }
 
@@ -32,7 +32,11 @@ class ModelsTest {
 
   private static Map<String, String> env(DaemonSet ds, String container) {
     Container c = DaemonSets.container(ds.getSpec().getTemplate().getSpec(), container);
-    return ManifestOperandModel.envOf(c);
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    if (c.getEnv() != null) {
+      c.getEnv().forEach(e -> out.put(e.getName(), e.getValue()));
+    }
+    return out;
   }
 
   @Test
@@ -42,8 +46,11 @@ class ModelsTest {
         (java.util.function.Function<ClusterFacts, String>)
             f ->
                 DaemonSets.container(
-                        ds(render(new DriverModel(), p, f)).getSpec().getTemplate().getSpec(),
-                        DriverModel.CONTAINER)
+                        ds(render(Operands.byName(OperandNames.DRIVER), p, f))
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec(),
+                        DriverTransform.CONTAINER)
                     .getImage();
     assertThat(image.apply(ClusterFacts.offline(1, "ubuntu22.04")))
         .isEqualTo("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04");
@@ -56,13 +63,13 @@ class ModelsTest {
     assertThat(
             DaemonSets.container(
                     ds(render(
-                            new DriverModel(),
+                            Operands.byName(OperandNames.DRIVER),
                             Policies.minimal(),
                             ClusterFacts.offline(1, "rhel9")))
                         .getSpec()
                         .getTemplate()
                         .getSpec(),
-                    DriverModel.CONTAINER)
+                    DriverTransform.CONTAINER)
                 .getImage())
         .endsWith("-rhel9")
         .startsWith("nvcr.io/nvidia/driver:");
@@ -72,13 +79,13 @@ class ModelsTest {
   void driverStaysOnDeleteAndIsDisabledByTheNvidiaDriverCrd() {
     var p = Policies.sample();
     assertThat(
-            ds(render(new DriverModel(), p, Policies.facts()))
+            ds(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
                 .getSpec()
                 .getUpdateStrategy()
                 .getType())
         .isEqualTo("OnDelete");
     p.getSpec().driver.useNvidiaDriverCRD = true;
-    assertThat(new DriverModel().enabled(p, Policies.facts())).isFalse();
+    assertThat(Operands.byName(OperandNames.DRIVER).enabled(p)).isFalse();
   }
 
   @Test
@@ -86,46 +93,94 @@ class ModelsTest {
     var p = Policies.minimal();
     p.getSpec().driver = new DriverSpec();
     p.getSpec().driver.usePrecompiled = true;
-    assertThat(render(new DriverModel(), p, Policies.facts()))
+    assertThat(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
         .noneMatch(DaemonSet.class::isInstance)
         .isNotEmpty();
-    assertThat(DriverModel.labelSafe("x".repeat(80))).hasSizeLessThanOrEqualTo(63);
-    assertThat(DriverModel.sanitize("5.14.0-427.el9_4.x86_64-rhel9"))
-        .isEqualTo("5-14-0-427-el9-4-x86-64-rhel9");
+    // The original's kernel sanitising: no architecture, '_' as '.', no trailing dot, lower case.
+    assertThat(DriverTransform.sanitize("5.14.0-427.13.1.el9_4.x86_64"))
+        .isEqualTo("5.14.0-427.13.1.el9.4");
+    assertThat(DriverTransform.sanitize("6.8.0-1012-AWS_")).isEqualTo("6.8.0-1012-aws");
   }
 
   @Test
   void cdiSwitchesToolkitAndDevicePluginEnv() {
     var on = Policies.minimal();
     var dpOn =
-        env(ds(render(new DevicePluginModel(), on, Policies.facts())), DevicePluginModel.CONTAINER);
-    assertThat(dpOn).containsEntry("DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
-    var tkOn =
         env(
-            ds(render(new ContainerToolkitModel(), on, Policies.facts())),
-            ContainerToolkitModel.CONTAINER);
-    assertThat(tkOn)
+            ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), on, Policies.facts())),
+            DevicePluginTransform.CONTAINER);
+    assertThat(dpOn).containsEntry("DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
+    assertThat(toolkitEnv(on, true))
         .containsEntry("CDI_ENABLED", "true")
         .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
         .containsEntry("NVIDIA_CONTAINER_RUNTIME_MODE", "cdi");
+    // Our agent (the default image): the same switches, and the runtime it configures.
+    assertThat(toolkitEnv(on, false))
+        .containsEntry("CDI_ENABLED", "true")
+        .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
+        .containsEntry("RUNTIME", "containerd");
 
     var off = Policies.minimal();
     off.getSpec().cdi = new CdiSpec();
     off.getSpec().cdi.enabled = false;
     var dpOff =
         env(
-            ds(render(new DevicePluginModel(), off, Policies.facts())),
-            DevicePluginModel.CONTAINER);
+            ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), off, Policies.facts())),
+            DevicePluginTransform.CONTAINER);
     assertThat(dpOff)
         .containsEntry("DEVICE_LIST_STRATEGY", "envvar")
         .doesNotContainKey("CDI_ENABLED");
-    var tkOff =
-        env(
-            ds(render(new ContainerToolkitModel(), off, Policies.facts())),
-            ContainerToolkitModel.CONTAINER);
-    assertThat(tkOff)
-        .containsEntry("CDI_ENABLED", "false")
-        .doesNotContainKey("NVIDIA_CONTAINER_RUNTIME_MODE");
+    // The original's toolkit contract: without CDI none of the CDI settings is passed.
+    assertThat(toolkitEnv(off, true))
+        .doesNotContainKeys("CDI_ENABLED", "NVIDIA_CONTAINER_RUNTIME_MODE");
+    assertThat(toolkitEnv(off, false)).containsEntry("CDI_ENABLED", "false");
+  }
+
+  @Test
+  void ourToolkitAgentMountsOnlyWhatTheDetectedRuntimeNeeds() {
+    for (String runtime : List.of("containerd", "crio")) {
+      ClusterFacts facts = new ClusterFacts("v1.36.3", runtime, false, 1, true, "ubuntu22.04");
+      DaemonSet ds =
+          ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), Policies.minimal(), facts));
+      Container c =
+          ds.getSpec().getTemplate().getSpec().getContainers().stream()
+              .filter(x -> x.getName().equals(ContainerToolkitTransform.CONTAINER))
+              .findFirst()
+              .orElseThrow();
+      assertThat(c.getArgs()).containsExactly("toolkit");
+      assertThat(env(ds, ContainerToolkitTransform.CONTAINER)).containsEntry("RUNTIME", runtime);
+      List<String> runtimeMounts =
+          c.getVolumeMounts().stream()
+              .map(m -> m.getMountPath())
+              .filter(m -> m.startsWith("/runtime/"))
+              .toList();
+      // CRI-O is restarted through systemd in the host's root: no socket; no OCI hooks folder.
+      assertThat(runtimeMounts)
+          .containsExactlyInAnyOrderElementsOf(
+              runtime.equals("crio")
+                  ? List.of("/runtime/config-dir/", "/runtime/config-dir.d/")
+                  : List.of(
+                      "/runtime/config-dir/", "/runtime/config-dir.d/", "/runtime/sock-dir/"));
+      assertThat(ds.getSpec().getTemplate().getSpec().getVolumes())
+          .noneMatch(v -> v.getName().equals("crio-hooks"))
+          .noneMatch(v -> v.getName().equals("nvidia-container-toolkit-entrypoint"));
+    }
+  }
+
+  /** The toolkit container's env, under NVIDIA's image or our agent (the default image). */
+  private static java.util.Map<String, String> toolkitEnv(
+      io.gpuoperator.api.v1.ClusterPolicy p, boolean nvidiaImage) {
+    if (nvidiaImage) {
+      p.getSpec().toolkit = new io.gpuoperator.api.v1.ToolkitSpec();
+      p.getSpec().toolkit.repository = "nvcr.io/nvidia/k8s";
+      p.getSpec().toolkit.image = "container-toolkit";
+      p.getSpec().toolkit.version = "v1.17.5-ubuntu20.04";
+    } else {
+      p.getSpec().toolkit = null;
+    }
+    return env(
+        ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), p, Policies.facts())),
+        ContainerToolkitTransform.CONTAINER);
   }
 
   @Test
@@ -135,16 +190,20 @@ class ModelsTest {
     p.getSpec().mig.strategy = MigSpec.Strategy.MIXED;
     assertThat(
             env(
-                ds(render(new DevicePluginModel(), p, Policies.facts())),
-                DevicePluginModel.CONTAINER))
+                ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), p, Policies.facts())),
+                DevicePluginTransform.CONTAINER))
         .containsEntry("MIG_STRATEGY", "mixed");
     assertThat(
             env(
-                ds(render(new GpuFeatureDiscoveryModel(), p, Policies.facts())),
-                GpuFeatureDiscoveryModel.CONTAINER))
+                ds(
+                    render(
+                        Operands.byName(OperandNames.GPU_FEATURE_DISCOVERY), p, Policies.facts())),
+                GpuFeatureDiscoveryTransform.CONTAINER))
         .containsEntry("MIG_STRATEGY", "mixed");
     assertThat(
-            env(ds(render(new OperatorValidatorModel(), p, Policies.facts())), "plugin-validation"))
+            env(
+                ds(render(Operands.byName(OperandNames.OPERATOR_VALIDATOR), p, Policies.facts())),
+                "plugin-validation"))
         .containsEntry("MIG_STRATEGY", "mixed");
   }
 
@@ -154,19 +213,19 @@ class ModelsTest {
     p.getSpec().operator = new OperatorSpec();
     p.getSpec().operator.runtimeClass = "nvidia-gpu";
     var names =
-        render(new PreRequisitesModel(), p, Policies.facts()).stream()
+        render(Operands.byName(OperandNames.PRE_REQUISITES), p, Policies.facts()).stream()
             .map(o -> ((RuntimeClass) o).getHandler())
             .toList();
     assertThat(names).containsExactly("nvidia-gpu", "nvidia-cdi", "nvidia-legacy");
     assertThat(
-            ds(render(new DevicePluginModel(), p, Policies.facts()))
+            ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), p, Policies.facts()))
                 .getSpec()
                 .getTemplate()
                 .getSpec()
                 .getRuntimeClassName())
         .isEqualTo("nvidia-gpu");
     assertThat(
-            ds(render(new ContainerToolkitModel(), p, Policies.facts()))
+            ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), p, Policies.facts()))
                 .getSpec()
                 .getTemplate()
                 .getSpec()
@@ -174,17 +233,17 @@ class ModelsTest {
         .isNull();
     p.getSpec().operator.runtimeClass = "nvidia-cdi";
     assertThat(
-            render(new PreRequisitesModel(), p, Policies.facts()).stream()
+            render(Operands.byName(OperandNames.PRE_REQUISITES), p, Policies.facts()).stream()
                 .map(o -> o.getMetadata().getName()))
         .containsExactly("nvidia-cdi", "nvidia-legacy");
     p.getSpec().cdi = new CdiSpec();
     p.getSpec().cdi.nriPluginEnabled = true;
-    assertThat(new PreRequisitesModel().enabled(p, Policies.facts())).isFalse();
+    assertThat(Operands.byName(OperandNames.PRE_REQUISITES).enabled(p)).isFalse();
   }
 
   @Test
   void manifestFilesAreNumberedAndEachDaemonSetIsSelectedByItsOwnDeployLabel() {
-    for (OperandModel m : Operands.ordered()) {
+    for (Operand m : Operands.ordered()) {
       assertThat(Manifests.files(m.name()))
           .as(m.name())
           .isNotEmpty()
@@ -192,18 +251,45 @@ class ModelsTest {
       var daemonSets =
           Manifests.load(m.name()).stream().filter(DaemonSet.class::isInstance).toList();
       assertThat(daemonSets.size()).as(m.name()).isLessThanOrEqualTo(1);
+      // The MPS control daemon runs where the device plugin does (and MPS is configured).
+      String deploy = m.name().equals(OperandNames.MPS_CONTROL_DAEMON) ? "device-plugin" : m.name();
       daemonSets.forEach(
           d ->
               assertThat(((DaemonSet) d).getSpec().getTemplate().getSpec().getNodeSelector())
-                  .containsEntry("nvidia.com/gpu.deploy." + m.name(), "true"));
+                  .containsEntry("nvidia.com/gpu.deploy." + deploy, "true"));
+      if (m.agent() == null) {
+        continue;
+      }
+      assertThat(Manifests.files(m.name() + "/" + Agent.OVERLAY))
+          .allMatch(f -> f.matches("\\d{4}_[a-z0-9_-]+\\.yaml"));
+      // A DaemonSet's selector cannot change: switching images must keep it.
+      var ours =
+          Manifests.load(m.name(), Agent.OVERLAY).stream()
+              .filter(DaemonSet.class::isInstance)
+              .map(DaemonSet.class::cast)
+              .toList();
+      assertThat(ours).as(m.name()).hasSameSizeAs(daemonSets);
+      for (int i = 0; i < ours.size(); i++) {
+        var nvidia = (DaemonSet) daemonSets.get(i);
+        assertThat(ours.get(i).getMetadata().getName()).isEqualTo(nvidia.getMetadata().getName());
+        assertThat(ours.get(i).getSpec().getSelector())
+            .as(m.name())
+            .isEqualTo(nvidia.getSpec().getSelector());
+      }
     }
   }
 
   @Test
   void serviceMonitorsNeedTheirCrd() {
     var withCrd = new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu22.04");
-    assertThat(render(new OperatorMetricsModel(), Policies.minimal(), withCrd)).hasSize(2);
-    assertThat(render(new OperatorMetricsModel(), Policies.minimal(), Policies.facts())).hasSize(1);
+    assertThat(render(Operands.byName(OperandNames.OPERATOR_METRICS), Policies.minimal(), withCrd))
+        .hasSize(2);
+    assertThat(
+            render(
+                Operands.byName(OperandNames.OPERATOR_METRICS),
+                Policies.minimal(),
+                Policies.facts()))
+        .hasSize(1);
   }
 
   @Test
@@ -212,7 +298,7 @@ class ModelsTest {
         Policies.parse(
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
                 + "  migManager:\n    config:\n      name: mine\n");
-    var objects = render(new MigManagerModel(), p, Policies.facts());
+    var objects = render(Operands.byName(OperandNames.MIG_MANAGER), p, Policies.facts());
     assertThat(objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()))
         .contains("ConfigMap/default-gpu-clients")
         .doesNotContain("ConfigMap/default-mig-parted-config");
