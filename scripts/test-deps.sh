@@ -93,5 +93,52 @@ prometheus() {
   fi
 }
 
+# --- The CDI JSON schema (draft-07, schema.json and defs.json) from Debian's container-device-interface
+# Go source package, for the CDI spec tests (CdiGenerateTest, CdiSpecModelTest): only the package's
+# files, nothing is installed (about 100 kB).
+cdi_schema() {
+  local dir=$CACHE/cdi-schema
+  local pkg=golang-github-container-orchestrated-devices-container-device-interface-dev
+  local schema=$dir/root/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema/schema.json
+  if [ -e "$schema" ]; then
+    echo "[test-deps] CDI schema: $schema" >&2
+    return 0
+  fi
+  apt_download "$(private_apt "$dir/apt")" "$dir/deb" "$pkg"
+  unpack "$dir/deb" "$pkg" "$dir/root"
+  rm -rf "$dir/deb" "$dir/apt"
+  if [ -e "$schema" ]; then
+    echo "[test-deps] CDI schema: $schema" >&2
+  else
+    echo "[test-deps] WARNING: could not fetch $pkg; the CDI schema tests will skip (fail under CI=true)" >&2
+  fi
+}
+
+# --- containerd 1.6 from Debian, for the toolkit's component tests (ContainerdComponentTest runs its
+# `config dump`, no daemon): only the containerd binary of the package (about 26 MB download, 48 MB
+# kept); no service, no runc. containerd 2.x is built from Go modules by scripts/containerd-binaries.sh.
+containerd_debian() {
+  local dir=$CACHE/containerd/debian
+  local bin=$dir/bin/containerd
+  if [ -x "$bin" ]; then
+    echo "[test-deps] containerd: $bin" >&2
+    return 0
+  fi
+  apt_download "$(private_apt "$dir/apt")" "$dir/deb" containerd
+  unpack "$dir/deb" containerd "$dir/root"
+  if [ -x "$dir/root/usr/bin/containerd" ]; then
+    mkdir -p "$dir/bin" && mv "$dir/root/usr/bin/containerd" "$bin.tmp" && mv -f "$bin.tmp" "$bin"
+  fi
+  rm -rf "$dir/root" "$dir/deb" "$dir/apt"
+  if [ -x "$bin" ]; then
+    echo "[test-deps] containerd: $bin ($("$bin" --version | awk '{print $3}'))" >&2
+  else
+    echo "[test-deps] WARNING: could not fetch Debian's containerd; its toolkit component tests will skip (fail under CI=true)" >&2
+  fi
+}
+
 nvml
 prometheus
+cdi_schema
+containerd_debian
+"$(dirname "${BASH_SOURCE[0]}")/containerd-binaries.sh" >&2 || true

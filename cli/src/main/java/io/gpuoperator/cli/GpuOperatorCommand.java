@@ -2,12 +2,14 @@ package io.gpuoperator.cli;
 
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.config.cli.CommandLines;
+import io.gpuoperator.node.cdi.CdiCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
 import io.gpuoperator.node.dra.DraPluginCommand;
 import io.gpuoperator.node.exporter.ExporterCommand;
 import io.gpuoperator.node.mig.MigCommand;
 import io.gpuoperator.node.mig.MigManagerCommand;
+import io.gpuoperator.node.toolkit.ToolkitCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
@@ -41,6 +43,8 @@ import picocli.CommandLine.Command;
       MigManagerCommand.class,
       MigCommand.class,
       ValidatorCommand.class,
+      ToolkitCommand.class,
+      CdiCommand.class,
       CommandLine.HelpCommand.class
     })
 public class GpuOperatorCommand implements Runnable {

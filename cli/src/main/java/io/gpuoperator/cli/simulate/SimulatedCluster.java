@@ -18,10 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
- * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}, {@code
- * dra-plugin}, {@code exporter}) in-process against the node's simulated GPUs, for our image and in
- * place of NVIDIA's programs of the same job, NVIDIA's config-manager, and everything else by
- * declared behaviour. The control plane must know the nodes' identities ({@code
+ * validator}, {@code device-plugin}, {@code feature-discovery}, {@code toolkit}, {@code
+ * mig-manager}, {@code dra-plugin}, {@code exporter}) in-process against the node's simulated GPUs,
+ * for our image and in place of NVIDIA's programs of the same job, NVIDIA's config-manager, and
+ * everything else by declared behaviour. The control plane must know the nodes' identities ({@code
  * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
@@ -51,6 +51,7 @@ public final class SimulatedCluster implements AutoCloseable {
       DevicePluginInProcessAgent devicePlugin = new DevicePluginInProcessAgent(c.backends);
       FeatureDiscoveryInProcessAgent featureDiscovery =
           new FeatureDiscoveryInProcessAgent(c.backends);
+      ToolkitInProcessAgent toolkit = new ToolkitInProcessAgent(c.backends);
       // Our agents for our image's subcommands; the same code stands in for NVIDIA's programs
       // under the original's contract (they share the env and marker-file protocol).
       ContainerRunners runners =
@@ -59,11 +60,13 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("device-plugin", devicePlugin, false)
               .agent("feature-discovery", featureDiscovery, false)
               .agent("dra-plugin", c.draPlugin, false)
+              .agent("toolkit", toolkit, false)
               .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .program("nvidia-validator", validator, false)
               .program("nvidia-device-plugin", devicePlugin, false)
               .program("gpu-feature-discovery", featureDiscovery, false)
+              .program("nvidia-toolkit", toolkit, false)
               .program("config-manager", new ConfigManagerAgent(), false)
               .build();
       c.nodes =

@@ -39,12 +39,10 @@ public final class ValidatorAgent implements InProcessAgent {
             Map.entry(VALIDATIONS_DIR, DEFAULT_VALIDATIONS_DIR),
             Map.entry(NVIDIA_DRIVER_ROOT, DEFAULT_DRIVER_ROOT),
             Map.entry(RUNTIME_CONFIG, DEFAULT_RUNTIME_CONFIG),
+            Map.entry(RUNTIME_DROP_IN_CONFIG, DEFAULT_RUNTIME_DROP_IN_CONFIG),
             Map.entry(CDI_SPEC_DIR, DEFAULT_CDI_DIR))) {
       String value = env.getOrDefault(path.getKey(), path.getValue());
       env.put(path.getKey(), ctx.hostPath(value).toString());
-    }
-    if (env.get(RUNTIME_DROP_IN_CONFIG) != null) {
-      env.put(RUNTIME_DROP_IN_CONFIG, ctx.hostPath(env.get(RUNTIME_DROP_IN_CONFIG)).toString());
     }
     // Simulated layers come up in seconds; poll markers every second, not every five.
     env.putIfAbsent(SLEEP_INTERVAL, "1");

@@ -17,6 +17,7 @@ import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.io.InputStream;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +97,48 @@ class SimulatedClusterIT {
         for (String marker :
             List.of("driver-ready", "toolkit-ready", "cuda-ready", "plugin-ready")) {
           assertThat(cluster.kubelet("l4-0").dirs().validations().resolve(marker)).exists();
+        }
+        // The real toolkit agent configured each GPU node: containerd's drop-in, imported by the
+        // main config, and the management CDI spec naming every GPU.
+        var h100 = cluster.kubelet("h100-0").dirs();
+        assertThat(h100.hostPath("/etc/containerd/config.toml"))
+            .content()
+            .contains("imports = [\"/etc/containerd/conf.d/99-nvidia.toml\"]");
+        assertThat(h100.hostPath("/etc/containerd/conf.d/99-nvidia.toml"))
+            .content()
+            .contains("containerd.runtimes.nvidia]", "enable_cdi = true");
+        String spec = Files.readString(h100.cdi().resolve("management.nvidia.com-gpu.yaml"));
+        assertThat(spec).contains("kind: \"management.nvidia.com/gpu\"", "name: \"all\"");
+        assertThat(spec.split("name: \"GPU-", -1)).hasSize(9);
+
+        // Disabling the toolkit deletes its DaemonSet; its pods stop and the agent reverts exactly
+        // what it added: no import, no drop-in, no CDI spec.
+        admin
+            .resources(ClusterPolicy.class)
+            .withName(
+                admin
+                    .resources(ClusterPolicy.class)
+                    .list()
+                    .getItems()
+                    .get(0)
+                    .getMetadata()
+                    .getName())
+            .edit(
+                p -> {
+                  p.getSpec().toolkit.enabled = false;
+                  return p;
+                });
+        await()
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofSeconds(1))
+            .untilAsserted(
+                () -> {
+                  assertThat(h100.hostPath("/etc/containerd/conf.d/99-nvidia.toml")).doesNotExist();
+                  assertThat(h100.cdi().resolve("management.nvidia.com-gpu.yaml")).doesNotExist();
+                });
+        var config = h100.hostPath("/etc/containerd/config.toml");
+        if (Files.exists(config)) {
+          assertThat(config).content().doesNotContain("99-nvidia");
         }
       }
     }

@@ -183,6 +183,11 @@ class SimulatedGpuNodeIT {
                 .withName("nvidia-container-toolkit-ctr")
                 .withImage("nvcr.io/nvidia/k8s/container-toolkit:v1.17.5-ubuntu20.04")
                 .withCommand("nvidia-toolkit")
+                // As the operator's DaemonSet: CDI on, as the validator expects by default.
+                .addNewEnv()
+                .withName("CDI_ENABLED")
+                .withValue("true")
+                .endEnv()
                 .endContainer()
                 .endSpec()
                 .build())

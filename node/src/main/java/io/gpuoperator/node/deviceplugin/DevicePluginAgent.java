@@ -1,7 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
-import io.gpuoperator.node.files.AtomicFiles;
 import io.gpuoperator.node.gpu.GpuBackend;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -167,8 +166,11 @@ public final class DevicePluginAgent implements AutoCloseable {
         || s.deviceListStrategies().stream().noneMatch(DeviceListStrategy::cdi)) {
       return;
     }
-    Path file = cdiSpecDir.resolve(CdiSpecModel.FILE_NAME);
-    AtomicFiles.writeJson(file, CdiSpecModel.build(resources, s, p -> Files.exists(Path.of(p))));
+    Path file =
+        io.gpuoperator.node.cdi.CdiSpecFiles.write(
+            cdiSpecDir,
+            CdiSpecModel.build(resources, s, p -> Files.exists(Path.of(p))),
+            io.gpuoperator.node.cdi.CdiSpecFiles.Format.JSON);
     LOG.info("CDI spec written to {}", file);
   }
 

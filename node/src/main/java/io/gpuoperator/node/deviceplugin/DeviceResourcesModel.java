@@ -1,5 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.node.cdi.DeviceNodes;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.MigDevice;
 import java.util.ArrayList;
@@ -135,7 +136,7 @@ public final class DeviceResourcesModel {
         gpu.index(),
         -1,
         -1,
-        List.of("/dev/nvidia" + gpu.minor()),
+        DeviceNodes.gpu(gpu),
         gpu.numaNode(),
         -1);
   }
@@ -146,17 +147,7 @@ public final class DeviceResourcesModel {
    */
   public static PluginDevice migDevice(
       GpuDevice gpu, MigDevice mig, Map<String, Integer> capMinors) {
-    List<String> paths = new ArrayList<>();
-    paths.add("/dev/nvidia" + gpu.minor());
-    String gi = "gpu" + gpu.minor() + "/gi" + mig.gpuInstanceId();
-    Integer giMinor = capMinors.get(gi + "/access");
-    Integer ciMinor = capMinors.get(gi + "/ci" + mig.computeInstanceId() + "/access");
-    if (giMinor != null) {
-      paths.add("/dev/nvidia-caps/nvidia-cap" + giMinor);
-    }
-    if (ciMinor != null) {
-      paths.add("/dev/nvidia-caps/nvidia-cap" + ciMinor);
-    }
+    List<String> paths = DeviceNodes.mig(gpu, mig, capMinors);
     return new PluginDevice(
         mig.uuid(),
         mig.uuid(),

@@ -42,9 +42,8 @@ public final class PluginNames {
   public static final String CDI_ANNOTATION_KEY = "nvidia-device-plugin_";
 
   /** Optional control device nodes, passed with device specs when they exist. */
-  public static final String[] CONTROL_DEVICES = {
-    "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/nvidia-modeset"
-  };
+  public static final String[] CONTROL_DEVICES =
+      io.gpuoperator.node.cdi.DeviceNodes.CONTROL.toArray(String[]::new);
 
   /** MPS pipe directory inside the container, under which each resource has its own. */
   public static final String MPS_CONTAINER_ROOT = "/mps";

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.dra;
 
-import io.gpuoperator.node.deviceplugin.CdiSpecModel;
+import io.gpuoperator.node.cdi.CdiSpec;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -78,7 +78,7 @@ public final class ClaimCdiSpecModel {
       }
     }
     Map<String, Object> spec = new LinkedHashMap<>();
-    spec.put("cdiVersion", CdiSpecModel.CDI_VERSION);
+    spec.put("cdiVersion", CdiSpec.VERSION);
     spec.put("kind", DraNames.CDI_VENDOR + "/" + DraNames.CDI_CLASS);
     spec.put("devices", devices);
     Map<String, Object> common = new LinkedHashMap<>();

@@ -86,7 +86,7 @@ public final class DefaultBackendOpener implements GpuBackendOpener {
 
   private static final Path SYSFS = Path.of("/sys");
 
-  static Path findNvml(Path driverRoot) {
+  public static Path findNvml(Path driverRoot) {
     for (String dir : LIBRARY_DIRS) {
       Path candidate = driverRoot.resolve(dir).resolve(NvmlBackend.LIBRARY);
       if (Files.exists(candidate)) {

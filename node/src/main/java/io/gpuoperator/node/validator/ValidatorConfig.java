@@ -141,7 +141,7 @@ public record ValidatorConfig(
         s.get(NodeAgentOptions.NODE_PROFILE),
         s.get(RUNTIME),
         s.get(RUNTIME_CONFIG),
-        s.get(RUNTIME_DROP_IN_CONFIG),
+        dropIn(s),
         s.get(RUNTIME_NAME),
         s.get(CDI_ENABLED),
         s.get(CDI_DIR),
@@ -149,6 +149,17 @@ public record ValidatorConfig(
         s.get(CUDA_IMAGE),
         s.get(TIMEOUT),
         s.get(POLL));
+  }
+
+  /** The toolkit's drop-in file: by default its containerd drop-in, none for other runtimes. */
+  private static Path dropIn(Settings s) {
+    Path set = s.get(RUNTIME_DROP_IN_CONFIG);
+    if (set != null) {
+      return set;
+    }
+    return s.get(RUNTIME).equals("containerd")
+        ? Path.of(ValidatorEnv.DEFAULT_RUNTIME_DROP_IN_CONFIG)
+        : null;
   }
 
   /** Reads every setting from the environment map, with the original's defaults. */

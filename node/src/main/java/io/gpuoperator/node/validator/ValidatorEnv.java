@@ -29,6 +29,11 @@ public final class ValidatorEnv {
   public static final String DEFAULT_VALIDATIONS_DIR = "/run/nvidia/validations";
   public static final String DEFAULT_DRIVER_ROOT = "/run/nvidia/driver";
   public static final String DEFAULT_RUNTIME_CONFIG = "/etc/containerd/config.toml";
+
+  /** Where the toolkit puts containerd's drop-in by default (the original's path too). */
+  public static final String DEFAULT_RUNTIME_DROP_IN_CONFIG =
+      "/etc/containerd/conf.d/99-nvidia.toml";
+
   public static final String DEFAULT_CDI_DIR = "/var/run/cdi";
   public static final String DEFAULT_NAMESPACE = "gpu-operator";
   public static final String DEFAULT_CUDA_IMAGE =

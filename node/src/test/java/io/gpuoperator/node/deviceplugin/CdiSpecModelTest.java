@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpuoperator.node.cdi.CdiSchema;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.nio.file.Files;
@@ -48,6 +49,7 @@ class CdiSpecModelTest {
       JsonNode spec =
           new ObjectMapper()
               .readTree(dir.resolve("cdi/k8s.device-plugin.nvidia.com-gpu.json").toFile());
+      assertThat(CdiSchema.load().errors(spec)).isEmpty();
       assertThat(spec.get("cdiVersion").asText()).isEqualTo("0.5.0");
       assertThat(spec.get("kind").asText()).isEqualTo("k8s.device-plugin.nvidia.com/gpu");
       List<String> names = new ArrayList<>();

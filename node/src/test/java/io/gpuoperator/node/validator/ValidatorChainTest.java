@@ -216,7 +216,9 @@ class ValidatorChainTest {
   @Test
   void toolkitReportsAMissingConfigAndABrokenCdiSpec() throws Exception {
     assertThat(run("--component", "toolkit")).isEqualTo(1);
-    assertThat(err.toString()).contains("config.toml does not exist");
+    // Neither the main config nor the toolkit's default drop-in is there.
+    assertThat(err.toString())
+        .contains("config.toml or /etc/containerd/conf.d/99-nvidia.toml does not exist");
     Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
     assertThat(run("--component", "toolkit")).isEqualTo(1);
     assertThat(err.toString()).contains("no NVIDIA CDI spec");

@@ -35,14 +35,7 @@ public final class ContainerToolkitTransform implements Transform {
     }
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
-    String installDir = installDir(ctx.spec());
-    if (!installDir.equals(DEFAULT_INSTALL_DIR)) {
-      DaemonSets.setEnv(c, "ROOT", installDir);
-      DaemonSets.volume(pod, "toolkit-install-dir").getHostPath().setPath(installDir);
-      c.getVolumeMounts().stream()
-          .filter(m -> m.getName().equals("toolkit-install-dir"))
-          .forEach(m -> m.setMountPath(installDir));
-    }
+    installDir(pod, c, ctx);
     String runtime = ctx.runtime();
     boolean nri = ctx.nriPlugin();
     if (ctx.cdiEnabled()) {
@@ -64,6 +57,31 @@ public final class ContainerToolkitTransform implements Transform {
     }
     // The policy's env comes before the runtime settings: it may name the runtime's host files.
     DaemonSets.mergeEnv(c, ctx.spec().toolkit);
+    runtimeFiles(pod, c, ctx);
+  }
+
+  /** {@code toolkit.installDir}: the host folder mounted at the same path, as {@code ROOT}. */
+  static void installDir(PodSpec pod, Container c, RenderContext ctx) {
+    String installDir = installDir(ctx.spec());
+    if (!installDir.equals(DEFAULT_INSTALL_DIR)) {
+      DaemonSets.setEnv(c, "ROOT", installDir);
+      DaemonSets.volume(pod, "toolkit-install-dir").getHostPath().setPath(installDir);
+      c.getVolumeMounts().stream()
+          .filter(m -> m.getName().equals("toolkit-install-dir"))
+          .forEach(m -> m.setMountPath(installDir));
+    }
+  }
+
+  /**
+   * The node's runtime ({@code RUNTIME}, detected from the nodes' {@code containerRuntimeVersion})
+   * and only the host folders it needs, under {@code /runtime/}: its config file's, its drop-in's
+   * (not docker's) and its socket's (not CRI-O's, restarted through systemd), or the NRI socket's.
+   * Host paths the policy's env names are mounted instead of the defaults and rewritten to the
+   * container paths.
+   */
+  static void runtimeFiles(PodSpec pod, Container c, RenderContext ctx) {
+    String runtime = ctx.runtime();
+    boolean nri = ctx.nriPlugin();
     DaemonSets.setEnv(c, "RUNTIME", runtime);
     if (nri) {
       String socket = hostPath(c, List.of("NRI_SOCKET"), "/var/run/nri/nri.sock");

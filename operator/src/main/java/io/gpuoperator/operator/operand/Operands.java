@@ -57,7 +57,7 @@ public final class Operands {
               ContainerToolkitTransform.CONTAINER,
               false,
               new ContainerToolkitTransform(),
-              null),
+              new Agent("toolkit", new ContainerToolkitAgentTransform())),
           new Operand(
               OperandNames.OPERATOR_VALIDATOR,
               "state-operator-validation",

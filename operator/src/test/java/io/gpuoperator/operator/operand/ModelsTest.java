@@ -110,14 +110,15 @@ class ModelsTest {
             ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), on, Policies.facts())),
             DevicePluginTransform.CONTAINER);
     assertThat(dpOn).containsEntry("DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
-    var tkOn =
-        env(
-            ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), on, Policies.facts())),
-            ContainerToolkitTransform.CONTAINER);
-    assertThat(tkOn)
+    assertThat(toolkitEnv(on, true))
         .containsEntry("CDI_ENABLED", "true")
         .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
         .containsEntry("NVIDIA_CONTAINER_RUNTIME_MODE", "cdi");
+    // Our agent (the default image): the same switches, and the runtime it configures.
+    assertThat(toolkitEnv(on, false))
+        .containsEntry("CDI_ENABLED", "true")
+        .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
+        .containsEntry("RUNTIME", "containerd");
 
     var off = Policies.minimal();
     off.getSpec().cdi = new CdiSpec();
@@ -129,12 +130,57 @@ class ModelsTest {
     assertThat(dpOff)
         .containsEntry("DEVICE_LIST_STRATEGY", "envvar")
         .doesNotContainKey("CDI_ENABLED");
-    var tkOff =
-        env(
-            ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), off, Policies.facts())),
-            ContainerToolkitTransform.CONTAINER);
     // The original's toolkit contract: without CDI none of the CDI settings is passed.
-    assertThat(tkOff).doesNotContainKeys("CDI_ENABLED", "NVIDIA_CONTAINER_RUNTIME_MODE");
+    assertThat(toolkitEnv(off, true))
+        .doesNotContainKeys("CDI_ENABLED", "NVIDIA_CONTAINER_RUNTIME_MODE");
+    assertThat(toolkitEnv(off, false)).containsEntry("CDI_ENABLED", "false");
+  }
+
+  @Test
+  void ourToolkitAgentMountsOnlyWhatTheDetectedRuntimeNeeds() {
+    for (String runtime : List.of("containerd", "crio")) {
+      ClusterFacts facts = new ClusterFacts("v1.36.3", runtime, false, 1, true, "ubuntu22.04");
+      DaemonSet ds =
+          ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), Policies.minimal(), facts));
+      Container c =
+          ds.getSpec().getTemplate().getSpec().getContainers().stream()
+              .filter(x -> x.getName().equals(ContainerToolkitTransform.CONTAINER))
+              .findFirst()
+              .orElseThrow();
+      assertThat(c.getArgs()).containsExactly("toolkit");
+      assertThat(env(ds, ContainerToolkitTransform.CONTAINER)).containsEntry("RUNTIME", runtime);
+      List<String> runtimeMounts =
+          c.getVolumeMounts().stream()
+              .map(m -> m.getMountPath())
+              .filter(m -> m.startsWith("/runtime/"))
+              .toList();
+      // CRI-O is restarted through systemd in the host's root: no socket; no OCI hooks folder.
+      assertThat(runtimeMounts)
+          .containsExactlyInAnyOrderElementsOf(
+              runtime.equals("crio")
+                  ? List.of("/runtime/config-dir/", "/runtime/config-dir.d/")
+                  : List.of(
+                      "/runtime/config-dir/", "/runtime/config-dir.d/", "/runtime/sock-dir/"));
+      assertThat(ds.getSpec().getTemplate().getSpec().getVolumes())
+          .noneMatch(v -> v.getName().equals("crio-hooks"))
+          .noneMatch(v -> v.getName().equals("nvidia-container-toolkit-entrypoint"));
+    }
+  }
+
+  /** The toolkit container's env, under NVIDIA's image or our agent (the default image). */
+  private static java.util.Map<String, String> toolkitEnv(
+      io.gpuoperator.api.v1.ClusterPolicy p, boolean nvidiaImage) {
+    if (nvidiaImage) {
+      p.getSpec().toolkit = new io.gpuoperator.api.v1.ToolkitSpec();
+      p.getSpec().toolkit.repository = "nvcr.io/nvidia/k8s";
+      p.getSpec().toolkit.image = "container-toolkit";
+      p.getSpec().toolkit.version = "v1.17.5-ubuntu20.04";
+    } else {
+      p.getSpec().toolkit = null;
+    }
+    return env(
+        ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), p, Policies.facts())),
+        ContainerToolkitTransform.CONTAINER);
   }
 
   @Test

@@ -31,6 +31,9 @@ public final class ContainerRunners {
   /** The program NVIDIA's toolkit image runs (after its entrypoint waited for the driver). */
   static final String TOOLKIT_PROGRAM = "nvidia-toolkit";
 
+  /** Our toolkit agent's subcommand. */
+  static final String TOOLKIT_AGENT = "toolkit";
+
   private final Map<String, InProcessContainerRunner> agents;
   private final Map<String, InProcessContainerRunner> programs;
   private final Duration readyAfter;
@@ -103,7 +106,9 @@ public final class ContainerRunners {
               Map.of(
                   KubeletConstants.HOST_VALIDATIONS + "/" + KubeletConstants.DRIVER_CONTAINER_READY,
                   flags));
-    } else if (!init && TOOLKIT_PROGRAM.equals(ep.program())) {
+    } else if (!init
+        && (TOOLKIT_PROGRAM.equals(ep.program()) || TOOLKIT_AGENT.equals(agentName(c)))) {
+      // NVIDIA's toolkit, or ours when no in-process agent is registered for it.
       base = base.withFiles(ToolkitFiles.forNode(node));
     }
     return base.withWaitFor(ep.waits());

@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * What the NVIDIA container toolkit leaves on a node once it has configured it: containerd's config
  * with the {@code nvidia} runtime (the default runtime) and the {@code management.nvidia.com/gpu}
- * CDI spec. Simulated nodes get these files from the toolkit's declared behaviour until the toolkit
- * agent runs in-process, so the real validator has something real to check.
+ * CDI spec. Simulated nodes whose kubelet runs no in-process toolkit agent (declared-only runners)
+ * get these files from the toolkit's declared behaviour, so the real validator has something to
+ * check; the simulator runs the real agent instead.
  */
 public final class ToolkitFiles {
   public static final String CONTAINERD_CONFIG = "/etc/containerd/config.toml";

@@ -1,0 +1,59 @@
+package io.gpuoperator.cli.simulate;
+
+import io.gpuoperator.node.toolkit.ToolkitAgent;
+import io.gpuoperator.node.toolkit.ToolkitSettings;
+import io.gpuoperator.node.toolkit.ToolkitSettings.Setting;
+import io.gpuoperator.sim.kubelet.AgentContext;
+import io.gpuoperator.sim.kubelet.InProcessAgent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs {@code gpu-operator toolkit} in-process for a simulated node's pod: the real agent with the
+ * container's environment, its paths resolved through the container's mounts to the node's
+ * directories, so it edits the node's containerd config and writes the node's CDI spec from the
+ * node's simulated GPUs. A simulated node has no runtime daemon to restart and no containerd binary
+ * to ask: restart mode none, config read from the file. Ready once configured; when the container
+ * is killed it reverts, as on SIGTERM.
+ */
+public final class ToolkitInProcessAgent implements InProcessAgent {
+  private final SimulatedGpuBackends backends;
+
+  public ToolkitInProcessAgent(SimulatedGpuBackends backends) {
+    this.backends = backends;
+  }
+
+  @Override
+  public int run(AgentContext ctx) throws Exception {
+    Map<String, String> env = new HashMap<>(ctx.env());
+    env.put("NODE_NAME", ctx.nodeName());
+    Map<Setting, String> flags = new EnumMap<>(Setting.class);
+    flags.put(Setting.RESTART_MODE, "none");
+    flags.put(Setting.CONFIG_SOURCE, "file");
+    ToolkitSettings s = ToolkitSettings.resolve(flags, env);
+    ToolkitAgent agent =
+        new ToolkitAgent(
+            s,
+            path -> local(ctx, path),
+            root -> backends.backend(ctx.nodeName()),
+            io.gpuoperator.node.fs.AtomicFile.BeforeRename.NONE,
+            1,
+            Duration.ZERO);
+    agent.run(new CountDownLatch(1), ctx::markReady);
+    return 0;
+  }
+
+  private static Path local(AgentContext ctx, String path) {
+    try {
+      return ContainerPaths.resolve(ctx, path);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

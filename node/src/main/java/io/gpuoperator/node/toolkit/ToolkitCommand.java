@@ -1,0 +1,160 @@
+package io.gpuoperator.node.toolkit;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/**
+ * {@code gpu-operator toolkit}: as NVIDIA's toolkit container, configures the node's container
+ * runtime and writes the CDI spec, waits for SIGTERM, then reverts both. {@code toolkit install}
+ * and {@code toolkit uninstall} do one step and exit.
+ */
+@Command(
+    name = "toolkit",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Configures containerd or CRI-O with NVIDIA's runtimes and writes the CDI spec; on SIGTERM"
+          + " reverts both (the container toolkit DaemonSet's agent).",
+      "Precedence: flag, then environment variable (the original toolkit container's), then"
+          + " default."
+    },
+    subcommands = {ToolkitCommand.Install.class, ToolkitCommand.Uninstall.class})
+public class ToolkitCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(ToolkitCommand.class);
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+  @Mixin ToolkitOptions options;
+
+  @CommandLine.Option(
+      names = "--no-daemon",
+      arity = "0..1",
+      fallbackValue = "true",
+      description = "Configure and exit instead of waiting to revert (env NO_DAEMON)")
+  String noDaemon;
+
+  /** The environment; tests replace it. */
+  Map<String, String> env = System.getenv();
+
+  @Override
+  public Integer call() {
+    PrintWriter err = spec.commandLine().getErr();
+    Map<ToolkitSettings.Setting, String> flags = options.flags();
+    if (noDaemon != null) {
+      flags.put(ToolkitSettings.Setting.NO_DAEMON, noDaemon);
+    }
+    ToolkitSettings s;
+    try {
+      s = ToolkitSettings.resolve(flags, env);
+    } catch (IllegalArgumentException e) {
+      err.println("toolkit: " + e.getMessage());
+      return 2;
+    }
+    ToolkitAgent agent = new ToolkitAgent(s, ToolkitOptions.backend(s)::open);
+    CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch reverted = new CountDownLatch(1);
+    Thread hook =
+        new Thread(
+            () -> {
+              stop.countDown();
+              try {
+                // Give the revert time to finish before the JVM exits.
+                reverted.await(90, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "toolkit-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      agent.run(stop, () -> err.println("toolkit: configured " + s.runtime()));
+      return 0;
+    } catch (ConfigFileException | IllegalArgumentException e) {
+      err.println("toolkit: " + e.getMessage());
+      return 1;
+    } catch (java.io.IOException e) {
+      err.println("toolkit: " + e.getMessage());
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    } finally {
+      reverted.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        LOG.debug("shutting down: {}", e.getMessage());
+      }
+    }
+  }
+
+  /** One step of the toolkit, then exit. */
+  abstract static class Step implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+    @Mixin ToolkitOptions options;
+
+    /** The environment; tests replace it. */
+    Map<String, String> env = System.getenv();
+
+    abstract List<String> step(ToolkitAgent agent) throws Exception;
+
+    @Override
+    public Integer call() {
+      PrintWriter err = spec.commandLine().getErr();
+      String name = spec.name();
+      ToolkitSettings s;
+      try {
+        s = ToolkitSettings.resolve(options.flags(), env);
+      } catch (IllegalArgumentException e) {
+        err.println("toolkit " + name + ": " + e.getMessage());
+        return 2;
+      }
+      try {
+        List<String> done = step(new ToolkitAgent(s, ToolkitOptions.backend(s)::open));
+        done.forEach(d -> err.println("toolkit " + name + ": " + d));
+        if (done.isEmpty()) {
+          err.println("toolkit " + name + ": nothing to do");
+        }
+        return 0;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 1;
+      } catch (Exception e) {
+        err.println("toolkit " + name + ": " + e.getMessage());
+        return 1;
+      }
+    }
+  }
+
+  /** {@code toolkit install}. */
+  @Command(
+      name = "install",
+      mixinStandardHelpOptions = true,
+      description =
+          "Configures the runtime (and writes the CDI spec with --cdi-enabled), then exits.")
+  public static class Install extends Step {
+    @Override
+    List<String> step(ToolkitAgent agent) throws Exception {
+      return agent.install();
+    }
+  }
+
+  /** {@code toolkit uninstall}. */
+  @Command(
+      name = "uninstall",
+      mixinStandardHelpOptions = true,
+      description = "Reverts exactly what install added (and removes the CDI spec), then exits.")
+  public static class Uninstall extends Step {
+    @Override
+    List<String> step(ToolkitAgent agent) throws Exception {
+      return agent.uninstall();
+    }
+  }
+}

@@ -1,0 +1,321 @@
+package io.gpuoperator.node.toolkit;
+
+import io.gpuoperator.node.cdi.CdiKind;
+import io.gpuoperator.node.cdi.CdiSpecFiles;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The toolkit's settings after precedence (flag, then environment variable, then default). The
+ * environment is the original toolkit container's ({@code nvidia-ctk-installer}), so the original's
+ * DaemonSet env works unchanged; each setting names its variables once, in {@link Setting}.
+ *
+ * @param runtime containerd or crio
+ * @param config the runtime's main config as this process sees it
+ * @param dropIn the drop-in as this process sees it, null for none (edit the main file)
+ * @param dropInHostPath the drop-in's path on the host (what containerd imports)
+ * @param socket the runtime's socket as this process sees it
+ * @param restartMode how the runtime is restarted
+ * @param configSources where the current config is read from, in order: command, file
+ * @param runtimeName the name of the main runtime (the RuntimeClass handler)
+ * @param setAsDefault make it the runtime's default
+ * @param toolkitRoot where the runtime binaries live on the host ({@code <root>/toolkit})
+ * @param cdiEnabled turn on CDI in the runtime and write the CDI spec
+ * @param cdiOutputDir where the CDI spec is written
+ * @param cdiKind the spec's kind
+ * @param hostRoot the host's root as this process sees it
+ * @param pidFile the pid file that keeps two toolkits apart
+ * @param driverRoot the driver root on the host
+ * @param driverRootCtrPath where this process reads the driver root
+ * @param devRoot the dev root on the host, null to derive it
+ * @param devRootCtrPath where this process reads the dev root, null for the same
+ * @param noDaemon configure and exit instead of waiting to revert
+ * @param noRuntimeConfig leave the runtime's config alone (CDI only)
+ * @param containerd the containerd executable for {@code config dump}
+ * @param backend nvml or simulated (CDI spec)
+ * @param nodeProfile simulated node profile
+ * @param nvmlLibrary libnvidia-ml.so.1 to load
+ * @param nodeName this node
+ */
+public record ToolkitSettings(
+    String runtime,
+    String config,
+    String dropIn,
+    String dropInHostPath,
+    String socket,
+    RuntimeRestarter.Mode restartMode,
+    List<String> configSources,
+    String runtimeName,
+    boolean setAsDefault,
+    String toolkitRoot,
+    boolean cdiEnabled,
+    String cdiOutputDir,
+    String cdiKind,
+    String hostRoot,
+    String pidFile,
+    String driverRoot,
+    String driverRootCtrPath,
+    String devRoot,
+    String devRootCtrPath,
+    boolean noDaemon,
+    boolean noRuntimeConfig,
+    String containerd,
+    String backend,
+    String nodeProfile,
+    String nvmlLibrary,
+    String nodeName) {
+
+  /** A setting: its flag and its environment variables (first set wins). */
+  public enum Setting {
+    RUNTIME("--runtime", "RUNTIME"),
+    CONFIG("--config", "RUNTIME_CONFIG"),
+    DROP_IN("--drop-in-config", "RUNTIME_DROP_IN_CONFIG"),
+    DROP_IN_HOST_PATH("--drop-in-config-host-path", "RUNTIME_DROP_IN_CONFIG_HOST_PATH"),
+    SOCKET("--socket", "RUNTIME_SOCKET"),
+    RESTART_MODE("--restart-mode", "RUNTIME_RESTART_MODE"),
+    CONFIG_SOURCE("--config-source", "RUNTIME_CONFIG_SOURCE"),
+    RUNTIME_NAME("--nvidia-runtime-name", "CONTAINERD_RUNTIME_CLASS", "NVIDIA_RUNTIME_NAME"),
+    SET_AS_DEFAULT("--set-as-default", "NVIDIA_RUNTIME_SET_AS_DEFAULT"),
+    TOOLKIT_ROOT("--toolkit-root", "ROOT", "TOOLKIT_INSTALL_DIR"),
+    CDI_ENABLED("--cdi-enabled", "CDI_ENABLED"),
+    CDI_OUTPUT_DIR("--cdi-output-dir", "CDI_OUTPUT_DIR"),
+    CDI_KIND("--cdi-kind", "CDI_KIND"),
+    HOST_ROOT("--host-root", "HOST_ROOT_MOUNT"),
+    PID_FILE("--pid-file", "TOOLKIT_PID_FILE"),
+    DRIVER_ROOT("--driver-root", "NVIDIA_DRIVER_ROOT", "DRIVER_ROOT"),
+    DRIVER_ROOT_CTR_PATH("--driver-root-ctr-path", "DRIVER_ROOT_CTR_PATH"),
+    DEV_ROOT("--dev-root", "NVIDIA_DEV_ROOT", "DEV_ROOT"),
+    DEV_ROOT_CTR_PATH("--dev-root-ctr-path", "DEV_ROOT_CTR_PATH"),
+    NO_DAEMON("--no-daemon", "NO_DAEMON"),
+    NO_RUNTIME_CONFIG("--no-runtime-config", "NO_RUNTIME_CONFIG"),
+    CRIO_CONFIG_MODE("--crio-config-mode", "CRIO_CONFIG_MODE"),
+    NRI_PLUGIN("--enable-nri-plugin", "ENABLE_NRI_PLUGIN"),
+    CONTAINERD_PATH("--containerd-path", "CONTAINERD_PATH"),
+    BACKEND("--backend", "GPU_BACKEND"),
+    NODE_PROFILE("--node-profile", "GPU_NODE_PROFILE"),
+    NVML_LIBRARY("--nvml-library", "NVML_LIBRARY"),
+    NODE_NAME("--node-name", "NODE_NAME");
+
+    final String flag;
+    final List<String> env;
+
+    Setting(String flag, String... env) {
+      this.flag = flag;
+      this.env = List.of(env);
+    }
+
+    /** The flag, e.g. {@code --runtime}. */
+    public String flag() {
+      return flag;
+    }
+
+    /** The environment variables, first set wins. */
+    public List<String> env() {
+      return env;
+    }
+  }
+
+  /** Per-runtime defaults: config, drop-in, socket, restart mode, config variable. */
+  record RuntimeDefaults(
+      String config, String dropIn, String socket, String restartMode, String configEnv) {}
+
+  static final Map<String, RuntimeDefaults> RUNTIMES =
+      Map.of(
+          "containerd",
+          new RuntimeDefaults(
+              "/etc/containerd/config.toml",
+              "/etc/containerd/conf.d/99-nvidia.toml",
+              "/run/containerd/containerd.sock",
+              "signal",
+              "CONTAINERD_CONFIG"),
+          "crio",
+          new RuntimeDefaults(
+              "/etc/crio/crio.conf",
+              "/etc/crio/crio.conf.d/99-nvidia.conf",
+              "/var/run/crio/crio.sock",
+              "systemd",
+              "CRIO_CONFIG"));
+
+  /** Resolves; an IllegalArgumentException names the setting, where its value came from and why. */
+  public static ToolkitSettings resolve(Map<Setting, String> flags, Map<String, String> env) {
+    Resolver r = new Resolver(flags, env);
+    String runtime = r.get(Setting.RUNTIME, "containerd").toLowerCase(Locale.ROOT);
+    if (runtime.equals("cri-o")) {
+      runtime = "crio";
+    }
+    if (runtime.equals("docker")) {
+      throw new IllegalArgumentException(
+          r.source(Setting.RUNTIME)
+              + ": docker is not configured by this toolkit (it configures containerd and CRI-O);"
+              + " run NVIDIA's toolkit image for docker nodes");
+    }
+    RuntimeDefaults d = RUNTIMES.get(runtime);
+    if (d == null) {
+      throw new IllegalArgumentException(
+          r.source(Setting.RUNTIME)
+              + ": unknown runtime '"
+              + runtime
+              + "' (expected containerd or crio)");
+    }
+    if (r.bool(Setting.NRI_PLUGIN, "false")) {
+      throw new IllegalArgumentException(
+          r.source(Setting.NRI_PLUGIN)
+              + ": the NRI plugin is not built into this toolkit; set cdi.nriPluginEnabled=false"
+              + " or run NVIDIA's toolkit image");
+    }
+    String crioMode = r.get(Setting.CRIO_CONFIG_MODE, "config");
+    if (runtime.equals("crio") && crioMode.equals("hook")) {
+      throw new IllegalArgumentException(
+          r.source(Setting.CRIO_CONFIG_MODE)
+              + ": hook mode installs NVIDIA's OCI prestart hook, which this image does not ship;"
+              + " enable CDI (cdi.enabled=true) so that CRI-O gets runtime handlers instead");
+    }
+    if (!crioMode.equals("config") && !crioMode.equals("hook")) {
+      throw new IllegalArgumentException(
+          r.source(Setting.CRIO_CONFIG_MODE) + ": expected config or hook, got '" + crioMode + "'");
+    }
+    String config = r.getWithExtraEnv(Setting.CONFIG, d.configEnv(), d.config());
+    String dropIn = r.get(Setting.DROP_IN, d.dropIn());
+    dropIn = dropIn.isBlank() ? null : dropIn;
+    String dropInHost = r.get(Setting.DROP_IN_HOST_PATH, dropIn == null ? "" : dropIn);
+    String socket =
+        r.getWithExtraEnv(
+            Setting.SOCKET,
+            runtime.equals("containerd") ? "CONTAINERD_SOCKET" : "CRIO_SOCKET",
+            d.socket());
+    RuntimeRestarter.Mode mode;
+    try {
+      mode = RuntimeRestarter.Mode.parse(r.get(Setting.RESTART_MODE, d.restartMode()));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(r.source(Setting.RESTART_MODE) + ": " + e.getMessage());
+    }
+    List<String> sources = new ArrayList<>();
+    for (String s : r.get(Setting.CONFIG_SOURCE, "command,file").split(",")) {
+      String src = s.trim();
+      String kind = src.contains("=") ? src.substring(0, src.indexOf('=')) : src;
+      if (!kind.equals("command") && !kind.equals("file")) {
+        throw new IllegalArgumentException(
+            r.source(Setting.CONFIG_SOURCE)
+                + ": unknown config source '"
+                + src
+                + "' (expected command and/or file)");
+      }
+      sources.add(kind);
+    }
+    String kind = r.get(Setting.CDI_KIND, CdiKind.MANAGEMENT);
+    try {
+      CdiKind.check(kind);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(r.source(Setting.CDI_KIND) + ": " + e.getMessage());
+    }
+    String driverRoot = r.get(Setting.DRIVER_ROOT, "/run/nvidia/driver");
+    String backend = r.get(Setting.BACKEND, "nvml");
+    if (!backend.equals("nvml") && !backend.equals("simulated")) {
+      throw new IllegalArgumentException(
+          r.source(Setting.BACKEND) + ": expected nvml or simulated, got '" + backend + "'");
+    }
+    return new ToolkitSettings(
+        runtime,
+        config,
+        dropIn,
+        dropInHost,
+        socket,
+        mode,
+        List.copyOf(new LinkedHashSet<>(sources)),
+        r.get(Setting.RUNTIME_NAME, "nvidia"),
+        r.bool(Setting.SET_AS_DEFAULT, "true"),
+        r.get(Setting.TOOLKIT_ROOT, "/usr/local/nvidia"),
+        r.bool(Setting.CDI_ENABLED, "false"),
+        r.get(Setting.CDI_OUTPUT_DIR, CdiSpecFiles.DEFAULT_DIR),
+        kind,
+        r.get(Setting.HOST_ROOT, "/"),
+        r.get(Setting.PID_FILE, "/run/nvidia/toolkit/toolkit.pid"),
+        driverRoot,
+        r.get(Setting.DRIVER_ROOT_CTR_PATH, driverRoot),
+        r.get(Setting.DEV_ROOT, null),
+        r.get(Setting.DEV_ROOT_CTR_PATH, null),
+        r.bool(Setting.NO_DAEMON, "false"),
+        r.bool(Setting.NO_RUNTIME_CONFIG, "false"),
+        r.get(Setting.CONTAINERD_PATH, "containerd"),
+        backend,
+        r.get(Setting.NODE_PROFILE, null),
+        r.get(Setting.NVML_LIBRARY, null),
+        r.get(Setting.NODE_NAME, null));
+  }
+
+  /** The runtimes to register: name to binary path on the host. */
+  public RuntimeSettings runtimeSettings() {
+    List<String> dirs = new ArrayList<>(List.of(CdiSpecFiles.STATIC_DIR, CdiSpecFiles.DEFAULT_DIR));
+    if (!dirs.contains(cdiOutputDir)) {
+      dirs.add(cdiOutputDir);
+    }
+    return new RuntimeSettings(
+        RuntimeSettings.nvidiaRuntimes(runtimeName, toolkitRoot + "/toolkit"),
+        runtimeName,
+        setAsDefault,
+        cdiEnabled,
+        dirs,
+        dropInHostPath == null || dropInHostPath.isBlank() ? dropIn : dropInHostPath);
+  }
+
+  /** Flag, then env, then default; remembers where each value came from. */
+  private static final class Resolver {
+    private final Map<Setting, String> flags;
+    private final Map<String, String> env;
+
+    Resolver(Map<Setting, String> flags, Map<String, String> env) {
+      this.flags = flags;
+      this.env = env;
+    }
+
+    String get(Setting s, String dflt) {
+      return getWithExtraEnv(s, null, dflt);
+    }
+
+    /** With a runtime-specific variable that comes before the setting's own. */
+    String getWithExtraEnv(Setting s, String extra, String dflt) {
+      String f = flags.get(s);
+      if (f != null) {
+        return f;
+      }
+      List<String> names = new ArrayList<>();
+      if (extra != null) {
+        names.add(extra);
+      }
+      names.addAll(s.env);
+      for (String n : names) {
+        String v = env.get(n);
+        if (v != null && !v.isBlank()) {
+          return v.trim();
+        }
+      }
+      return dflt;
+    }
+
+    boolean bool(Setting s, String dflt) {
+      String v = get(s, dflt).toLowerCase(Locale.ROOT);
+      return switch (v) {
+        case "true", "1", "t", "yes" -> true;
+        case "false", "0", "f", "no" -> false;
+        default ->
+            throw new IllegalArgumentException(
+                source(s) + ": expected true or false, got '" + v + "'");
+      };
+    }
+
+    String source(Setting s) {
+      if (flags.get(s) != null) {
+        return s.flag;
+      }
+      for (String n : s.env) {
+        if (env.get(n) != null && !env.get(n).isBlank()) {
+          return "environment variable " + n;
+        }
+      }
+      return s.flag + " (default)";
+    }
+  }
+}
