@@ -6,10 +6,8 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -29,9 +27,8 @@ class RenderedObjectsIT {
     int checked = 0;
     try {
       for (GoldenTest.Case c : GoldenTest.CASES) {
-        var env = new HashMap<>(c.env());
-        env.put("OPERATOR_NAMESPACE", ns);
-        var config = OperatorConfig.fromEnv(env);
+        // The golden case's own configuration (with or without our agents), in this namespace.
+        var config = c.config().withNamespace(ns);
         for (RenderedOperand op : Operands.renderAll(c.policy(), c.facts(), config)) {
           for (HasMetadata o : op.objects()) {
             if (o instanceof GenericKubernetesResource) {
