@@ -156,7 +156,7 @@ class RenderedCommandsTest {
 
   @Test
   void ourImageForAnOperandWithoutAnAgentIsRefusedNamingTheField() {
-    for (String section : List.of("toolkit")) {
+    for (String section : List.of("driver", "dcgm")) {
       ClusterPolicy p = policy("spec:\n  " + section + ": {image: " + OURS + "}\n");
       assertThatThrownBy(
               () -> Operands.renderAll(p, ClusterFacts.offline(1, "ubuntu22.04"), config()))
@@ -175,7 +175,8 @@ class RenderedCommandsTest {
     assertThat(images.get("operator-validator")).isEqualTo(OURS);
     assertThat(images.get("dcgm-exporter")).isEqualTo(OURS);
     assertThat(images.get("mig-manager")).isEqualTo(OURS);
-    for (String nvidia : List.of("driver", "container-toolkit", "dcgm")) {
+    assertThat(images.get("container-toolkit")).isEqualTo(OURS);
+    for (String nvidia : List.of("driver", "dcgm")) {
       assertThat(images.get(nvidia)).as(nvidia).startsWith("nvcr.io/nvidia/");
     }
     StringWriter out = new StringWriter();
@@ -184,6 +185,7 @@ class RenderedCommandsTest {
     assertThat(cl.execute("version")).isZero();
     assertThat(out.toString())
         .contains("device-plugin          " + OURS)
-        .contains("container-toolkit      nvcr.io/nvidia/k8s/container-toolkit:v1.20.0");
+        .contains("container-toolkit      " + OURS)
+        .contains("driver                 nvcr.io/nvidia/");
   }
 }
