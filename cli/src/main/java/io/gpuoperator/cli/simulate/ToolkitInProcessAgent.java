@@ -50,6 +50,12 @@ public final class ToolkitInProcessAgent implements InProcessAgent {
   }
 
   private static Path local(AgentContext ctx, String path) {
+    Path p = Path.of(path).normalize();
+    if (p.isAbsolute() && p.startsWith(ctx.dirs().root())) {
+      // Already the node's own: the in-process validator writes node-local paths into
+      // driver-ready, which NVIDIA's entrypoint exports (DRIVER_ROOT_CTR_PATH ...).
+      return p;
+    }
     try {
       return ContainerPaths.resolve(ctx, path);
     } catch (IOException e) {
