@@ -200,6 +200,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       ClusterPolicy policy, Context<ClusterPolicy> context) {
     String name = policy.getMetadata().getName();
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
+    ClusterPolicyStatus previous = previousStatus(policy);
     // The peers informer, not the primary cache: its events are what re-run this decision, so
     // reading its own cache cannot miss the change that triggered them (a deleted active policy).
     List<ClusterPolicy> all = peers.list().toList();
@@ -214,7 +215,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       writeStatus(
           policy,
           PolicyStatusModel.ignored(
-              generation, config.namespace(), active.getMetadata().getName(), policy.getStatus()));
+              generation, config.namespace(), active.getMetadata().getName(), previous));
       return UpdateControl.noUpdate();
     }
 
@@ -223,7 +224,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       if (writeStatus(
           policy,
           PolicyStatusModel.unsupportedServer(
-              generation, config.namespace(), unsupported.get(), policy.getStatus()))) {
+              generation, config.namespace(), unsupported.get(), previous))) {
         LOG.error("{}", unsupported.get());
         warn(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get());
       }
@@ -245,18 +246,18 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           "Invalid ClusterPolicy: "
               + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
       LOG.warn("{}; operands keep their last valid spec", message);
-      List<RenderedOperand> previous = lastValid.get(policy.getMetadata().getUid());
+      List<RenderedOperand> lastGood = lastValid.get(policy.getMetadata().getUid());
       ClusterPolicyStatus status =
           PolicyStatusModel.withIgnoredFields(
               PolicyStatusModel.invalid(
                   generation,
                   config.namespace(),
                   message,
-                  previous == null ? null : readiness(previous),
-                  policy.getStatus()),
+                  lastGood == null ? null : readiness(lastGood),
+                  previous),
               IgnoredFields.of(policy),
               generation,
-              policy.getStatus());
+              previous);
       if (writeStatus(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
       }
@@ -284,10 +285,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                 facts.gpuNodeCount(),
                 facts.nfdLabelsPresent(),
                 allocatorConflicts(policy),
-                policy.getStatus()),
+                previous),
             IgnoredFields.of(policy),
             generation,
-            policy.getStatus());
+            previous);
     boolean changed = writeStatus(policy, status);
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(
@@ -313,7 +314,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     String message = "Reconcile failed: " + e.getMessage();
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
     ClusterPolicyStatus status =
-        PolicyStatusModel.failed(generation, config.namespace(), message, policy.getStatus());
+        PolicyStatusModel.failed(generation, config.namespace(), message, previousStatus(policy));
     try {
       if (writeStatus(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
@@ -477,6 +478,19 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   }
 
   private record WrittenStatus(String resourceVersion, ClusterPolicyStatus status) {}
+
+  /**
+   * The status a pass builds on: the cached policy's, unless this process has written a newer one
+   * the cache has not caught up with. From the stale one, a condition that just changed would get a
+   * new transition time, differ from what was written, and make an idle pass write again.
+   */
+  private ClusterPolicyStatus previousStatus(ClusterPolicy policy) {
+    WrittenStatus last = lastWritten.get(policy.getMetadata().getUid());
+    if (last != null && !newer(policy.getMetadata().getResourceVersion(), last.resourceVersion())) {
+      return last.status();
+    }
+    return policy.getStatus();
+  }
 
   /** Whether resourceVersion a is newer than b (numeric on every API server in practice). */
   private static boolean newer(String a, String b) {

@@ -32,6 +32,7 @@ import picocli.CommandLine;
 class PlanMatchesOperatorIT {
   private static final String POLICY = "plan-policy";
   private static final String DEVICE_PLUGIN = "DaemonSet/nvidia-device-plugin-daemonset";
+  private static final String EXPORTER = "DaemonSet/nvidia-dcgm-exporter";
   @TempDir Path dir;
 
   @Test
@@ -64,20 +65,21 @@ class PlanMatchesOperatorIT {
           .containsPattern("; 0 of \\d+ node\\(s\\) change")
           .contains("  " + nodes.get(0) + ": GPU node, no change\n");
 
-      sample.getSpec().devicePlugin.version = "v0.99.0";
+      // A field only one object renders (the device plugin's image is the MPS daemon's too).
+      sample.getSpec().dcgmExporter.version = "9.9.9-9.9.9-ubuntu22.04";
       Files.writeString(file, Serialization.asYaml(sample));
       String edited = plan(cp, file, ns);
       assertThat(edited)
           .contains("Summary: 0 to create, 1 to update, 0 to delete,")
           .containsPattern("; 0 of \\d+ node\\(s\\) change");
-      String block = edited.substring(edited.indexOf(DEVICE_PLUGIN + ": update"));
+      String block = edited.substring(edited.indexOf(EXPORTER + ": update"));
       List<String> changes =
           block.lines().skip(1).takeWhile(l -> l.startsWith("      ")).map(String::trim).toList();
       assertThat(changes)
           .containsExactly(
-              "spec.template.spec.containers[nvidia-device-plugin].image:"
-                  + " \"nvcr.io/nvidia/k8s-device-plugin:v0.17.1\""
-                  + " -> \"nvcr.io/nvidia/k8s-device-plugin:v0.99.0\"");
+              "spec.template.spec.containers[nvidia-dcgm-exporter].image:"
+                  + " \"nvcr.io/nvidia/k8s/dcgm-exporter:4.1.1-4.0.4-ubuntu22.04\""
+                  + " -> \"nvcr.io/nvidia/k8s/dcgm-exporter:9.9.9-9.9.9-ubuntu22.04\"");
     } finally {
       admin.resources(ClusterPolicy.class).withName(POLICY).delete();
       nodes.forEach(n -> admin.nodes().withName(n).delete());
