@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,7 +30,8 @@ class RenderedObjectsIT {
       for (GoldenTest.Case c : GoldenTest.CASES) {
         var env = new HashMap<>(c.env());
         env.put("OPERATOR_NAMESPACE", ns);
-        var config = OperatorConfig.fromEnv(env);
+        // As the case renders: with our agents unless it is about NVIDIA's images only.
+        var config = new GoldenTest.Case(c.name(), c.facts(), env, c.agents()).config();
         for (RenderedOperand op : Operands.renderAll(c.policy(), c.facts(), config)) {
           for (HasMetadata o : op.objects()) {
             if (o instanceof GenericKubernetesResource) {
