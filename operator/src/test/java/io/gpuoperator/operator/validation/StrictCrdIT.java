@@ -2,6 +2,7 @@ package io.gpuoperator.operator.validation;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +60,14 @@ class StrictCrdIT {
 
   @Test
   void explainShowsDescriptionsAndNoAccessorProperty() throws Exception {
-    String out = kubectl(0, "explain", "clusterpolicy.spec.devicePlugin");
+    // The API server publishes a new CRD's OpenAPI schema, which explain reads, a moment after
+    // the CRD is established.
+    String[] explained = new String[1];
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> explained[0] = kubectl(0, "explain", "clusterpolicy.spec.devicePlugin"));
+    String out = explained[0];
     assertThat(out)
         .contains("The device plugin: advertises nvidia.com/gpu")
         .contains("enabled\t<boolean>")
@@ -180,6 +189,9 @@ class StrictCrdIT {
     List<String> command = new ArrayList<>();
     command.add(cp.kubectl().toString());
     command.add("--kubeconfig=" + cp.kubeconfig());
+    // Not ~/.kube/cache: on a machine where many test control planes come and go, a port reused
+    // from an earlier one has discovery cached without the CRD ("couldn't find resource").
+    command.add("--cache-dir=" + cp.directory().resolve("kubectl-cache"));
     command.addAll(List.of(args));
     Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
