@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.operator.operand.Manifests;
+import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
@@ -61,11 +63,11 @@ class DraSchedulingBenchmark {
                     Duration.ofSeconds(2)))) {
       KubernetesClient admin = cp.client();
       String ns = ControlPlaneExtension.newNamespace(admin, "bench");
-      for (HasMetadata o :
-          admin
-              .load(DraSchedulingBenchmark.class.getResourceAsStream("/dra/deviceclasses.yaml"))
-              .items()) {
-        admin.resource(o).create();
+      // NVIDIA's device classes from the operator's dra-driver manifests (v1, as this server).
+      for (HasMetadata o : Manifests.load(OperandNames.DRA_DRIVER)) {
+        if (o.getKind().equals("DeviceClass")) {
+          admin.resource(o).create();
+        }
       }
       admin
           .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaimTemplate")

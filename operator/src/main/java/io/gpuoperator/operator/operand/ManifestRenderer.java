@@ -81,18 +81,15 @@ final class ManifestRenderer {
     if (!OperandImages.isProjectImage(image)) {
       if (agent != null && OperandImages.nvidiaDefault(section.imageKey()) == null) {
         // Only our agent is rendered for it (the DRA driver): no NVIDIA contract to fall back on.
-        throw new PolicyValidationException(
-            List.of(
-                new Violation(
-                    section.path() + ".image",
-                    "'"
-                        + image
-                        + "' is not this project's image: the operator renders "
-                        + operand.name()
-                        + " only for its own agent (gpu-operator "
-                        + agent.subcommand()
-                        + "); leave the image unset or name this project's image (a mirror keeps"
-                        + " the gpu-operator-java/gpu-operator path)")));
+        throw badImage(
+            section,
+            image,
+            "is not this project's image: the operator renders "
+                + operand.name()
+                + " only for its own agent (gpu-operator "
+                + agent.subcommand()
+                + "); leave the image unset or name this project's image (a mirror keeps the"
+                + " gpu-operator-java/gpu-operator path)");
       }
       return Rendering.nvidia(image, null);
     }
@@ -108,17 +105,19 @@ final class ManifestRenderer {
         agent == null
             ? "this project has no " + operand.name() + " agent yet"
             : "this build has no '" + agent.subcommand() + "' subcommand";
-    throw new PolicyValidationException(
-        List.of(
-            new Violation(
-                section.path() + ".image",
-                "'"
-                    + image
-                    + "' is this project's image, but "
-                    + why
-                    + ": name NVIDIA's image for it (e.g. "
-                    + nvidia
-                    + ") or leave the image unset")));
+    throw badImage(
+        section,
+        image,
+        "is this project's image, but "
+            + why
+            + ": name NVIDIA's image for it (e.g. "
+            + nvidia
+            + ") or leave the image unset");
+  }
+
+  private static PolicyValidationException badImage(Section section, String image, String why) {
+    return new PolicyValidationException(
+        List.of(new Violation(section.path() + ".image", "'" + image + "' " + why)));
   }
 
   /** The original's common DaemonSet transforms (its steps 1-6), then image and section. */
