@@ -20,4 +20,7 @@ public class PolicyStatus {
   public List<Condition> conditions = new ArrayList<>();
 
   public List<OperandStatus> operands;
+
+  /** Progress of the driver upgrade on this driver's nodes; absent while nothing was upgraded. */
+  public UpgradeStatus driverUpgrade;
 }

@@ -5,6 +5,7 @@ import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
+import io.gpuoperator.operator.reconciler.DriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
@@ -19,10 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator process: the ClusterPolicy and node-label controllers on JOSDK, leader election on a
- * Lease, Prometheus metrics and health endpoints. Several instances may run against one cluster;
- * only the leader reconciles, the others keep their caches warm and take over when its lease
- * expires.
+ * The operator process: the ClusterPolicy, driver-upgrade and node-label controllers on JOSDK,
+ * leader election on a Lease, Prometheus metrics and health endpoints. Several instances may run
+ * against one cluster; only the leader reconciles, the others keep their caches warm and take over
+ * when its lease expires.
  */
 public final class GpuOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GpuOperator.class);
@@ -93,6 +94,9 @@ public final class GpuOperator implements AutoCloseable {
     operator.register(
         new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion),
         c -> c.withName("clusterpolicy"));
+    operator.register(
+        new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC()),
+        c -> c.withName("driverupgrade"));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c ->

@@ -1,0 +1,398 @@
+package io.gpuoperator.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.DriverSpec;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.upgrade.DriverPod;
+import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
+import io.gpuoperator.operator.upgrade.NodeActions;
+import io.gpuoperator.operator.upgrade.NodePatch;
+import io.gpuoperator.operator.upgrade.NodeUpgrade;
+import io.gpuoperator.operator.upgrade.Step;
+import io.gpuoperator.operator.upgrade.UpgradeKeys;
+import io.gpuoperator.operator.upgrade.UpgradeNode;
+import io.gpuoperator.operator.upgrade.UpgradeRollout;
+import io.gpuoperator.operator.upgrade.UpgradeSettings;
+import io.gpuoperator.operator.upgrade.UpgradeState;
+import io.gpuoperator.operator.upgrade.UpgradeViews;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rolls a changed driver out node by node ({@link NodeUpgrade}, limits and waves from {@link
+ * UpgradeRollout}). One work item for the cluster, since the limits are cluster-wide: each pass
+ * reads the cached nodes, driver pods, their DaemonSets and ControllerRevisions and the validator
+ * pods (all label-selected; other pods are listed live, per node, only while that node evicts), and
+ * moves every node as far as it can go without waiting. Passes run on events and, while some node
+ * waits on something not watched (pods terminating, a disruption budget, a timeout), every two
+ * seconds or so.
+ */
+public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
+  private static final Logger LOG = LoggerFactory.getLogger(DriverUpgradeReconciler.class);
+  static final String NODES = "upgrade-nodes";
+  static final String DRIVER_PODS = "driver-pods";
+  static final String VALIDATORS = "validator-pods";
+  static final String REVISIONS = "driver-revisions";
+  static final String DAEMONSETS = "driver-daemonsets";
+
+  /** Longest chain of transitions one node makes in one pass. */
+  private static final int MAX_STEPS = UpgradeState.values().length;
+
+  /** A failed write is retried after this long (other nodes carry on). */
+  private static final Duration RETRY = Duration.ofSeconds(5);
+
+  private final KubernetesClient client;
+  private final OperatorConfig config;
+  private final OperatorMetrics metrics;
+  private final Clock clock;
+  private final NodeActions actions;
+  private final EventRecorder events;
+
+  /**
+   * The node as our last patch returned it, by name: while the cache still shows an older version,
+   * the pass works from this one, so that no step is taken twice and no slot is given out twice.
+   */
+  private final Map<String, Node> written = new ConcurrentHashMap<>();
+
+  private volatile IndexerResourceCache<ClusterPolicy> policies;
+  private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+  private volatile InformerEventSource<Pod, ClusterPolicy> driverPods;
+  private volatile InformerEventSource<Pod, ClusterPolicy> validators;
+  private volatile InformerEventSource<ControllerRevision, ClusterPolicy> revisions;
+  private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+
+  public DriverUpgradeReconciler(
+      KubernetesClient client, OperatorConfig config, OperatorMetrics metrics, Clock clock) {
+    this.client = client;
+    this.config = config;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.actions = new KubernetesNodeActions(client);
+    this.events = new EventRecorder(client);
+  }
+
+  @Override
+  public List<EventSource<?, ClusterPolicy>> prepareEventSources(
+      EventSourceContext<ClusterPolicy> context) {
+    policies = context.getPrimaryCache();
+    nodes =
+        source(
+            context,
+            Node.class,
+            NODES,
+            null,
+            null,
+            DriverUpgradeReconciler::nodeChanged,
+            new TransformingItemStore<>(UpgradeViews::slim));
+    String driver = UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT;
+    driverPods = source(context, Pod.class, DRIVER_PODS, config.namespace(), driver, null, null);
+    validators =
+        source(
+            context,
+            Pod.class,
+            VALIDATORS,
+            config.namespace(),
+            Labels.APP + "=" + UpgradeKeys.VALIDATOR_APP,
+            null,
+            null);
+    revisions =
+        source(
+            context, ControllerRevision.class, REVISIONS, config.namespace(), driver, null, null);
+    daemonSets =
+        source(context, DaemonSet.class, DAEMONSETS, config.namespace(), driver, null, null);
+    return List.of(nodes, driverPods, validators, revisions, daemonSets);
+  }
+
+  private <R extends HasMetadata> InformerEventSource<R, ClusterPolicy> source(
+      EventSourceContext<ClusterPolicy> context,
+      Class<R> type,
+      String name,
+      String namespace,
+      String labelSelector,
+      BiPredicate<R, R> changed,
+      TransformingItemStore<R> store) {
+    var b =
+        InformerEventSourceConfiguration.from(type, ClusterPolicy.class)
+            .withName(name)
+            .withSecondaryToPrimaryMapper(
+                r -> policies.list().map(ResourceID::fromResource).collect(Collectors.toSet()));
+    if (namespace != null) {
+      b.withNamespaces(Set.of(namespace));
+    }
+    if (labelSelector != null) {
+      b.withLabelSelector(labelSelector);
+    }
+    if (changed != null) {
+      b.withOnUpdateFilter(changed::test);
+    }
+    if (store != null) {
+      b.withItemStore(store);
+    }
+    return new InformerEventSource<>(b.build(), context);
+  }
+
+  /** Node changes that matter to the upgrade: labels, upgrade annotations, cordon, Ready. */
+  static boolean nodeChanged(Node a, Node b) {
+    return !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())
+        || !Objects.equals(upgradeAnnotations(a), upgradeAnnotations(b))
+        || UpgradeViews.unschedulable(a) != UpgradeViews.unschedulable(b)
+        || UpgradeViews.ready(a) != UpgradeViews.ready(b);
+  }
+
+  private static Map<String, String> upgradeAnnotations(Node n) {
+    Map<String, String> a = n.getMetadata().getAnnotations();
+    if (a == null) {
+      return Map.of();
+    }
+    Map<String, String> out = new HashMap<>();
+    a.forEach(
+        (k, v) -> {
+          if (k.startsWith("nvidia.com/gpu-driver-upgrade")) {
+            out.put(k, v);
+          }
+        });
+    return out;
+  }
+
+  @Override
+  public UpdateControl<ClusterPolicy> reconcile(
+      ClusterPolicy policy, Context<ClusterPolicy> context) {
+    var active = ActivePolicy.of(policies.list().toList());
+    if (active.isEmpty()
+        || !active.get().getMetadata().getName().equals(policy.getMetadata().getName())) {
+      return UpdateControl.noUpdate();
+    }
+    UpgradeSettings settings = settings(policy);
+    List<UpgradeNode> group = views(policy);
+    if (!settings.autoUpgrade()) {
+      for (UpgradeNode n : group) {
+        Step abandon = NodeUpgrade.abandon(n);
+        if (abandon != null) {
+          write(n, abandon);
+        }
+      }
+      metrics.upgrades(false, 0, 0, 0, 0, 0);
+      return UpdateControl.noUpdate();
+    }
+    UpgradeRollout rollout = UpgradeRollout.plan(group, settings);
+    NodeUpgrade machine = new NodeUpgrade(settings, actions, clock.instant());
+    Duration recheck = null;
+    for (UpgradeNode n : group) {
+      Duration next;
+      try {
+        next = advance(n, rollout.startable().contains(n.name()), machine);
+      } catch (KubernetesClientException e) {
+        // One node's trouble (NotReady kubelet, API error) never stops the others.
+        LOG.warn("Node {}: driver upgrade step failed, retrying: {}", n.name(), e.getMessage());
+        next = RETRY;
+      }
+      recheck = earliest(recheck, next);
+    }
+    var st = rollout.status();
+    metrics.upgrades(
+        true,
+        st.inProgress == null ? 0 : st.inProgress,
+        st.done == null ? 0 : st.done,
+        st.failed == null ? 0 : st.failed,
+        st.pending == null ? 0 : st.pending,
+        rollout.startable().size());
+    UpdateControl<ClusterPolicy> control = UpdateControl.noUpdate();
+    return recheck == null ? control : control.rescheduleAfter(recheck);
+  }
+
+  /** Moves one node as far as it goes now; returns when to look at it again (null: on events). */
+  private Duration advance(UpgradeNode n, boolean mayStart, NodeUpgrade machine) {
+    UpgradeNode node = n;
+    if (!node.annotations().containsKey(UpgradeKeys.ENABLED) && node.driver() != null) {
+      node = write(node, Step.to(node.state()).annotate(UpgradeKeys.ENABLED, Labels.TRUE).build());
+    }
+    for (int i = 0; i < MAX_STEPS; i++) {
+      Step step = machine.step(node, mayStart);
+      if (step.writes()) {
+        node = write(node, step);
+      }
+      if (!step.moves()) {
+        if (step.waiting() != null) {
+          LOG.debug("Node {}: {}", node.name(), step.waiting());
+        }
+        return step.recheck();
+      }
+      if (step.failure() != null) {
+        return null;
+      }
+    }
+    return Duration.ZERO;
+  }
+
+  /** Writes a step's node changes in one merge patch; the node after it. */
+  private UpgradeNode write(UpgradeNode n, Step step) {
+    String patch = NodePatch.of(step);
+    Node result =
+        client.nodes().withName(n.name()).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    written.put(n.name(), UpgradeViews.slim(result));
+    UpgradeState from = n.state();
+    if (step.to() != null && step.to() != from) {
+      LOG.info("Node {}: driver upgrade {} -> {}", n.name(), label(from), label(step.to()));
+    }
+    if (step.failure() != null) {
+      LOG.warn("Node {}: driver upgrade failed: {}", n.name(), step.failure());
+      events.warning(result, "DriverUpgradeFailed", step.failure());
+    }
+    return n.with(step);
+  }
+
+  private static String label(UpgradeState s) {
+    return s == UpgradeState.UNKNOWN ? "(none)" : s.label();
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** The policy's upgrade settings; off when the driver is not deployed by this policy. */
+  static UpgradeSettings settings(ClusterPolicy policy) {
+    var spec = policy.getSpec();
+    DriverSpec d = spec == null ? null : spec.driver;
+    boolean sandbox =
+        spec != null
+            && spec.sandboxWorkloads != null
+            && Boolean.TRUE.equals(spec.sandboxWorkloads.enabled);
+    UpgradeSettings s = UpgradeSettings.ofClusterPolicy(d == null ? null : d.upgradePolicy);
+    boolean deployed = d == null || d.isEnabled(true);
+    if (!deployed || sandbox || (d != null && Boolean.TRUE.equals(d.useNvidiaDriverCRD))) {
+      return UpgradeSettings.ofClusterPolicy(disabled());
+    }
+    return s;
+  }
+
+  private static io.gpuoperator.api.common.UpgradePolicySpec disabled() {
+    var p = new io.gpuoperator.api.common.UpgradePolicySpec();
+    p.autoUpgrade = false;
+    return p;
+  }
+
+  /**
+   * The nodes of the policy's driver: those running a pod of a driver DaemonSet the policy owns,
+   * and those still carrying upgrade state (e.g. while their driver pod is being replaced).
+   */
+  private List<UpgradeNode> views(ClusterPolicy policy) {
+    Map<String, DaemonSet> ownedDs = new HashMap<>();
+    daemonSets
+        .list()
+        .filter(ds -> ownedBy(ds, policy))
+        .forEach(ds -> ownedDs.put(ds.getMetadata().getUid(), ds));
+    List<ControllerRevision> revs = revisions.list().toList();
+    Map<String, DriverPod> driverByNode = new HashMap<>();
+    driverPods
+        .list()
+        .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
+        .forEach(
+            p -> {
+              DaemonSet ds = ownedDs.get(UpgradeViews.owner(p));
+              if (ds == null) {
+                return;
+              }
+              DriverPod d = UpgradeViews.driverPod(p, ds, revs);
+              // Two pods on a node (the old one terminating): the live one counts.
+              driverByNode.merge(p.getSpec().getNodeName(), d, (x, y) -> x.terminating() ? y : x);
+            });
+    Map<String, List<Pod>> validatorByNode =
+        validators
+            .list()
+            .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
+            .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName()));
+    List<UpgradeNode> out = new ArrayList<>();
+    for (Node cached : nodes.list().toList()) {
+      Node node = freshest(cached);
+      String name = node.getMetadata().getName();
+      DriverPod driver = driverByNode.get(name);
+      Map<String, String> labels = node.getMetadata().getLabels();
+      Map<String, String> annotations = node.getMetadata().getAnnotations();
+      boolean tracked =
+          (labels != null && labels.containsKey(UpgradeKeys.STATE))
+              || (annotations != null && annotations.containsKey(UpgradeKeys.ENABLED));
+      if (driver == null && !tracked) {
+        continue;
+      }
+      List<Pod> v = validatorByNode.getOrDefault(name, List.of());
+      out.add(
+          UpgradeViews.node(
+              node,
+              driver,
+              !v.isEmpty(),
+              v.stream()
+                  .anyMatch(
+                      p ->
+                          p.getMetadata().getDeletionTimestamp() == null
+                              && UpgradeViews.podReady(p))));
+    }
+    written.keySet().retainAll(out.stream().map(UpgradeNode::name).collect(Collectors.toSet()));
+    return out;
+  }
+
+  /** The cached node, or the one our last write returned when the cache has not caught up. */
+  private Node freshest(Node cached) {
+    Node ours = written.get(cached.getMetadata().getName());
+    if (ours == null) {
+      return cached;
+    }
+    if (version(cached) >= version(ours)) {
+      written.remove(cached.getMetadata().getName(), ours);
+      return cached;
+    }
+    return ours;
+  }
+
+  private static long version(Node n) {
+    try {
+      return Long.parseLong(n.getMetadata().getResourceVersion());
+    } catch (RuntimeException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+
+  private static boolean ownedBy(DaemonSet ds, ClusterPolicy policy) {
+    var refs = ds.getMetadata().getOwnerReferences();
+    return refs != null
+        && refs.stream()
+            .anyMatch(
+                r ->
+                    Boolean.TRUE.equals(r.getController())
+                        && Objects.equals(r.getUid(), policy.getMetadata().getUid()));
+  }
+}
