@@ -25,6 +25,9 @@ import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.upgrade.UpgradeKeys;
+import io.gpuoperator.operator.upgrade.UpgradeRollout;
+import io.gpuoperator.operator.upgrade.UpgradeSettings;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
@@ -159,7 +162,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
-  /** Only label changes that alter the facts (GPU presence, NFD GPU, OS) re-render the policy. */
+  /**
+   * Only label changes that alter the facts (GPU presence, NFD GPU, OS) or the driver upgrade's
+   * progress (a node's upgrade state) re-render the policy.
+   */
   static boolean factsChanged(Node before, Node after) {
     Map<String, String> a = relevant(before);
     Map<String, String> b = relevant(after);
@@ -175,7 +181,11 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
     keys.addAll(
         List.of(
-            NodeFacts.GPU_PRESENT, NodeFacts.OS_ID, NodeFacts.OS_VERSION, Labels.NFD_KERNEL_FULL));
+            NodeFacts.GPU_PRESENT,
+            NodeFacts.OS_ID,
+            NodeFacts.OS_VERSION,
+            Labels.NFD_KERNEL_FULL,
+            UpgradeKeys.STATE));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
@@ -268,6 +278,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             facts.gpuNodeCount(),
             facts.nfdLabelsPresent(),
             policy.getStatus());
+    status.driverUpgrade = UpgradeRollout.status(nodes.list().toList(), UpgradeSettings.of(policy));
     boolean changed = writeStatus(policy, status);
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(

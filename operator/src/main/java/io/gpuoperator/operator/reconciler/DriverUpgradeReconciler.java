@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
@@ -194,7 +193,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
         || !active.get().getMetadata().getName().equals(policy.getMetadata().getName())) {
       return UpdateControl.noUpdate();
     }
-    UpgradeSettings settings = settings(policy);
+    UpgradeSettings settings = UpgradeSettings.of(policy);
     List<UpgradeNode> group = views(policy);
     if (!settings.autoUpgrade()) {
       for (UpgradeNode n : group) {
@@ -282,28 +281,6 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
       return b;
     }
     return b == null || a.compareTo(b) <= 0 ? a : b;
-  }
-
-  /** The policy's upgrade settings; off when the driver is not deployed by this policy. */
-  static UpgradeSettings settings(ClusterPolicy policy) {
-    var spec = policy.getSpec();
-    DriverSpec d = spec == null ? null : spec.driver;
-    boolean sandbox =
-        spec != null
-            && spec.sandboxWorkloads != null
-            && Boolean.TRUE.equals(spec.sandboxWorkloads.enabled);
-    UpgradeSettings s = UpgradeSettings.ofClusterPolicy(d == null ? null : d.upgradePolicy);
-    boolean deployed = d == null || d.isEnabled(true);
-    if (!deployed || sandbox || (d != null && Boolean.TRUE.equals(d.useNvidiaDriverCRD))) {
-      return UpgradeSettings.ofClusterPolicy(disabled());
-    }
-    return s;
-  }
-
-  private static io.gpuoperator.api.common.UpgradePolicySpec disabled() {
-    var p = new io.gpuoperator.api.common.UpgradePolicySpec();
-    p.autoUpgrade = false;
-    return p;
   }
 
   /**

@@ -23,11 +23,12 @@ import java.util.stream.Collectors;
  * twice.
  *
  * <p>Rules beyond the original's: a node a user had cordoned stays cordoned; a new driver pod that
- * installs the same driver (equal {@code DRIVER_CONFIG_DIGEST}) is restarted without cordon or
- * eviction; a node that goes NotReady while its pods are evicted, its driver restarts or it
- * validates fails at once (freeing its slot) and starts over when it is Ready again; a failed node
- * recovers by itself when its new driver and validator become ready, and tries again when the
- * driver changes once more.
+ * installs the same driver (equal {@code DRIVER_CONFIG_DIGEST}), or replaces one that never became
+ * ready on a node the upgrade sees for the first time, is restarted without cordon or eviction; a
+ * node that goes NotReady while its pods are evicted, its driver restarts or it validates fails at
+ * once (freeing its slot) and starts over when it is Ready again; a failed node recovers by itself
+ * when its new driver and validator become ready, and tries again when the driver changes once
+ * more.
  */
 public final class NodeUpgrade {
   /** How often a node waiting on something the operator does not watch is looked at again. */
@@ -81,10 +82,17 @@ public final class NodeUpgrade {
         || s == VALIDATION_REQUIRED;
   }
 
-  /** A fresh or finished node: upgrade-required when its driver pod is behind, else done. */
+  /**
+   * A fresh or finished node: upgrade-required when its driver pod is behind, else done. A node
+   * seen for the first time whose old driver pod never became ready (a cluster coming up, the
+   * operator taking over) serves no GPU workload yet: its pod is only restarted.
+   */
   private Step classify(UpgradeNode n) {
     if (n.needsUpgrade()) {
-      return Step.to(UPGRADE_REQUIRED).build();
+      boolean bringUp = n.state() == UNKNOWN && !n.driver().ready() && !n.requested();
+      return Step.to(UPGRADE_REQUIRED)
+          .annotate(UpgradeKeys.RESTART_ONLY, bringUp ? Labels.TRUE : null)
+          .build();
     }
     if (n.state() == UNKNOWN && n.driver() != null && n.driver().latestRevision() != null) {
       return Step.to(UPGRADE_DONE).build();
@@ -104,7 +112,7 @@ public final class NodeUpgrade {
     if (!mayStart) {
       return Step.stay(null, "waiting for a free upgrade slot");
     }
-    boolean restartOnly = !n.requested() && n.driver().sameDriver();
+    boolean restartOnly = !n.requested() && (n.restartOnly() || n.driver().sameDriver());
     Step.Builder b =
         Step.to(restartOnly ? POD_RESTART_REQUIRED : CORDON_REQUIRED)
             .annotate(UpgradeKeys.TARGET_REVISION, n.driver().latestRevision())

@@ -1,7 +1,9 @@
 package io.gpuoperator.operator.upgrade;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.gpuoperator.api.common.UpgradeStatus;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -84,7 +86,8 @@ public record UpgradeRollout(Set<String> startable, UpgradeStatus status) {
         if (!waiting(n) || wave.get(n.name()) != current) {
           continue;
         }
-        boolean inPlace = n.driver() != null && n.driver().sameDriver() && !n.requested();
+        boolean inPlace =
+            !n.requested() && (n.restartOnly() || n.driver() != null && n.driver().sameDriver());
         boolean costs = !n.unschedulable() && !inPlace;
         if (costs && available <= 0) {
           continue;
@@ -99,6 +102,32 @@ public record UpgradeRollout(Set<String> startable, UpgradeStatus status) {
     return new UpgradeRollout(
         Set.copyOf(startable),
         status(sorted, s, halted, canaryFailed, current, wave, failed, canaries.isEmpty()));
+  }
+
+  /**
+   * The progress shown in a policy's status, from node labels and annotations alone (the policy's
+   * node cache has no pods): null while no node carries an upgrade state.
+   */
+  public static UpgradeStatus status(Collection<Node> nodes, UpgradeSettings s) {
+    List<UpgradeNode> tracked =
+        nodes.stream()
+            .filter(
+                n ->
+                    n.getMetadata().getLabels() != null
+                        && n.getMetadata().getLabels().containsKey(UpgradeKeys.STATE))
+            .map(
+                n ->
+                    new UpgradeNode(
+                        n.getMetadata().getName(),
+                        n.getMetadata().getLabels(),
+                        n.getMetadata().getAnnotations(),
+                        UpgradeViews.unschedulable(n),
+                        true,
+                        null,
+                        false,
+                        false))
+            .toList();
+    return tracked.isEmpty() ? null : plan(tracked, s).status();
   }
 
   /** Canaries: nodes matching the selector (or any node), not skipped, first by name. */

@@ -2,6 +2,9 @@ package io.gpuoperator.operator.upgrade;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.gpuoperator.api.common.UpgradePolicySpec;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.DriverSpec;
 import java.time.Duration;
 import java.util.Map;
 
@@ -43,6 +46,27 @@ public record UpgradeSettings(
 
   public UpgradeSettings {
     canarySelector = canarySelector == null ? Map.of() : Map.copyOf(canarySelector);
+  }
+
+  /**
+   * The settings for the driver a ClusterPolicy deploys: off when it deploys none (driver disabled,
+   * NVIDIADriver resources in charge) or runs sandbox workloads, as in the original.
+   */
+  public static UpgradeSettings of(ClusterPolicy policy) {
+    ClusterPolicySpec spec = policy.getSpec();
+    DriverSpec d = spec == null ? null : spec.driver;
+    boolean sandbox =
+        spec != null
+            && spec.sandboxWorkloads != null
+            && Boolean.TRUE.equals(spec.sandboxWorkloads.enabled);
+    boolean deployed =
+        d == null || (d.isEnabled(true) && !Boolean.TRUE.equals(d.useNvidiaDriverCRD));
+    if (!deployed || sandbox) {
+      UpgradePolicySpec off = new UpgradePolicySpec();
+      off.autoUpgrade = false;
+      return ofClusterPolicy(off);
+    }
+    return ofClusterPolicy(d == null ? null : d.upgradePolicy);
   }
 
   /**

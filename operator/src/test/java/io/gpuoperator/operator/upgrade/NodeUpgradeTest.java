@@ -157,6 +157,21 @@ class NodeUpgradeTest {
   }
 
   @Test
+  void aNodeSeenFirstWithADriverThatNeverBecameReadyIsOnlyRestarted() {
+    Step s = machine.step(node(UNKNOWN, driver("a", "b", false), Map.of()), false);
+    assertThat(s.to()).isEqualTo(UPGRADE_REQUIRED);
+    assertThat(s.annotations()).containsEntry(UpgradeKeys.RESTART_ONLY, "true");
+    UpgradeNode n = node(UNKNOWN, driver("a", "b", false), Map.of()).with(s);
+    assertThat(machine.step(n, true).to()).isEqualTo(POD_RESTART_REQUIRED);
+    // Once the upgrade knows the node, a driver that is down gets the full treatment.
+    assertThat(
+            machine
+                .step(node(UPGRADE_DONE, driver("a", "b", false), Map.of()), false)
+                .annotations())
+        .containsEntry(UpgradeKeys.RESTART_ONLY, null);
+  }
+
+  @Test
   void aRequiredNodeStartsOnlyWithASlotAndRemembersWhetherItWasCordonedBefore() {
     UpgradeNode n = node(UPGRADE_REQUIRED, driver("a", "b", "d1", "d2"), Map.of());
     assertThat(machine.step(n, false).moves()).isFalse();
