@@ -26,6 +26,9 @@ public final class OperandImages {
     "node-status-exporter"
   };
 
+  /** Key of the validator's CUDA workload image (a pod, not an operand DaemonSet). */
+  public static final String CUDA_WORKLOAD = "cuda-workload";
+
   private OperandImages() {}
 
   public static String projectVersion() {
