@@ -85,6 +85,12 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
    */
   private final Map<String, Node> written = new ConcurrentHashMap<>();
 
+  /**
+   * Driver pods this process deleted whose deletion the cache has not shown yet, by UID: they count
+   * as terminating, so no pass deletes them twice.
+   */
+  private final Set<String> deleted = ConcurrentHashMap.newKeySet();
+
   private volatile IndexerResourceCache<ClusterPolicy> policies;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
   private volatile InformerEventSource<Pod, ClusterPolicy> driverPods;
@@ -98,7 +104,25 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
-    this.actions = new KubernetesNodeActions(client);
+    NodeActions api = new KubernetesNodeActions(client);
+    this.actions =
+        new NodeActions() {
+          @Override
+          public List<Pod> podsOn(String node, String labelSelector) {
+            return api.podsOn(node, labelSelector);
+          }
+
+          @Override
+          public Eviction evict(Pod pod) {
+            return api.evict(pod);
+          }
+
+          @Override
+          public void deleteDriverPod(DriverPod pod) {
+            api.deleteDriverPod(pod);
+            deleted.add(pod.uid());
+          }
+        };
     this.events = new EventRecorder(client);
   }
 
@@ -295,8 +319,13 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
         .forEach(ds -> ownedDs.put(ds.getMetadata().getUid(), ds));
     List<ControllerRevision> revs = revisions.list().toList();
     Map<String, DriverPod> driverByNode = new HashMap<>();
-    driverPods
-        .list()
+    List<Pod> pods = driverPods.list().toList();
+    Set<String> live = new java.util.HashSet<>();
+    pods.stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .forEach(p -> live.add(p.getMetadata().getUid()));
+    deleted.retainAll(live);
+    pods.stream()
         .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
         .forEach(
             p -> {
@@ -305,6 +334,9 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
                 return;
               }
               DriverPod d = UpgradeViews.driverPod(p, ds, revs);
+              if (deleted.contains(d.uid())) {
+                d = d.deleted();
+              }
               // Two pods on a node (the old one terminating): the live one counts.
               driverByNode.merge(p.getSpec().getNodeName(), d, (x, y) -> x.terminating() ? y : x);
             });

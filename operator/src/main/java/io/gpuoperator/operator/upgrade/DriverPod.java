@@ -35,6 +35,12 @@ public record DriverPod(
     return digest != null && !digest.isEmpty() && digest.equals(latestDigest);
   }
 
+  /** The same pod, known to be deleted already. */
+  public DriverPod deleted() {
+    return new DriverPod(
+        namespace, name, uid, true, ready, revision, latestRevision, digest, latestDigest, trouble);
+  }
+
   @Override
   public String toString() {
     return namespace + "/" + name;
