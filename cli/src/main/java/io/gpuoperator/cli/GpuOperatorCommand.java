@@ -3,6 +3,8 @@ package io.gpuoperator.cli;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.mig.MigCommand;
+import io.gpuoperator.node.mig.MigManagerCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
@@ -25,6 +27,8 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      MigManagerCommand.class,
+      MigCommand.class,
       ValidatorCommand.class,
       CommandLine.HelpCommand.class
     })

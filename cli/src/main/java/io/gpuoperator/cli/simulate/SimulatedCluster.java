@@ -17,9 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
- * validator}, {@code device-plugin}) in-process against the node's simulated GPUs, and everything
- * else by declared behaviour. The control plane must know the nodes' identities ({@code
- * ControlPlane.builder().nodes(...)}).
+ * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}) in-process
+ * against the node's simulated GPUs, and everything else by declared behaviour. The control plane
+ * must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
@@ -44,6 +44,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("validator", new ValidatorAgent(c.backends::opener), false)
               .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
               .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
+              .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .build();
       c.nodes =
           SimulatedNodes.start(

@@ -6,15 +6,22 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.kubelet.podresources.v1.ContainerDevices;
 import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.PodResources;
 import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
+import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.mig.MigLabels;
+import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -276,6 +283,115 @@ class SimulateIT {
 
   @Test
   @Order(7)
+  void aMigChangeTheHardwareRefusesEndsFailedWithTheReasonAndTheOperandsBack() {
+    // GPU 3 is busy: enabling MIG needs a reset, which it refuses.
+    ((SimulatedBackend) sim.backends().backend(H100)).setInUse(3, true);
+    String dp = Labels.deploy("device-plugin");
+    label(H100, MigLabels.CONFIG, "all-1g.10gb");
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .untilAsserted(
+            () -> assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.FAILED));
+    assertThat(labels(H100)).containsEntry(dp, "true");
+    // The Event is recorded right after the state label: wait for it.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        client.v1().events().inNamespace("default").list().getItems().stream()
+                            .filter(e -> H100.equals(e.getInvolvedObject().getName()))
+                            .filter(e -> "MigConfigFailed".equals(e.getReason()))
+                            .map(Event::getMessage)
+                            .toList())
+                    .singleElement()
+                    .asString()
+                    .contains("GPU 3: the MIG mode change needs a GPU reset, which failed"));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(row(H100).gpuAllocatable()).isEqualTo(8));
+    assertThat(sim.backends().backend(H100).migMode(0).current()).isFalse();
+  }
+
+  @Test
+  @Order(8)
+  void migManagerAppliesAllOneGOnTheH100NodeAndASecondTimeChangesNothing() throws Exception {
+    ((SimulatedBackend) sim.backends().backend(H100)).setInUse(3, false);
+    String dp = Labels.deploy("device-plugin");
+    List<String> deployValues = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Watcher<Node> recorder =
+        new Watcher<>() {
+          @Override
+          public void eventReceived(Action action, Node n) {
+            deployValues.add(String.valueOf(n.getMetadata().getLabels().get(dp)));
+          }
+
+          @Override
+          public void onClose(WatcherException cause) {}
+        };
+    try (Watch w = client.nodes().withName(H100).watch(recorder)) {
+      // Removing the state asks for the same value again: a retry now that GPU 3 is free.
+      label(H100, MigLabels.STATE, null);
+      await()
+          .atMost(Duration.ofMinutes(4))
+          .untilAsserted(
+              () -> {
+                assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
+                assertThat(row(H100).resources()).containsEntry("nvidia.com/mig-1g.10gb", 56L);
+                assertThat(labels(H100)).containsEntry("nvidia.com/mig-1g.10gb.count", "56");
+              });
+    }
+    assertThat(deployValues).contains(MigLabels.PAUSED);
+    assertThat(labels(H100)).containsEntry(dp, "true");
+    String pluginPod = devicePluginPod(H100);
+
+    deployValues.clear();
+    try (Watch w = client.nodes().withName(H100).watch(recorder)) {
+      label(H100, MigLabels.CONFIG, "all-1g.10gb"); // the same value again
+      label(H100, MigLabels.STATE, null); // and a forced re-check of it
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .untilAsserted(
+              () -> assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS));
+    }
+    assertThat(deployValues).isNotEmpty().doesNotContain(MigLabels.PAUSED);
+    assertThat(devicePluginPod(H100)).isEqualTo(pluginPod);
+    assertThat(row(H100).resources()).containsEntry("nvidia.com/mig-1g.10gb", 56L);
+  }
+
+  private static void label(String node, String key, String value) {
+    Map<String, Object> labels = new java.util.HashMap<>();
+    labels.put(key, value);
+    client
+        .nodes()
+        .withName(node)
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            io.fabric8.kubernetes.client.utils.Serialization.asJson(
+                Map.of("metadata", Map.of("labels", labels))));
+  }
+
+  private static Map<String, String> labels(String node) {
+    return client.nodes().withName(node).get().getMetadata().getLabels();
+  }
+
+  private static String devicePluginPod(String node) {
+    return client
+        .pods()
+        .inNamespace(sim.namespace())
+        .withLabel("app", "nvidia-device-plugin-daemonset")
+        .withField("spec.nodeName", node)
+        .list()
+        .getItems()
+        .stream()
+        .map(p -> p.getMetadata().getUid())
+        .findFirst()
+        .orElse(null);
+  }
+
+  @Test
+  @Order(9)
   void closingLeavesNoProcessAndNoDirectory() throws Exception {
     List<Long> pids = sim.controlPlane().pids();
     Path cpDir = sim.controlPlane().directory();

@@ -11,8 +11,9 @@ import io.gpuoperator.api.v1.MigManagerSpec;
 
 /**
  * The MIG manager {@code nvidia-mig-manager} (our image's {@code mig-manager} subcommand) with the
- * default ConfigMaps {@code default-mig-parted-config} and {@code default-gpu-clients}; a default
- * ConfigMap is not rendered when the policy names its own.
+ * default ConfigMaps {@code default-mig-parted-config} (the configs generated from the hardware
+ * tables plus the policy's inline {@code spec.migManager.configs}) and {@code default-gpu-clients};
+ * a default ConfigMap is not rendered when the policy names its own.
  */
 public final class MigManagerModel extends ManifestOperandModel {
   static final String CONTAINER = "nvidia-mig-manager";
@@ -60,6 +61,10 @@ public final class MigManagerModel extends ManifestOperandModel {
 
   @Override
   protected void customize(HasMetadata object, RenderContext ctx) {
+    if (object instanceof ConfigMap cm && cm.getMetadata().getName().equals(DEFAULT_CONFIG)) {
+      cm.getData().put("config.yaml", MigConfigs.effective(ctx.spec()).toYaml());
+      return;
+    }
     if (!(object instanceof DaemonSet ds)) {
       return;
     }

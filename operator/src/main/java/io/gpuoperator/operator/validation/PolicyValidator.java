@@ -1,10 +1,8 @@
 package io.gpuoperator.operator.validation;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.common.EnvVar;
 import io.gpuoperator.api.common.ServiceMonitorConfig;
@@ -12,8 +10,13 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
+import io.gpuoperator.node.config.ConfigException;
+import io.gpuoperator.node.mig.MigCatalog;
+import io.gpuoperator.node.mig.MigConfigFile;
+import io.gpuoperator.node.mig.MigConfigGenerator;
+import io.gpuoperator.node.mig.MigConfigValidator;
 import io.gpuoperator.operator.operand.ImageResolver;
-import io.gpuoperator.operator.operand.Manifests;
+import io.gpuoperator.operator.operand.MigConfigs;
 import io.gpuoperator.operator.operand.OperandModel;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.Operands;
@@ -420,7 +423,11 @@ public final class PolicyValidator {
 
   private static void migManager(ClusterPolicySpec spec, List<Violation> out) {
     var m = spec.migManager;
-    if (m == null || m.config == null) {
+    if (m == null) {
+      return;
+    }
+    inlineMigConfigs(spec, out);
+    if (m.config == null) {
       return;
     }
     String name = m.config.name == null ? "" : m.config.name.trim();
@@ -429,7 +436,8 @@ public final class PolicyValidator {
       dnsName(name, "spec.migManager.config.name", out);
     }
     boolean defaultConfigMap = name.isEmpty() || name.equals("default-mig-parted-config");
-    if (defaultConfigMap && !def.isEmpty() && !defaultMigConfigs().contains(def)) {
+    boolean inlineName = m.configs != null && m.configs.containsKey(def);
+    if (defaultConfigMap && !def.isEmpty() && !defaultMigConfigs().contains(def) && !inlineName) {
       out.add(
           new Violation(
               "spec.migManager.config.default",
@@ -440,30 +448,31 @@ public final class PolicyValidator {
     }
   }
 
-  private static volatile Set<String> defaultMigConfigs;
-
-  /** The layout names of the default mig-parted ConfigMap (read once). */
+  /** The config names of the generated default set. */
   static Set<String> defaultMigConfigs() {
-    Set<String> names = defaultMigConfigs;
-    if (names == null) {
-      names = readDefaultMigConfigs();
-      defaultMigConfigs = names;
-    }
-    return names;
+    return MigConfigGenerator.defaults().migConfigs().keySet();
   }
 
-  @SuppressWarnings("unchecked")
-  private static Set<String> readDefaultMigConfigs() {
-    ConfigMap cm =
-        Manifests.load(OperandNames.MIG_MANAGER).stream()
-            .filter(ConfigMap.class::isInstance)
-            .map(ConfigMap.class::cast)
-            .filter(c -> c.getMetadata().getName().equals("default-mig-parted-config"))
-            .findFirst()
-            .orElseThrow();
-    Map<String, Object> config =
-        Serialization.unmarshal(cm.getData().get("config.yaml"), Map.class);
-    return Set.copyOf(((Map<String, Object>) config.get("mig-configs")).keySet());
+  /**
+   * The inline MIG configs: well-formed, and each valid for the GPUs it names (the hardware
+   * tables), so a bad geometry is a condition before any node is touched.
+   */
+  private static void inlineMigConfigs(ClusterPolicySpec spec, List<Violation> out) {
+    MigConfigFile inline;
+    try {
+      inline = MigConfigs.inline(spec);
+    } catch (ConfigException e) {
+      out.add(new Violation(MigConfigs.FIELD, e.getMessage()));
+      return;
+    }
+    if (inline == null) {
+      return;
+    }
+    for (MigConfigValidator.Verdict v : MigConfigValidator.validate(inline, MigCatalog.builtIn())) {
+      if (v.status() == MigConfigValidator.Status.INVALID) {
+        out.add(new Violation(MigConfigs.FIELD + "." + v.config(), String.join("; ", v.details())));
+      }
+    }
   }
 
   private static void dcgmExporter(ClusterPolicySpec spec, List<Violation> out) {

@@ -20,6 +20,43 @@ class PolicyValidatorTest {
   }
 
   @Test
+  void inlineMigConfigsAreCheckedAgainstTheGpusTablesBeforeAnyNodeIsTouched() {
+    var p =
+        yaml(
+            """
+              migManager:
+                config:
+                  default: training
+                configs:
+                  training:
+                  - devices: all
+                    mig-enabled: true
+                    device-filter: ["0x233010DE"]
+                    mig-devices: {"3g.40gb": 3}
+                  inference:
+                  - {devices: [0, 1], mig-enabled: true, mig-devices: {"1g.10gb": 7}}
+            """);
+    var v = PolicyValidator.validate(p);
+    assertThat(v).extracting(Violation::path).containsExactly("spec.migManager.configs.training");
+    assertThat(v.get(0).reason())
+        .contains("3g.40gb ×3 exceeds its maximum of 2 per GPU on H100-SXM5-80GB");
+    var malformed =
+        PolicyValidator.validate(
+            yaml(
+                "  migManager:\n    configs:\n      x:\n      - {devices: some, mig-enabled: true}\n"));
+    assertThat(malformed).extracting(Violation::path).containsExactly("spec.migManager.configs");
+    assertThat(malformed.get(0).reason()).contains("expected all or a list of GPU indices");
+    // A valid inline config may be the default layout and reaches the ConfigMap.
+    var ok =
+        yaml(
+            "  migManager:\n    config:\n      default: inference\n    configs:\n      inference:\n"
+                + "      - {devices: all, mig-enabled: true, mig-devices: {\"1g.10gb\": 7}}\n");
+    assertThat(PolicyValidator.validate(ok)).isEmpty();
+    String yaml = io.gpuoperator.operator.operand.MigConfigs.effective(ok.getSpec()).toYaml();
+    assertThat(yaml).contains("  inference:\n    - devices: all\n").contains("  all-1g.10gb:");
+  }
+
+  @Test
   void documentationSampleAndMinimalPolicyAreValid() {
     assertThat(PolicyValidator.validate(Policies.sample())).isEmpty();
     assertThat(PolicyValidator.validate(Policies.minimal())).isEmpty();

@@ -13,6 +13,8 @@ import java.util.Set;
  * @param model the profile's key, e.g. {@code H100-SXM5-80GB}
  * @param name NVML product name, e.g. {@code NVIDIA H100 80GB HBM3}
  * @param pciDeviceId PCI device id, hex, e.g. {@code 0x2330}
+ * @param pciDeviceIdVariants other device ids of the same GPU (PCIe cards, export variants such as
+ *     A800/H800) that share its MIG geometry; mig-parted's {@code device-filter} names them all
  * @param pciSubsystemId PCI subsystem device id, hex
  * @param pciClass PCI class code, hex, e.g. {@code 0x030200}
  * @param memoryMiB total memory NVML reports, MiB
@@ -31,6 +33,7 @@ public record HardwareProfile(
     String model,
     String name,
     String pciDeviceId,
+    List<String> pciDeviceIdVariants,
     String pciSubsystemId,
     String pciClass,
     long memoryMiB,
@@ -49,6 +52,11 @@ public record HardwareProfile(
     require(model != null && !model.isBlank(), "model: required");
     require(name != null && !name.isBlank(), "name: required");
     hex(pciDeviceId, "pciDeviceId");
+    pciDeviceIdVariants =
+        pciDeviceIdVariants == null ? List.of() : List.copyOf(pciDeviceIdVariants);
+    for (String v : pciDeviceIdVariants) {
+      hex(v, "pciDeviceIdVariants");
+    }
     hex(pciSubsystemId, "pciSubsystemId");
     hex(pciClass, "pciClass");
     require(memoryMiB > 0, "memoryMiB: must be > 0, got " + memoryMiB);
@@ -100,6 +108,16 @@ public record HardwareProfile(
   /** The PCI device id as an int. */
   public int pciDevice() {
     return Integer.parseInt(pciDeviceId.substring(2), 16);
+  }
+
+  /** Every PCI device id of this GPU (without vendor), the primary one first. */
+  public List<Integer> pciDevices() {
+    List<Integer> out = new java.util.ArrayList<>();
+    out.add(pciDevice());
+    for (String v : pciDeviceIdVariants) {
+      out.add(Integer.parseInt(v.substring(2), 16));
+    }
+    return out;
   }
 
   /** The PCI subsystem device id as an int. */

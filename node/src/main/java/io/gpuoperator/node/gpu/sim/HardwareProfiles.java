@@ -16,7 +16,23 @@ import java.util.Map;
 public final class HardwareProfiles {
   /** The built-in GPU models. */
   public static final List<String> BUILT_IN =
-      List.of("A100-SXM4-40GB", "A100-SXM4-80GB", "H100-SXM5-80GB", "H200-SXM-141GB", "L4", "T4");
+      List.of(
+          "A100-SXM4-40GB",
+          "A100-SXM4-80GB",
+          "A30-PCIE-24GB",
+          "H100-SXM5-80GB",
+          "H100-NVL-94GB",
+          "H100-96GB",
+          "H200-SXM-141GB",
+          "GH200-144GB",
+          "B200-180GB",
+          "GB200-186GB",
+          "GB200-189GB",
+          "B300-269GB",
+          "GB300-278GB",
+          "RTX-PRO-6000-96GB",
+          "L4",
+          "T4");
 
   /** The built-in node profiles (hardware of typical machines). */
   public static final List<String> BUILT_IN_NODES =

@@ -1,0 +1,128 @@
+package io.gpuoperator.node.mig;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link NodeOps} through the API server: merge patches of the Node, pods by field selector. */
+public final class KubernetesNodeOps implements NodeOps {
+  private static final Logger LOG = LoggerFactory.getLogger(KubernetesNodeOps.class);
+
+  /** Nodes are cluster-scoped; their Events live here, as the kubelet's do. */
+  static final String EVENT_NAMESPACE = "default";
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final String namespace;
+
+  /** {@code namespace}: where the GPU clients' pods run (the operator's). */
+  public KubernetesNodeOps(KubernetesClient client, String nodeName, String namespace) {
+    this.client = client;
+    this.nodeName = nodeName;
+    this.namespace = namespace;
+  }
+
+  @Override
+  public Map<String, String> labels() {
+    Node n = client.nodes().withName(nodeName).get();
+    if (n == null) {
+      throw new IllegalStateException("node " + nodeName + " not found");
+    }
+    Map<String, String> labels = n.getMetadata().getLabels();
+    return labels == null ? Map.of() : labels;
+  }
+
+  @Override
+  public void patchLabels(Map<String, String> labels) {
+    Map<String, Object> values = new HashMap<>(labels); // null removes
+    String patch = Serialization.asJson(Map.of("metadata", Map.of("labels", values)));
+    client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    LOG.info("node {}: labels {}", nodeName, labels);
+  }
+
+  @Override
+  public void deletePods(List<String> apps) {
+    client
+        .pods()
+        .inNamespace(namespace)
+        .withLabelIn("app", apps.toArray(String[]::new))
+        .withField("spec.nodeName", nodeName)
+        .delete();
+  }
+
+  @Override
+  public boolean awaitPodsGone(List<String> apps, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      List<Pod> left =
+          client
+              .pods()
+              .inNamespace(namespace)
+              .withLabelIn("app", apps.toArray(String[]::new))
+              .withField("spec.nodeName", nodeName)
+              .list()
+              .getItems();
+      if (left.isEmpty()) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      LOG.info(
+          "node {}: waiting for {} GPU client pod(s) to terminate: {}",
+          nodeName,
+          left.size(),
+          left.stream().map(p -> p.getMetadata().getName()).toList());
+      Thread.sleep(1000);
+    }
+  }
+
+  @Override
+  public void event(String type, String reason, String message) {
+    Node n = client.nodes().withName(nodeName).get();
+    String now = Instant.now().toString();
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(EVENT_NAMESPACE)
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(nodeName + ".mig-")
+                  .withNamespace(EVENT_NAMESPACE)
+                  .endMetadata()
+                  .withNewInvolvedObject()
+                  .withApiVersion("v1")
+                  .withKind("Node")
+                  .withName(nodeName)
+                  .withUid(n == null ? null : n.getMetadata().getUid())
+                  .endInvolvedObject()
+                  .withType(type)
+                  .withReason(reason)
+                  .withMessage(message.length() > 1024 ? message.substring(0, 1024) : message)
+                  .withNewSource()
+                  .withComponent("nvidia-mig-manager")
+                  .withHost(nodeName)
+                  .endSource()
+                  .withFirstTimestamp(now)
+                  .withLastTimestamp(now)
+                  .withCount(1)
+                  .build())
+          .create();
+    } catch (RuntimeException e) {
+      LOG.warn("node {}: could not record event {}: {}", nodeName, reason, e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,127 @@
+package io.gpuoperator.node.mig;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuoperator.node.config.ConfigException;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MIG manager's loop: watches its own Node and applies the configuration named by {@code
+ * nvidia.com/mig.config} whenever that value changes (and once at start, which also re-applies the
+ * layout after a reboot, since MIG geometry does not survive one). One change at a time; a newer
+ * value waiting while one is applied replaces older waiting ones. Removing {@code
+ * nvidia.com/mig.config.state} asks for the current value to be applied again.
+ */
+public final class MigManagerAgent implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MigManagerAgent.class);
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final Supplier<MigConfigFile> config;
+  private final MigReconfigurer reconfigurer;
+  private String wanted;
+  private String handled;
+  private boolean retry;
+  private boolean stopped;
+  private SharedIndexInformer<Node> informer;
+
+  /** {@code config} is read at each change (the ConfigMap may have changed). */
+  public MigManagerAgent(
+      KubernetesClient client,
+      String nodeName,
+      Supplier<MigConfigFile> config,
+      MigReconfigurer reconfigurer) {
+    this.client = client;
+    this.nodeName = nodeName;
+    this.config = config;
+    this.reconfigurer = reconfigurer;
+  }
+
+  /** Watches the node and applies changes until {@link #close()} or an interrupt. */
+  public void run() throws InterruptedException {
+    informer =
+        client
+            .nodes()
+            .withName(nodeName)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Node n) {
+                    offer(n);
+                  }
+
+                  @Override
+                  public void onUpdate(Node old, Node n) {
+                    offer(n);
+                  }
+
+                  @Override
+                  public void onDelete(Node n, boolean unknown) {}
+                });
+    LOG.info("node {}: watching {}", nodeName, MigLabels.CONFIG);
+    try {
+      while (true) {
+        String name = next();
+        if (name == null) {
+          return;
+        }
+        apply(name);
+      }
+    } finally {
+      informer.close();
+    }
+  }
+
+  private void apply(String name) throws InterruptedException {
+    MigConfigFile file;
+    try {
+      file = config.get();
+    } catch (ConfigException e) {
+      reconfigurer.fail(
+          "MIG config " + name + ": the MIG config file is invalid: " + e.getMessage());
+      return;
+    }
+    reconfigurer.reconfigure(name, file);
+  }
+
+  private synchronized void offer(Node n) {
+    Map<String, String> labels = n.getMetadata().getLabels();
+    String value = labels == null ? null : labels.get(MigLabels.CONFIG);
+    String state = labels == null ? null : labels.get(MigLabels.STATE);
+    if (value == null || value.isBlank()) {
+      return;
+    }
+    if (!Objects.equals(value, handled) || state == null || state.isBlank()) {
+      if (!Objects.equals(value, wanted)) {
+        LOG.info("node {}: {}={} requested", nodeName, MigLabels.CONFIG, value);
+      }
+      wanted = value;
+      retry = state == null || state.isBlank();
+      notifyAll();
+    }
+  }
+
+  private synchronized String next() throws InterruptedException {
+    while (!stopped && (wanted == null || (wanted.equals(handled) && !retry))) {
+      wait();
+    }
+    if (stopped) {
+      return null;
+    }
+    handled = wanted;
+    retry = false;
+    return handled;
+  }
+
+  @Override
+  public synchronized void close() {
+    stopped = true;
+    notifyAll();
+  }
+}
