@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.exporter.ExporterCommand;
 import io.gpuoperator.node.mig.MigCommand;
 import io.gpuoperator.node.mig.MigManagerCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Command;
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
+      ExporterCommand.class,
       MigManagerCommand.class,
       MigCommand.class,
       ValidatorCommand.class,

@@ -17,19 +17,22 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
- * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}) in-process
- * against the node's simulated GPUs, and everything else by declared behaviour. The control plane
- * must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
+ * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}, {@code
+ * exporter}) in-process against the node's simulated GPUs, and everything else by declared
+ * behaviour. The control plane must know the nodes' identities ({@code
+ * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
   private final KubernetesClient agentClient;
   private final Map<String, DevicePluginSupport> devices = new ConcurrentHashMap<>();
+  private final ExporterInProcessAgent exporter;
   private SimulatedNodes nodes;
 
   private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
     this.backends = backends;
     this.agentClient = agentClient;
+    this.exporter = new ExporterInProcessAgent(backends);
   }
 
   /** Starts a kubelet for each node; agents talk to the API server as admin. */
@@ -44,6 +47,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("validator", new ValidatorAgent(c.backends::opener), false)
               .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
               .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
+              .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .build();
       c.nodes =
@@ -77,6 +81,11 @@ public final class SimulatedCluster implements AutoCloseable {
       throw new IllegalArgumentException("no simulated node " + node);
     }
     return d;
+  }
+
+  /** The port of a node's in-process metrics exporter on 127.0.0.1, or null while none runs. */
+  public Integer exporterPort(String node) {
+    return exporter.port(node);
   }
 
   public SimulatedGpuBackends backends() {

@@ -222,6 +222,11 @@ public final class Simulation implements AutoCloseable {
     return cluster.backends();
   }
 
+  /** The port of a node's metrics exporter on 127.0.0.1 (null while none runs). */
+  public Integer exporterPort(String node) {
+    return cluster.exporterPort(node);
+  }
+
   /** The temp directory holding every node's directories. */
   public Path nodesRoot() {
     return cluster.root();

@@ -66,6 +66,10 @@ class SimulateIT {
           strategy: mixed
         dcgm:
           enabled: false
+        dcgmExporter:
+          env:
+          - name: DCGM_EXPORTER_INTERVAL
+            value: "2000"
         devicePlugin:
           config:
             name: time-slicing
@@ -266,6 +270,76 @@ class SimulateIT {
 
   @Test
   @Order(6)
+  void aPodHoldingAMigDeviceGetsExporterSeriesGoneWithinOneCollectionOfItsDeletion()
+      throws Exception {
+    Pod pod = gpuPod("mig-infer", 0, MIG);
+    pod.getSpec().getContainers().get(0).setName("server");
+    pod.getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .setLimits(Map.of("nvidia.com/mig-1g.10gb", new Quantity("1")));
+    // The admission plugin tolerates taints named after the requested resource only.
+    pod.getSpec()
+        .setTolerations(
+            List.of(
+                new io.fabric8.kubernetes.api.model.TolerationBuilder()
+                    .withKey("nvidia.com/gpu")
+                    .withOperator("Exists")
+                    .withEffect("NoSchedule")
+                    .build()));
+    client.pods().inNamespace(WORKLOADS).resource(pod).create();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () ->
+                "Running"
+                    .equals(
+                        phase(client.pods().inNamespace(WORKLOADS).withName("mig-infer").get())));
+    await().atMost(Duration.ofMinutes(1)).until(() -> sim.exporterPort(MIG) != null);
+    await().atMost(Duration.ofMinutes(1)).until(() -> metrics(MIG).contains("pod=\"mig-infer\""));
+    String line =
+        metrics(MIG)
+            .lines()
+            .filter(l -> l.startsWith("DCGM_FI_DEV_FB_USED{") && l.contains("pod=\"mig-infer\""))
+            .findFirst()
+            .orElseThrow();
+    assertThat(line)
+        .contains("GPU_I_PROFILE=\"1g.10gb\"")
+        .contains("namespace=\"" + WORKLOADS + "\"")
+        .contains("container=\"server\"")
+        .contains("Hostname=\"" + MIG + "\"");
+    client.pods().inNamespace(WORKLOADS).withName("mig-infer").delete();
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> client.pods().inNamespace(WORKLOADS).withName("mig-infer").get() == null);
+    long deletedAt = collections(metrics(MIG));
+    await().atMost(Duration.ofMinutes(1)).until(() -> !metrics(MIG).contains("mig-infer"));
+    // Gone by the collection after the one running when the pod went away.
+    assertThat(collections(metrics(MIG)) - deletedAt).isLessThanOrEqualTo(2);
+  }
+
+  static String metrics(String node) throws Exception {
+    var http = java.net.http.HttpClient.newHttpClient();
+    return http.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + sim.exporterPort(node) + "/metrics"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  static long collections(String metrics) {
+    return metrics
+        .lines()
+        .filter(l -> l.startsWith("gpu_exporter_collections_total "))
+        .mapToLong(l -> (long) Double.parseDouble(l.substring(l.indexOf(' ') + 1)))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  @Order(7)
   void killedKubeletMakesTheNodeNotReadyAndItsRestartBringsTheGpusBack() {
     SimulatedKubelet k = sim.kubelet(H100);
     int before = sim.devicePlugins(H100).devices().registrations("nvidia.com/gpu");
@@ -289,7 +363,7 @@ class SimulateIT {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void aMigChangeTheHardwareRefusesEndsFailedWithTheReasonAndTheOperandsBack() {
     // GPU 3 is busy: enabling MIG needs a reset, which it refuses.
     ((SimulatedBackend) sim.backends().backend(H100)).setInUse(3, true);
@@ -321,7 +395,7 @@ class SimulateIT {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void migManagerAppliesAllOneGOnTheH100NodeAndASecondTimeChangesNothing() throws Exception {
     ((SimulatedBackend) sim.backends().backend(H100)).setInUse(3, false);
     String dp = Labels.deploy("device-plugin");
@@ -398,7 +472,7 @@ class SimulateIT {
   }
 
   @Test
-  @Order(9)
+  @Order(10)
   void aNewDriverVersionRollsOutNodeByNodeAndTheStackComesBack() {
     await()
         .atMost(Duration.ofMinutes(2))
@@ -467,7 +541,7 @@ class SimulateIT {
   }
 
   @Test
-  @Order(10)
+  @Order(11)
   void closingLeavesNoProcessAndNoDirectory() throws Exception {
     List<Long> pids = sim.controlPlane().pids();
     Path cpDir = sim.controlPlane().directory();

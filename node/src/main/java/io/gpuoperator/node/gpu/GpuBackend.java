@@ -112,6 +112,13 @@ public interface GpuBackend extends AutoCloseable {
   /** Reads the GPU's counters now. */
   Telemetry telemetry(int gpu);
 
+  /**
+   * Reads one MIG device's own counters now (by its index among the GPU's MIG devices): its
+   * framebuffer. What NVML does not report per MIG device (utilisation, clocks, power,
+   * temperatures, ECC) is {@link Telemetry#UNSUPPORTED}; those belong to the parent GPU.
+   */
+  Telemetry migTelemetry(int gpu, int migIndex);
+
   /** How two GPUs are connected (PCIe level and NVLinks). */
   GpuLink link(int gpuA, int gpuB);
 

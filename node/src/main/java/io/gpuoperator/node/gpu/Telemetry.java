@@ -11,6 +11,7 @@ package io.gpuoperator.node.gpu;
  * @param memoryFreeBytes framebuffer free
  * @param memoryReservedBytes framebuffer reserved by the driver
  * @param temperatureCelsius GPU core temperature
+ * @param memoryTemperatureCelsius HBM temperature ({@code NVML_FI_DEV_MEMORY_TEMP})
  * @param powerMilliwatts power draw
  * @param energyMillijoules energy since the driver was loaded
  * @param smClockMhz SM clock
@@ -34,6 +35,7 @@ public record Telemetry(
     long memoryFreeBytes,
     long memoryReservedBytes,
     long temperatureCelsius,
+    long memoryTemperatureCelsius,
     long powerMilliwatts,
     long energyMillijoules,
     long smClockMhz,
@@ -50,6 +52,13 @@ public record Telemetry(
 
   /** Marks a value the GPU does not report (NVML returned NOT_SUPPORTED). */
   public static final long UNSUPPORTED = -1;
+
+  /** A reading with only the framebuffer reported, as NVML answers for a MIG device. */
+  public static Telemetry memoryOnly(long used, long free, long reserved) {
+    long u = UNSUPPORTED;
+    return new Telemetry(
+        u, u, u, u, used, free, reserved, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u);
+  }
 
   /** True when the value was reported. */
   public static boolean supported(long value) {

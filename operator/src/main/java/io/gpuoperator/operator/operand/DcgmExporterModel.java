@@ -13,14 +13,23 @@ import io.gpuoperator.api.v1.DcgmExporterSpec;
 import java.util.LinkedHashMap;
 
 /**
- * The metrics exporter {@code nvidia-dcgm-exporter} (NVIDIA's image), its Service and, when the CRD
- * exists and {@code dcgmExporter.serviceMonitor.enabled}, its ServiceMonitor.
+ * The metrics exporter {@code nvidia-dcgm-exporter}, its Service and, when the Prometheus
+ * Operator's CRDs exist and {@code dcgmExporter.serviceMonitor.enabled}, its ServiceMonitor and the
+ * GPU alerts (PrometheusRule {@code nvidia-dcgm-exporter-alerts}). NVIDIA's image runs as under the
+ * original (its entrypoint, {@code DCGM_EXPORTER_*} env); this project's image runs {@code
+ * gpu-operator exporter} with the same env, and its built-in field list unless {@code
+ * dcgmExporter.config} names a ConfigMap (NVIDIA's image carries {@code dcp-metrics-included.csv},
+ * ours does not).
  */
 public final class DcgmExporterModel extends ManifestOperandModel {
   static final String CONTAINER = "nvidia-dcgm-exporter";
   static final String METRICS_DIR = "/etc/dcgm-exporter";
   static final String METRICS_FILE = "dcgm-metrics.csv";
   static final String READ_PODS = "nvidia-dcgm-exporter-read-pods";
+  static final String COLLECTORS_ENV = "DCGM_EXPORTER_COLLECTORS";
+
+  /** The subcommand our image runs. */
+  static final String AGENT = "exporter";
 
   public DcgmExporterModel() {
     super(OperandNames.DCGM_EXPORTER);
@@ -59,13 +68,21 @@ public final class DcgmExporterModel extends ManifestOperandModel {
       return spec != null
           && (Boolean.TRUE.equals(spec.enablePodLabels) || Boolean.TRUE.equals(spec.enablePodUID));
     }
-    if (!ServiceMonitors.is(object)) {
+    if (!ServiceMonitors.is(object)
+        && !io.gpuoperator.operator.reconciler.Kinds.PROMETHEUS_RULE.equals(object.getKind())) {
       return true;
     }
     return ctx.facts().serviceMonitorCrd()
         && spec != null
         && spec.serviceMonitor != null
         && Boolean.TRUE.equals(spec.serviceMonitor.enabled);
+  }
+
+  /** This project's image without its tag, e.g. {@code ghcr.io/.../gpu-operator}. */
+  static String projectRepository() {
+    String image = io.gpuoperator.api.OperandImages.projectImage();
+    int colon = image.lastIndexOf(':');
+    return colon > image.lastIndexOf('/') ? image.substring(0, colon) : image;
   }
 
   @Override
@@ -90,6 +107,12 @@ public final class DcgmExporterModel extends ManifestOperandModel {
     }
     var pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
+    boolean ours = c.getImage() != null && c.getImage().startsWith(projectRepository() + ":");
+    if (ours) {
+      c.setArgs(new java.util.ArrayList<>(java.util.List.of(AGENT)));
+      // Our image has no dcp-metrics-included.csv: the exporter's built-in list stands in for it.
+      c.getEnv().removeIf(e -> COLLECTORS_ENV.equals(e.getName()));
+    }
     if (new DcgmModel().enabled(ctx.policy(), ctx.facts())) {
       // Use the standalone host engine instead of the embedded one.
       env(c, "DCGM_REMOTE_HOSTENGINE_INFO", "nvidia-dcgm:5555");
@@ -113,7 +136,7 @@ public final class DcgmExporterModel extends ManifestOperandModel {
                   .withMountPath(METRICS_DIR + "/" + METRICS_FILE)
                   .withSubPath(METRICS_FILE)
                   .build());
-      env(c, "DCGM_EXPORTER_COLLECTORS", METRICS_DIR + "/" + METRICS_FILE);
+      env(c, COLLECTORS_ENV, METRICS_DIR + "/" + METRICS_FILE);
     }
     if (Boolean.TRUE.equals(spec.hostPID)) {
       pod.setHostPID(true);

@@ -68,6 +68,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   static final String NODES = "nodes";
   static final String PEERS = "policies";
   static final String CRDS = "monitoring-crd";
+  static final String RULE_CRDS = "prometheus-rule-crd";
 
   private final KubernetesClient client;
   private final OperatorConfig config;
@@ -84,6 +85,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
+  private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> ruleCrd;
   private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
   private volatile OperandApplier applier;
 
@@ -142,20 +144,12 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                                 b.getMetadata().getDeletionTimestamp()))
                 .build(),
             context);
-    // Installing the Prometheus operator later must add the ServiceMonitors: watch that one CRD.
-    monitoringCrd =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(
-                    CustomResourceDefinition.class, ClusterPolicy.class)
-                .withName(CRDS)
-                .withFieldSelector(
-                    new FieldSelector(
-                        new FieldSelector.Field("metadata.name", Kinds.SERVICE_MONITOR_CRD)))
-                .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
-                .build(),
-            context);
+    // Installing the Prometheus operator later must add the ServiceMonitors and PrometheusRules:
+    // watch those two CRDs (by name; the field selector takes one value each).
+    monitoringCrd = crdSource(CRDS, Kinds.SERVICE_MONITOR_CRD, policies, context);
+    ruleCrd = crdSource(RULE_CRDS, Kinds.PROMETHEUS_RULE_CRD, policies, context);
     applier = new OperandApplier(client, config.namespace(), daemonSets);
-    return List.of(daemonSets, nodes, peers, monitoringCrd);
+    return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd);
   }
 
   private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
@@ -263,7 +257,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
     OperandApplier.Result result;
     try {
-      result = applier.sync(policy, rendered, facts.serviceMonitorCrd());
+      result = applier.sync(policy, rendered, monitoringKinds());
     } catch (RuntimeException e) {
       applier.invalidate();
       throw e;
@@ -317,6 +311,32 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           statusError.getMessage());
     }
     return ErrorStatusUpdateControl.noStatusUpdate();
+  }
+
+  /** The monitoring.coreos.com kinds whose CRD is installed. */
+  private Set<String> monitoringKinds() {
+    Set<String> kinds = new java.util.HashSet<>();
+    if (monitoringCrd.list().findAny().isPresent()) {
+      kinds.add(Kinds.SERVICE_MONITOR);
+    }
+    if (ruleCrd.list().findAny().isPresent()) {
+      kinds.add(Kinds.PROMETHEUS_RULE);
+    }
+    return kinds;
+  }
+
+  private static InformerEventSource<CustomResourceDefinition, ClusterPolicy> crdSource(
+      String name,
+      String crd,
+      IndexerResourceCache<ClusterPolicy> policies,
+      EventSourceContext<ClusterPolicy> context) {
+    return new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(CustomResourceDefinition.class, ClusterPolicy.class)
+            .withName(name)
+            .withFieldSelector(new FieldSelector(new FieldSelector.Field("metadata.name", crd)))
+            .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
+            .build(),
+        context);
   }
 
   private ClusterFacts facts() {

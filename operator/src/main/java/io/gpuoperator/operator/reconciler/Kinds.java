@@ -11,6 +11,13 @@ public final class Kinds {
   public static final String SERVICE_MONITOR = "ServiceMonitor";
   public static final String SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
 
+  /**
+   * Installed with ServiceMonitor by the Prometheus Operator; rendered under the same condition.
+   */
+  public static final String PROMETHEUS_RULE = "PrometheusRule";
+
+  public static final String PROMETHEUS_RULE_CRD = "prometheusrules.monitoring.coreos.com";
+
   private static final Set<String> CLUSTER_SCOPED =
       Set.of(
           "ClusterRole",

@@ -42,7 +42,8 @@ public final class OperandApplier {
           new KindRef("rbac.authorization.k8s.io/v1", "ClusterRole", false),
           new KindRef("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
           new KindRef("node.k8s.io/v1", "RuntimeClass", false),
-          new KindRef(Kinds.API_VERSION, Kinds.SERVICE_MONITOR, true));
+          new KindRef(Kinds.API_VERSION, Kinds.SERVICE_MONITOR, true),
+          new KindRef(Kinds.API_VERSION, Kinds.PROMETHEUS_RULE, true));
 
   /** A kind and whether its objects live in a namespace. */
   record KindRef(String apiVersion, String kind, boolean namespaced) {}
@@ -69,17 +70,19 @@ public final class OperandApplier {
   /**
    * Applies every enabled operand in order and deletes what disabled operands left behind.
    *
-   * @param serviceMonitors whether the ServiceMonitor CRD exists (otherwise those are skipped)
+   * @param monitoringKinds the monitoring.coreos.com kinds whose CRD exists (objects of the others
+   *     are skipped)
    */
-  public Result sync(ClusterPolicy owner, List<RenderedOperand> operands, boolean serviceMonitors) {
-    Map<String, Set<ObjectKey>> known = inventory(serviceMonitors);
+  public Result sync(
+      ClusterPolicy owner, List<RenderedOperand> operands, Set<String> monitoringKinds) {
+    Map<String, Set<ObjectKey>> known = inventory(monitoringKinds);
     int applied = 0;
     int deleted = 0;
     for (RenderedOperand operand : operands) {
       Set<ObjectKey> wanted = new HashSet<>();
       if (operand.enabled()) {
         for (HasMetadata object : operand.objects()) {
-          if (!serviceMonitors && Kinds.isMonitoring(object)) {
+          if (Kinds.isMonitoring(object) && !monitoringKinds.contains(object.getKind())) {
             continue;
           }
           HasMetadata desired = prepare(owner, operand.name(), object);
@@ -91,7 +94,7 @@ public final class OperandApplier {
       }
       Set<ObjectKey> existing = known.getOrDefault(operand.name(), Set.of());
       for (ObjectKey key : existing) {
-        if (!serviceMonitors && key.apiVersion().equals(Kinds.API_VERSION)) {
+        if (key.apiVersion().equals(Kinds.API_VERSION) && !monitoringKinds.contains(key.kind())) {
           continue; // the CRD is gone, and its objects with it
         }
         if (!wanted.contains(key)) {
@@ -109,14 +112,14 @@ public final class OperandApplier {
     inventory = null;
   }
 
-  private Map<String, Set<ObjectKey>> inventory(boolean serviceMonitors) {
+  private Map<String, Set<ObjectKey>> inventory(Set<String> monitoringKinds) {
     Map<String, Set<ObjectKey>> known = inventory;
     if (known != null) {
       return known;
     }
     known = new ConcurrentHashMap<>();
     for (KindRef kind : KINDS) {
-      if (Kinds.SERVICE_MONITOR.equals(kind.kind()) && !serviceMonitors) {
+      if (Kinds.API_VERSION.equals(kind.apiVersion()) && !monitoringKinds.contains(kind.kind())) {
         continue;
       }
       var resources = client.genericKubernetesResources(kind.apiVersion(), kind.kind());

@@ -611,6 +611,7 @@ public final class NvmlBackend implements GpuBackend {
     long temp =
         optional(
             () -> nvml.nvmlDeviceGetTemperature(h, 0, v), v::getValue, "nvmlDeviceGetTemperature");
+    long memoryTemp = memoryTemperature(h);
     long power =
         optional(() -> nvml.nvmlDeviceGetPowerUsage(h, v), v::getValue, "nvmlDeviceGetPowerUsage");
     LongByReference l = new LongByReference();
@@ -659,6 +660,7 @@ public final class NvmlBackend implements GpuBackend {
         free,
         reserved,
         temp,
+        memoryTemp,
         power,
         energy,
         sm,
@@ -672,6 +674,48 @@ public final class NvmlBackend implements GpuBackend {
         remapOk ? unc.getValue() : Telemetry.UNSUPPORTED,
         remapOk ? pending.getValue() : Telemetry.UNSUPPORTED,
         remapOk ? failed.getValue() : Telemetry.UNSUPPORTED);
+  }
+
+  @Override
+  public Telemetry migTelemetry(int gpu, int migIndex) {
+    Pointer h = handle(gpu);
+    PointerByReference ref = new PointerByReference();
+    check(
+        nvml.nvmlDeviceGetMigDeviceHandleByIndex(h, migIndex, ref),
+        "nvmlDeviceGetMigDeviceHandleByIndex(" + gpu + ", " + migIndex + ")");
+    Pointer mig = ref.getValue();
+    Memory mem = Struct.MEMORY_V2.allocate();
+    mem.setInt(Field.MEMORY_V2_VERSION.offset, NvmlStructs.MEMORY_V2_VERSION);
+    if (nvml.nvmlDeviceGetMemoryInfo_v2(mig, mem) == NVML_SUCCESS) {
+      return Telemetry.memoryOnly(
+          Field.MEMORY_V2_USED.getLong(mem),
+          Field.MEMORY_V2_FREE.getLong(mem),
+          Field.MEMORY_V2_RESERVED.getLong(mem));
+    }
+    Memory m1 = Struct.MEMORY.allocate();
+    check(nvml.nvmlDeviceGetMemoryInfo(mig, m1), "nvmlDeviceGetMemoryInfo(MIG " + migIndex + ")");
+    return Telemetry.memoryOnly(
+        Field.MEMORY_USED.getLong(m1), Field.MEMORY_FREE.getLong(m1), Telemetry.UNSUPPORTED);
+  }
+
+  /**
+   * The HBM temperature through {@code nvmlDeviceGetFieldValues}: the 535 driver exports no {@code
+   * nvmlDeviceGetTemperatureV}, and GDDR boards answer the field with NOT_SUPPORTED.
+   */
+  private long memoryTemperature(Pointer h) {
+    Memory fv = Struct.FIELD_VALUE.allocate();
+    fv.setInt(Field.FV_FIELD_ID.offset, NvmlStructs.FI_DEV_MEMORY_TEMP);
+    int rc = nvml.nvmlDeviceGetFieldValues(h, 1, fv);
+    if (rc == NVML_SUCCESS) {
+      rc = Field.FV_RETURN.getInt(fv);
+    }
+    if (rc == NVML_ERROR_NOT_SUPPORTED) {
+      return Telemetry.UNSUPPORTED;
+    }
+    check(rc, "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)");
+    return Field.FV_VALUE_TYPE.getInt(fv) == NvmlStructs.VALUE_TYPE_DOUBLE
+        ? Math.round(fv.getDouble(Field.FV_VALUE.offset))
+        : Integer.toUnsignedLong(Field.FV_VALUE.getInt(fv));
   }
 
   @Override

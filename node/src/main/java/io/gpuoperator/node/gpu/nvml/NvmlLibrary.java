@@ -59,6 +59,8 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetPowerUsage(Pointer device, IntByReference power);
 
+  int nvmlDeviceGetFieldValues(Pointer device, int valuesCount, Memory values);
+
   int nvmlDeviceGetTotalEnergyConsumption(Pointer device, LongByReference energy);
 
   int nvmlDeviceGetClockInfo(Pointer device, int type, IntByReference clock);

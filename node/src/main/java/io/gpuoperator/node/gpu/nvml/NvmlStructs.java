@@ -27,7 +27,8 @@ final class NvmlStructs {
     GI_INFO("nvmlGpuInstanceInfo_t", 24),
     CI_PROFILE_INFO("nvmlComputeInstanceProfileInfo_t", 36),
     CI_INFO("nvmlComputeInstanceInfo_t", 32),
-    EVENT_DATA("nvmlEventData_t", 32);
+    EVENT_DATA("nvmlEventData_t", 32),
+    FIELD_VALUE("nvmlFieldValue_t", 40);
 
     final String cName;
     final int size;
@@ -102,7 +103,11 @@ final class NvmlStructs {
     EVENT_TYPE(Struct.EVENT_DATA, "eventType", 8),
     EVENT_DATA(Struct.EVENT_DATA, "eventData", 16),
     EVENT_GI_ID(Struct.EVENT_DATA, "gpuInstanceId", 24),
-    EVENT_CI_ID(Struct.EVENT_DATA, "computeInstanceId", 28);
+    EVENT_CI_ID(Struct.EVENT_DATA, "computeInstanceId", 28),
+    FV_FIELD_ID(Struct.FIELD_VALUE, "fieldId", 0),
+    FV_VALUE_TYPE(Struct.FIELD_VALUE, "valueType", 24),
+    FV_RETURN(Struct.FIELD_VALUE, "nvmlReturn", 28),
+    FV_VALUE(Struct.FIELD_VALUE, "value", 32);
 
     final Struct struct;
     final String cName;
@@ -125,6 +130,14 @@ final class NvmlStructs {
 
   /** {@code nvmlMemory_v2}: the struct size with version 2 in the top byte. */
   static final int MEMORY_V2_VERSION = Struct.MEMORY_V2.size | (2 << 24);
+
+  /** {@code NVML_FI_DEV_MEMORY_TEMP}: the HBM temperature field. */
+  static final int FI_DEV_MEMORY_TEMP = 82;
+
+  /** {@code nvmlValueType_t}: which member of the {@code nvmlValue_t} union is set. */
+  static final int VALUE_TYPE_DOUBLE = 0;
+
+  static final int VALUE_TYPE_UNSIGNED_INT = 1;
 
   /** NVML_GPU_INSTANCE_PROFILE_* indices asked for (1_SLICE .. 2_SLICE_ALL_ME, newest driver). */
   static final int GI_PROFILE_INDEX_COUNT = 0x11;

@@ -256,6 +256,27 @@ public final class SimulatedBackend implements GpuBackend {
   }
 
   @Override
+  public synchronized Telemetry migTelemetry(int gpu, int migIndex) {
+    SimulatedGpu g = gpu(gpu);
+    MigDevice mig =
+        g.migDevices().stream()
+            .filter(m -> m.index() == migIndex)
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new GpuBackendException.NotFound(
+                        "GPU " + gpu + " has no MIG device " + migIndex, null));
+    long elapsed = Math.max(0, clock.millis() - startMillis);
+    Telemetry parent = telemetry.get(gpu).read(elapsed, g.ecc);
+    long total = mig.attributes().memorySizeMb() << 20;
+    long reserved = Math.min(total / 100, 64L << 20);
+    // Each MIG device fills its memory like the parent, shifted by its index so they differ.
+    double fill = Math.min(0.95, 0.1 + parent.gpuUtilizationPercent() / 150.0 + migIndex * 0.03);
+    long used = Math.round((total - reserved) * fill);
+    return Telemetry.memoryOnly(used, total - reserved - used, reserved);
+  }
+
+  @Override
   public synchronized GpuLink link(int gpuA, int gpuB) {
     SimulatedGpu a = gpu(gpuA);
     SimulatedGpu b = gpu(gpuB);

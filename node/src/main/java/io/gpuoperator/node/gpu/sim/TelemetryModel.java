@@ -58,6 +58,9 @@ final class TelemetryModel {
     long smClock = Math.round(hw.clocks().smMhz() * (0.5 + 0.5 * Math.min(1, util * 1.5)));
     long memClock = hw.clocks().memoryMhz();
     long un = Telemetry.UNSUPPORTED;
+    // Only HBM boards report a memory temperature; of the built-in models those are exactly the
+    // MIG-capable ones (A100, H100, H200), while L4 and T4 carry GDDR.
+    boolean hbm = hw.migCapable();
     return new Telemetry(
         gpuUtil,
         memUtil,
@@ -67,6 +70,7 @@ final class TelemetryModel {
         total - reserved - used,
         reserved,
         temp,
+        hbm ? temp + 5 : un,
         powerMw,
         energyMj,
         smClock,

@@ -26,6 +26,8 @@ final class NvmlHeader {
           Map.entry("float", 4),
           Map.entry("long long", 8),
           Map.entry("unsigned long long", 8),
+          Map.entry("signed long long", 8),
+          Map.entry("unsigned long", 8),
           Map.entry("double", 8));
 
   /** A struct's size, alignment and field offsets. */
@@ -36,6 +38,7 @@ final class NvmlHeader {
 
   private final Map<String, Integer> defines = new HashMap<>();
   private final Map<String, String> structBodies = new HashMap<>();
+  private final Set<String> unions = new HashSet<>();
   final Set<String> handles = new HashSet<>();
   final Set<String> enums = new HashSet<>();
   final Map<String, Prototype> functions = new LinkedHashMap<>();
@@ -51,6 +54,12 @@ final class NvmlHeader {
         Pattern.compile("typedef\\s+struct\\s*\\w*\\s*\\{([^{}]*)\\}\\s*(\\w+)\\s*;").matcher(text);
     while (s.find()) {
       structBodies.put(s.group(2), s.group(1));
+    }
+    Matcher u =
+        Pattern.compile("typedef\\s+union\\s*\\w*\\s*\\{([^{}]*)\\}\\s*(\\w+)\\s*;").matcher(text);
+    while (u.find()) {
+      structBodies.put(u.group(2), u.group(1));
+      unions.add(u.group(2));
     }
     Matcher h = Pattern.compile("typedef\\s+struct\\s+\\w+\\s*\\*\\s*(\\w+)\\s*;").matcher(text);
     while (h.find()) {
@@ -119,10 +128,16 @@ final class NvmlHeader {
       String ftype = m.group(1).trim();
       int count = m.group(3) == null ? 1 : dimension(m.group(3));
       int[] sa = sizeAlign(ftype);
+      align = Math.max(align, sa[1]);
+      if (unions.contains(type)) {
+        // Every member of a union starts at 0; the union is as large as its largest member.
+        offsets.put(m.group(2), 0);
+        offset = Math.max(offset, sa[0] * count);
+        continue;
+      }
       offset = roundUp(offset, sa[1]);
       offsets.put(m.group(2), offset);
       offset += sa[0] * count;
-      align = Math.max(align, sa[1]);
     }
     Layout l = new Layout(roundUp(offset, align), align, offsets);
     layouts.put(type, l);

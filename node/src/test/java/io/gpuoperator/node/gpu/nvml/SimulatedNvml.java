@@ -122,6 +122,25 @@ final class SimulatedNvml implements NvmlLibrary {
   }
 
   @Override
+  public int nvmlDeviceGetFieldValues(Pointer device, int valuesCount, Memory values) {
+    return run(
+        () -> {
+          Telemetry t = sim.telemetry(gpu(device));
+          for (int i = 0; i < valuesCount; i++) {
+            long base = (long) i * NvmlStructs.Struct.FIELD_VALUE.size;
+            int field = values.getInt(base + NvmlStructs.Field.FV_FIELD_ID.offset);
+            long v = field == NvmlStructs.FI_DEV_MEMORY_TEMP ? t.memoryTemperatureCelsius() : -1;
+            values.setInt(
+                base + NvmlStructs.Field.FV_RETURN.offset,
+                v == Telemetry.UNSUPPORTED ? 3 /* NOT_SUPPORTED */ : 0);
+            values.setInt(
+                base + NvmlStructs.Field.FV_VALUE_TYPE.offset, NvmlStructs.VALUE_TYPE_UNSIGNED_INT);
+            values.setInt(base + NvmlStructs.Field.FV_VALUE.offset, (int) Math.max(0, v));
+          }
+        });
+  }
+
+  @Override
   public int nvmlInit_v2() {
     initialised = true;
     return 0;

@@ -1,0 +1,193 @@
+package io.gpuoperator.node.exporter;
+
+import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesResponse;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The exporter on 8x H100 with 7 MIG devices each and 60 pods: {@code /metrics} latency with 1 and
+ * 5 concurrent scrapers, CPU per collection, heap and RSS over a pod-churn run, and Debian's
+ * prometheus-node-exporter (default collectors) scraped the same way for series per second. Not a
+ * test: prints lines starting with BENCH for BENCHMARKS.md. Run with {@code
+ * -Dtest=ExporterBenchmark -Dbenchmark=true} (scripts/bench-exporter.sh).
+ */
+class ExporterBenchmark {
+  private static final int SCRAPES = 2000;
+  @TempDir Path dir;
+
+  @Test
+  void numbers() throws Exception {
+    Assumptions.assumeTrue(Boolean.getBoolean("benchmark"), "run with -Dbenchmark=true");
+    int churn = Integer.getInteger("benchmark.churn", 600);
+    try (ExporterHarness x =
+        new ExporterHarness("dgx-h100-mig-single", Clock.systemUTC(), dir, 3_600_000, Map.of())) {
+      x.kubelet.set(x.pods(60));
+      MetricsExporter e = x.agent.exporter();
+      e.collect();
+      String body = get(HttpClient.newHttpClient(), x.url("/metrics"));
+      long series = body.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).count();
+      System.out.printf("BENCH exporter: %d series, %d bytes per scrape%n", series, body.length());
+      scrapes("exporter", x.url("/metrics"), series);
+
+      // CPU of one collection (read 8 GPUs + 56 MIG devices, pod-resources List, render).
+      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+      for (int i = 0; i < 200; i++) {
+        e.collect();
+      }
+      int n = 500;
+      long cpu0 = threads.getCurrentThreadCpuTime();
+      long wall0 = System.nanoTime();
+      for (int i = 0; i < n; i++) {
+        e.collect();
+      }
+      double cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1e6 / n;
+      double wallMs = (System.nanoTime() - wall0) / 1e6 / n;
+      System.out.printf(
+          "BENCH collection: %.2f ms CPU, %.2f ms wall each; at a 30 s interval %.5f core, at 1 s"
+              + " %.4f core%n",
+          cpuMs, wallMs, cpuMs / 30_000, cpuMs / 1_000);
+
+      // Churn: pods come and go every collection; heap after GC and RSS must stay flat.
+      long[] heap = new long[3];
+      long[] rss = new long[3];
+      for (int i = 0; i < churn; i++) {
+        int phase = i * 3 / churn;
+        if (i % (churn / 3) == 0) {
+          System.gc();
+          heap[phase] = usedHeap();
+          rss[phase] = rssKb();
+        }
+        ListPodResourcesResponse pods = x.pods(40 + (i % 21));
+        x.kubelet.set(pods);
+        e.collect();
+        get(HttpClient.newHttpClient(), x.url("/metrics"));
+      }
+      System.gc();
+      System.out.printf(
+          "BENCH churn: %d collections with 40-60 pods changing each time: heap after GC %s MiB,"
+              + " end %d MiB; RSS %s MiB, end %d MiB%n",
+          churn,
+          Arrays.toString(Arrays.stream(heap).map(h -> h >> 20).toArray()),
+          usedHeap() >> 20,
+          Arrays.toString(Arrays.stream(rss).map(r -> r >> 10).toArray()),
+          rssKb() >> 10);
+    }
+    nodeExporter();
+  }
+
+  private void nodeExporter() throws Exception {
+    Path bin = PrometheusBinaries.require("prometheus-node-exporter");
+    int port;
+    try (var s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    Process p =
+        new ProcessBuilder(
+                bin.toString(),
+                "--web.listen-address=127.0.0.1:" + port,
+                "--no-collector.systemd",
+                "--log.level=error")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("node-exporter.log").toFile())
+            .start();
+    try {
+      String url = "http://127.0.0.1:" + port + "/metrics";
+      HttpClient http = HttpClient.newHttpClient();
+      String body = null;
+      for (int i = 0; i < 100 && body == null; i++) {
+        try {
+          body = get(http, url);
+        } catch (java.io.IOException e) {
+          Thread.sleep(100);
+        }
+      }
+      long series = body.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).count();
+      System.out.printf(
+          "BENCH node-exporter: %d series, %d bytes per scrape%n", series, body.length());
+      scrapes("node-exporter", url, series);
+    } finally {
+      p.destroy();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void scrapes(String what, String url, long series) throws Exception {
+    for (int scrapers : new int[] {1, 5}) {
+      HttpClient http = HttpClient.newHttpClient();
+      for (int i = 0; i < 200; i++) {
+        get(http, url);
+      }
+      ExecutorService pool = Executors.newFixedThreadPool(scrapers);
+      List<Future<long[]>> results = new ArrayList<>();
+      long start = System.nanoTime();
+      for (int s = 0; s < scrapers; s++) {
+        results.add(
+            pool.submit(
+                () -> {
+                  long[] t = new long[SCRAPES / scrapers];
+                  for (int i = 0; i < t.length; i++) {
+                    long t0 = System.nanoTime();
+                    get(http, url);
+                    t[i] = System.nanoTime() - t0;
+                  }
+                  return t;
+                }));
+      }
+      List<Long> all = new ArrayList<>();
+      for (Future<long[]> f : results) {
+        for (long t : f.get()) {
+          all.add(t);
+        }
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      pool.shutdown();
+      all.sort(null);
+      System.out.printf(
+          "BENCH %s scrape, %d scraper(s): p50 %.2f ms, p99 %.2f ms, %.0f scrapes/s, %.0f series/s%n",
+          what,
+          scrapers,
+          all.get(all.size() / 2) / 1e6,
+          all.get(all.size() * 99 / 100) / 1e6,
+          all.size() / seconds,
+          all.size() * series / seconds);
+    }
+  }
+
+  private static String get(HttpClient http, String url) throws Exception {
+    return http.send(
+            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  private static long usedHeap() {
+    Runtime r = Runtime.getRuntime();
+    return r.totalMemory() - r.freeMemory();
+  }
+
+  private static long rssKb() throws Exception {
+    for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (l.startsWith("VmRSS:")) {
+        return Long.parseLong(l.replaceAll("\\D+", ""));
+      }
+    }
+    return -1;
+  }
+}
