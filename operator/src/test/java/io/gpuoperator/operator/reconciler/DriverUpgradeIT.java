@@ -349,6 +349,100 @@ class DriverUpgradeIT {
 
   @Test
   @Order(3)
+  void aLabelOnlyChangeRestartsDriverPodsWithoutCordonOrEviction() {
+    long mark = audit.mark();
+    Map<String, String> trainPods =
+        running("train").stream()
+            .collect(
+                Collectors.toMap(p -> p.getMetadata().getName(), p -> p.getMetadata().getUid()));
+    Map<String, String> driverPods = driverPodsByNode();
+    List<String> cordoned = new java.util.concurrent.CopyOnWriteArrayList<>();
+    SharedIndexInformer<Node> watch =
+        admin
+            .nodes()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Node n) {}
+
+                  @Override
+                  public void onUpdate(Node old, Node n) {
+                    if (Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
+                      cordoned.add(n.getMetadata().getName());
+                    }
+                  }
+
+                  @Override
+                  public void onDelete(Node n, boolean unknown) {}
+                });
+    try {
+      // daemonsets.labels reach the driver's pod template but not what it installs.
+      admin
+          .resources(ClusterPolicy.class)
+          .withName("cluster-policy")
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              "{\"spec\":{\"daemonsets\":{\"labels\":{\"team\":\"gpu\"}}}}");
+      await()
+          .atMost(Duration.ofMinutes(4))
+          .pollInterval(Duration.ofSeconds(2))
+          .untilAsserted(
+              () -> {
+                Map<String, String> now = driverPodsByNode();
+                assertThat(now).hasSize(NODES.size());
+                for (String n : NODES) {
+                  assertThat(now.get(n)).as(n).isNotEqualTo(driverPods.get(n));
+                }
+                assertThat(
+                        admin
+                            .pods()
+                            .inNamespace(ns)
+                            .withLabel("team", "gpu")
+                            .list()
+                            .getItems()
+                            .stream()
+                            .filter(p -> p.getMetadata().getName().startsWith("nvidia-driver"))
+                            .filter(DriverUpgradeIT::ready)
+                            .count())
+                    .isEqualTo(NODES.size());
+                for (Node n : nodes().values()) {
+                  assertThat(state(n)).as(n.getMetadata().getName()).isEqualTo("upgrade-done");
+                }
+              });
+    } finally {
+      watch.close();
+    }
+    assertThat(cordoned).isEmpty();
+    assertThat(
+            audit.writesSince(mark, "gpu-operator-it/upgrade-").stream()
+                .filter(w -> "eviction".equals(w.sub())))
+        .isEmpty();
+    // The same GPU pods still run.
+    assertThat(
+            running("train").stream()
+                .collect(
+                    Collectors.toMap(
+                        p -> p.getMetadata().getName(), p -> p.getMetadata().getUid())))
+        .isEqualTo(trainPods);
+  }
+
+  /** The live driver pod's UID on each node. */
+  static Map<String, String> driverPodsByNode() {
+    return admin
+        .pods()
+        .inNamespace(ns)
+        .withLabel("app", "nvidia-driver-daemonset")
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .collect(
+            Collectors.toMap(
+                p -> p.getSpec().getNodeName(), p -> p.getMetadata().getUid(), (a, b) -> a));
+  }
+
+  @Test
+  @Order(4)
   void aNewDriverVersionRollsOutTwoNodesAtATimeAcrossAnOperatorRestart() throws Exception {
     admin
         .nodes()
