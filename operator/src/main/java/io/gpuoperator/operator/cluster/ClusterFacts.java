@@ -13,6 +13,9 @@ import java.util.List;
  * @param osTag OS tag of the GPU nodes for driver images, e.g. "ubuntu22.04", or null if unknown
  * @param kernelVersions distinct {@code feature.node.kubernetes.io/kernel-version.full} values of
  *     the GPU nodes, sorted; a precompiled driver gets one DaemonSet per kernel
+ * @param systems the distinct OS and kernel combinations of the GPU nodes, sorted ({@link
+ *     NodeSystem#ORDER}); GPU nodes of several OSes get one driver DaemonSet per OS. Empty when not
+ *     known (offline facts): the driver then renders for {@code osTag} and {@code kernelVersions}
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -21,10 +24,32 @@ public record ClusterFacts(
     int gpuNodeCount,
     boolean nfdLabelsPresent,
     String osTag,
-    List<String> kernelVersions) {
+    List<String> kernelVersions,
+    List<NodeSystem> systems) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
+    systems = systems == null ? List.of() : List.copyOf(systems);
+  }
+
+  /** Facts without per-node systems (one OS: {@code osTag}). */
+  public ClusterFacts(
+      String kubernetesVersion,
+      String containerRuntime,
+      boolean serviceMonitorCrd,
+      int gpuNodeCount,
+      boolean nfdLabelsPresent,
+      String osTag,
+      List<String> kernelVersions) {
+    this(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        List.of());
   }
 
   /** Facts without kernel versions (a precompiled driver then renders no DaemonSet). */
@@ -63,6 +88,43 @@ public record ClusterFacts(
         gpuNodeCount,
         nfdLabelsPresent,
         osTag,
-        kernels == null ? List.of() : kernels.stream().distinct().sorted().toList());
+        kernels == null ? List.of() : kernels.stream().distinct().sorted().toList(),
+        systems);
+  }
+
+  /** The same facts with the GPU nodes' systems (distinct, sorted). */
+  public ClusterFacts withSystems(java.util.Collection<NodeSystem> all) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        all == null ? List.of() : all.stream().distinct().sorted(NodeSystem.ORDER).toList());
+  }
+
+  /** The distinct OS tags of the GPU nodes whose OS is known, sorted. */
+  public List<String> osTags() {
+    return systems.stream().map(NodeSystem::osTag).filter(t -> t != null).distinct().toList();
+  }
+
+  /**
+   * The facts one OS's driver DaemonSet is rendered from: that OS's tag, and the kernels of its
+   * nodes only.
+   */
+  public ClusterFacts forOs(String tag) {
+    List<NodeSystem> mine =
+        systems.stream().filter(s -> java.util.Objects.equals(tag, s.osTag())).toList();
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        tag,
+        mine.stream().map(NodeSystem::kernel).filter(k -> k != null).distinct().sorted().toList(),
+        mine);
   }
 }

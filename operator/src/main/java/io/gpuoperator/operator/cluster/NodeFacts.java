@@ -33,7 +33,8 @@ public final class NodeFacts {
         gpuNodes.size(),
         nfd,
         mostCommon(gpuNodes, NodeFacts::osTag, null),
-        kernelVersions(gpuNodes));
+        kernelVersions(gpuNodes),
+        gpuNodes.stream().map(NodeSystem::of).distinct().sorted(NodeSystem.ORDER).toList());
   }
 
   /** Distinct kernels of the GPU nodes, sorted: a precompiled driver gets one DaemonSet each. */
@@ -71,16 +72,7 @@ public final class NodeFacts {
 
   /** e.g. ubuntu22.04, rhel9 (major version only for RHEL-like systems, as driver tags use). */
   private static String osTag(Node n) {
-    String id = labels(n).get(OS_ID);
-    String version = labels(n).get(OS_VERSION);
-    if (id == null || version == null) {
-      return null;
-    }
-    id = id.toLowerCase(Locale.ROOT);
-    if (id.equals("rhel") || id.equals("rocky") || id.equals("centos")) {
-      return id + version.split("\\.")[0];
-    }
-    return id + version;
+    return NodeSystem.of(n).osTag();
   }
 
   private static String mostCommon(

@@ -13,11 +13,15 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeSystem;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The NVIDIA driver DaemonSet {@code nvidia-driver-daemonset} (NVIDIA's driver image, OnDelete
@@ -85,11 +89,59 @@ public final class DriverModel extends ManifestOperandModel {
    * {@code nvidia-driver-daemonset-<kernel>-<os>}, image tag {@code <version>-<kernel>-<os>},
    * selected by the node's full kernel version. Without known kernels there is nothing to run.
    */
+  /**
+   * GPU nodes of one OS (or of unknown OS) get the original's DaemonSet(s). GPU nodes of several
+   * OSes get one driver DaemonSet per OS, each rendered for that OS (image tag, sidecar tags,
+   * package repository folders, its own nodes' kernels when precompiled), named {@code <name>-<os>}
+   * (the precompiled ones carry the OS already) and selecting its nodes by {@link
+   * NodeSystem#osSelector()}. Nodes whose OS is unknown then get no driver until NFD labels them.
+   */
   @Override
   public List<HasMetadata> render(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    List<HasMetadata> objects = super.render(policy, facts, config);
+    List<String> tags = facts.osTags();
+    if (tags.size() <= 1) {
+      return renderForOs(policy, facts, config);
+    }
+    boolean precompiled = precompiled(policy);
+    List<HasMetadata> out = new ArrayList<>();
+    Set<String> shared = new HashSet<>();
+    for (String tag : tags) {
+      ClusterFacts pool = facts.forOs(tag);
+      Map<String, String> selector = pool.systems().get(0).osSelector();
+      for (HasMetadata object : renderForOs(policy, pool, config)) {
+        if (!(object instanceof DaemonSet ds)) {
+          if (shared.add(object.getKind() + "/" + object.getMetadata().getName())) {
+            out.add(object);
+          }
+          continue;
+        }
+        if (!precompiled) {
+          rename(ds, labelSafe(ds.getMetadata().getName() + "-" + sanitize(tag)));
+        }
+        ds.getSpec().getTemplate().getSpec().getNodeSelector().putAll(selector);
+        ContentHash.annotate(ds);
+        out.add(ds);
+      }
+    }
+    return out;
+  }
+
+  private static boolean precompiled(ClusterPolicy policy) {
     DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
-    if (d == null || !Boolean.TRUE.equals(d.usePrecompiled)) {
+    return d != null && Boolean.TRUE.equals(d.usePrecompiled);
+  }
+
+  /** A DaemonSet's name, which doubles as its {@code app} label (selector and pods). */
+  private static void rename(DaemonSet ds, String name) {
+    ds.getMetadata().setName(name);
+    ds.getSpec().getSelector().getMatchLabels().put(Labels.APP, name);
+    ds.getSpec().getTemplate().getMetadata().getLabels().put(Labels.APP, name);
+  }
+
+  private List<HasMetadata> renderForOs(
+      ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    List<HasMetadata> objects = super.render(policy, facts, config);
+    if (!precompiled(policy)) {
       return objects;
     }
     RenderContext ctx = RenderContext.of(policy, facts, config);
@@ -102,10 +154,7 @@ public final class DriverModel extends ManifestOperandModel {
       for (String kernel : facts.kernelVersions()) {
         DaemonSet copy = KUBE.clone(ds);
         String os = facts.osTag() == null ? "" : "-" + facts.osTag();
-        String name = labelSafe(ds.getMetadata().getName() + "-" + sanitize(kernel + os));
-        copy.getMetadata().setName(name);
-        copy.getSpec().getSelector().getMatchLabels().put(Labels.APP, name);
-        copy.getSpec().getTemplate().getMetadata().getLabels().put(Labels.APP, name);
+        rename(copy, labelSafe(ds.getMetadata().getName() + "-" + sanitize(kernel + os)));
         copy.getSpec()
             .getTemplate()
             .getSpec()

@@ -2,6 +2,7 @@ package io.gpuoperator.operator.plan;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeSystem;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import java.util.Collection;
@@ -38,7 +39,8 @@ public final class PlanFacts {
             gpu.size(),
             nfd,
             mostCommon(gpu, PlanFacts::osTag, null))
-        .withKernelVersions(kernels);
+        .withKernelVersions(kernels)
+        .withSystems(gpu.stream().map(NodeSystem::of).toList());
   }
 
   /** containerd, crio or docker from the node's containerRuntimeVersion. */
@@ -56,16 +58,7 @@ public final class PlanFacts {
 
   /** The driver image OS tag: ubuntu22.04, or the major version only for RHEL-like systems. */
   static String osTag(Node n) {
-    String id = labels(n).get(Labels.NFD_OS_ID);
-    String version = labels(n).get(Labels.NFD_OS_VERSION_ID);
-    if (id == null || version == null) {
-      return null;
-    }
-    id = id.toLowerCase(Locale.ROOT);
-    if (id.equals("rhel") || id.equals("rocky") || id.equals("ol") || id.equals("centos")) {
-      return id + version.split("\\.")[0];
-    }
-    return id + version;
+    return NodeSystem.of(n).osTag();
   }
 
   private static String mostCommon(

@@ -13,6 +13,8 @@ import io.gpuoperator.api.v1.MigSpec;
 import io.gpuoperator.api.v1.OperatorSpec;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeSystem;
+import io.gpuoperator.operator.labels.Labels;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -92,6 +94,104 @@ class ModelsTest {
     assertThat(DriverModel.labelSafe("x".repeat(80))).hasSizeLessThanOrEqualTo(63);
     assertThat(DriverModel.sanitize("5.14.0-427.el9_4.x86_64-rhel9"))
         .isEqualTo("5-14-0-427-el9-4-x86-64-rhel9");
+  }
+
+  /** GPU nodes on Ubuntu 22.04 (two kernels), RHEL 9.2 and 9.4, and one without NFD OS labels. */
+  private static ClusterFacts mixedOs() {
+    return ClusterFacts.offline(5, "ubuntu22.04")
+        .withSystems(
+            List.of(
+                new NodeSystem("ubuntu", "22.04", "5.15.0-105-generic"),
+                new NodeSystem("ubuntu", "22.04", "5.15.0-106-generic"),
+                new NodeSystem("rhel", "9.2", "5.14.0-284.el9.x86_64"),
+                new NodeSystem("RHEL", "9.4", "5.14.0-427.el9.x86_64"),
+                new NodeSystem(null, null, "6.8.0-1-generic")));
+  }
+
+  private static List<DaemonSet> daemonSets(List<HasMetadata> objects) {
+    return objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).toList();
+  }
+
+  @Test
+  void nodesOfSeveralOsesGetOneDriverDaemonSetPerOs() {
+    var p = Policies.sample();
+    p.getSpec().driver.repoConfig = new io.gpuoperator.api.v1.DriverSpec.RepoConfig();
+    p.getSpec().driver.repoConfig.configMapName = "repos";
+    List<HasMetadata> objects = render(new DriverModel(), p, mixedOs());
+    List<DaemonSet> ds = daemonSets(objects);
+    assertThat(ds)
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactly("nvidia-driver-daemonset-rhel9", "nvidia-driver-daemonset-ubuntu22-04");
+    DaemonSet rhel = ds.get(0);
+    var pod = rhel.getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector())
+        .containsEntry(Labels.NFD_OS_ID, "rhel")
+        .containsEntry(NodeSystem.OS_VERSION_MAJOR, "9")
+        .doesNotContainKey(Labels.NFD_OS_VERSION_ID);
+    assertThat(DaemonSets.container(pod, DriverModel.CONTAINER).getImage())
+        .isEqualTo("nvcr.io/nvidia/driver:570.124.06-rhel9");
+    assertThat(DaemonSets.container(pod, DriverModel.CONTAINER).getVolumeMounts())
+        .anyMatch(m -> m.getMountPath().equals("/etc/yum.repos.d"));
+    assertThat(rhel.getSpec().getSelector().getMatchLabels())
+        .containsEntry(Labels.APP, "nvidia-driver-daemonset-rhel9");
+    assertThat(rhel.getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry(Labels.APP, "nvidia-driver-daemonset-rhel9");
+    var ubuntu = ds.get(1).getSpec().getTemplate().getSpec();
+    assertThat(ubuntu.getNodeSelector())
+        .containsEntry(Labels.NFD_OS_ID, "ubuntu")
+        .containsEntry(Labels.NFD_OS_VERSION_ID, "22.04");
+    assertThat(DaemonSets.container(ubuntu, DriverModel.CONTAINER).getImage())
+        .isEqualTo("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04");
+    assertThat(DaemonSets.container(ubuntu, DriverModel.CONTAINER).getVolumeMounts())
+        .anyMatch(m -> m.getMountPath().equals("/etc/apt/sources.list.d"));
+    // The RBAC objects once, not per OS.
+    assertThat(objects.stream().filter(o -> !(o instanceof DaemonSet)).map(o -> o.getKind()))
+        .doesNotHaveDuplicates();
+    // Each DaemonSet's hash covers its own selector.
+    assertThat(ds.get(0).getMetadata().getAnnotations().get(Labels.LAST_APPLIED_HASH))
+        .isEqualTo(ContentHash.of(ds.get(0)));
+  }
+
+  @Test
+  void oneOsKeepsTheOriginalsSingleDaemonSet() {
+    var facts =
+        ClusterFacts.offline(2, "ubuntu22.04")
+            .withSystems(
+                List.of(
+                    new NodeSystem("ubuntu", "22.04", "5.15.0-105-generic"),
+                    new NodeSystem(null, null, null)));
+    DaemonSet ds = ds(render(new DriverModel(), Policies.sample(), facts));
+    assertThat(ds.getMetadata().getName()).isEqualTo("nvidia-driver-daemonset");
+    assertThat(ds.getSpec().getTemplate().getSpec().getNodeSelector())
+        .doesNotContainKey(Labels.NFD_OS_ID);
+  }
+
+  @Test
+  void precompiledPoolsAreOsAndKernel() {
+    var p = Policies.minimal();
+    p.getSpec().driver = new DriverSpec();
+    p.getSpec().driver.usePrecompiled = true;
+    p.getSpec().driver.version = "550";
+    p.getSpec().driver.repository = "nvcr.io/nvidia";
+    p.getSpec().driver.image = "driver";
+    List<DaemonSet> ds = daemonSets(render(new DriverModel(), p, mixedOs()));
+    assertThat(ds)
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactly(
+            "nvidia-driver-daemonset-5-14-0-284-el9-x86-64-rhel9",
+            "nvidia-driver-daemonset-5-14-0-427-el9-x86-64-rhel9",
+            "nvidia-driver-daemonset-5-15-0-105-generic-ubuntu22-04",
+            "nvidia-driver-daemonset-5-15-0-106-generic-ubuntu22-04");
+    var first = ds.get(0).getSpec().getTemplate().getSpec();
+    assertThat(first.getNodeSelector())
+        .containsEntry(Labels.NFD_KERNEL_FULL, "5.14.0-284.el9.x86_64")
+        .containsEntry(Labels.NFD_OS_ID, "rhel");
+    assertThat(DaemonSets.container(first, DriverModel.CONTAINER).getImage())
+        .isEqualTo("nvcr.io/nvidia/driver:550-5.14.0-284.el9.x86_64-rhel9");
+    assertThat(
+            DaemonSets.container(ds.get(3).getSpec().getTemplate().getSpec(), DriverModel.CONTAINER)
+                .getImage())
+        .isEqualTo("nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04");
   }
 
   @Test
