@@ -152,6 +152,9 @@ public final class DriverCompatibility {
                   + choice.version(),
               List.of()));
     }
+    if (choice.osTag() == null) {
+      return; // nodes without NFD os_release labels: no image tag to look up
+    }
     PrecompiledEntry os =
         matrix.precompiled.stream()
             .filter(p -> p.os.equals(choice.osTag()))
