@@ -33,6 +33,10 @@ public final class DriverChecks {
   /** NFD's label for such an adapter with SR-IOV virtual functions. */
   public static final String NIC_SRIOV = Labels.NFD_PREFIX + "pci-15b3.sriov.capable";
 
+  /** The validator's CUDA workload image when validator.cuda does not name one. */
+  public static final String CUDA_DEFAULT =
+      io.gpuoperator.api.OperandImages.defaultImage(io.gpuoperator.api.OperandImages.CUDA_WORKLOAD);
+
   /** At most this many nodes are listed in status.gpuDirect. */
   static final int MAX_LISTED = 20;
 
@@ -160,9 +164,14 @@ public final class DriverChecks {
     }
   }
 
-  /** Checks a driver against its GPU nodes. */
+  /**
+   * Checks a driver against its GPU nodes.
+   *
+   * @param requireOs whether nodes without NFD os_release labels get no driver (one DaemonSet per
+   *     OS), so their pool is reported refused
+   */
   public static Result check(
-      Settings settings, Collection<Node> gpuNodes, DriverCompatibility matrix) {
+      Settings settings, Collection<Node> gpuNodes, DriverCompatibility matrix, boolean requireOs) {
     List<DriverPool> pools = DriverPool.of(gpuNodes, settings.precompiled());
     Map<String, Map<String, String>> labels = new LinkedHashMap<>();
     gpuNodes.forEach(n -> labels.put(n.getMetadata().getName(), labelsOf(n)));
@@ -174,6 +183,18 @@ public final class DriverChecks {
           matrix.check(settings.choice(pool), mine).stream()
               .map(DriverCompatibility.Problem::toString)
               .toList();
+      if (requireOs && pool.osTag() == null) {
+        reasons =
+            List.of(
+                "no NFD os_release labels ("
+                    + Labels.NFD_OS_ID
+                    + ", "
+                    + Labels.NFD_OS_VERSION_ID
+                    + "), so no driver image tag (nodes "
+                    + String.join(", ", pool.nodes().subList(0, Math.min(5, pool.nodes().size())))
+                    + (pool.nodes().size() > 5 ? " and " + (pool.nodes().size() - 5) + " more" : "")
+                    + ")");
+      }
       if (!reasons.isEmpty()) {
         refused.put(pool.name(), reasons);
       }

@@ -36,10 +36,26 @@ public final class DriverModel extends ManifestOperandModel {
     super(OperandNames.DRIVER);
   }
 
+  /**
+   * Deployed unless the driver is disabled. With {@code useNvidiaDriverCRD} the NVIDIADriver
+   * resources run the driver DaemonSets; the policy keeps the driver's service account and RBAC,
+   * which theirs use.
+   */
   @Override
   public boolean enabled(ClusterPolicy policy, ClusterFacts facts) {
     DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
-    return d == null || (d.isEnabled(true) && !Boolean.TRUE.equals(d.useNvidiaDriverCRD));
+    return d == null || d.isEnabled(true);
+  }
+
+  @Override
+  protected boolean keep(HasMetadata object, RenderContext ctx) {
+    return !(object instanceof DaemonSet) || !byNvidiaDriverResources(ctx.policy());
+  }
+
+  /** Whether NVIDIADriver resources run the driver ({@code driver.useNvidiaDriverCRD}). */
+  public static boolean byNvidiaDriverResources(ClusterPolicy policy) {
+    DriverSpec d = policy == null || policy.getSpec() == null ? null : policy.getSpec().driver;
+    return d != null && d.isEnabled(true) && Boolean.TRUE.equals(d.useNvidiaDriverCRD);
   }
 
   @Override

@@ -17,9 +17,14 @@ import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.cluster.NodeSlimming;
+import io.gpuoperator.operator.compat.DriverCompatibility;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.DriverModel;
+import io.gpuoperator.operator.operand.OperandNames;
+import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
@@ -255,9 +260,19 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       return UpdateControl.noUpdate();
     }
 
+    List<Node> gpuNodes = nodes.list().filter(NodeFacts::isGpuNode).toList();
+    DriverChecks.Result checks = driverChecks(policy, gpuNodes, facts);
     OperandApplier.Result result;
     try {
-      result = applier.sync(policy, rendered, monitoringKinds());
+      result =
+          applier.sync(
+              policy,
+              rendered,
+              monitoringKinds(),
+              o ->
+                  checks != null
+                      && DriverUpgradeReconciler.isDriver(o)
+                      && checks.freezes((DaemonSet) o, gpuNodes));
     } catch (RuntimeException e) {
       applier.invalidate();
       throw e;
@@ -273,7 +288,20 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             facts.nfdLabelsPresent(),
             policy.getStatus());
     status.driverUpgrade = UpgradeRollout.status(nodes.list().toList(), UpgradeSettings.of(policy));
+    String refused = null;
+    if (checks != null && !gpuNodes.isEmpty()) {
+      status.driverPools = checks.poolStatus();
+      status.gpuDirect = checks.listedUnmet();
+      refused = checks.refusedMessage();
+      if (refused != null) {
+        PolicyStatusModel.driverRefused(status, generation, refused, policy.getStatus());
+      }
+    }
     boolean changed = writeStatus(policy, status);
+    if (changed && refused != null) {
+      LOG.warn("ClusterPolicy {}: {}", name, refused);
+      warn(policy, Conditions.DRIVER_INCOMPATIBLE, refused);
+    }
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(
           "ClusterPolicy {}: applied {}, deleted {}, state {} ({} GPU nodes)",
@@ -337,6 +365,24 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
             .build(),
         context);
+  }
+
+  /**
+   * The checks of the driver this policy deploys against its GPU nodes; null when it deploys none
+   * (disabled, or run by NVIDIADriver resources).
+   */
+  private DriverChecks.Result driverChecks(
+      ClusterPolicy policy, List<Node> gpuNodes, ClusterFacts facts) {
+    if (!Operands.byName(OperandNames.DRIVER).enabled(policy, facts)
+        || DriverModel.byNvidiaDriverResources(policy)) {
+      return null;
+    }
+    return DriverChecks.check(
+        DriverChecks.Settings.of(
+            policy.getSpec(), config.image(OperandNames.DRIVER), DriverChecks.CUDA_DEFAULT),
+        gpuNodes,
+        DriverCompatibility.shipped(),
+        facts.osTags().size() > 1);
   }
 
   private ClusterFacts facts() {

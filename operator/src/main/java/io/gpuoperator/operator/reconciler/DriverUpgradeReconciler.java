@@ -186,6 +186,14 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
     return new InformerEventSource<>(b.build(), context);
   }
 
+  /** Whether an object is a driver DaemonSet (of any pool, ClusterPolicy's or NVIDIADriver's). */
+  static boolean isDriver(HasMetadata o) {
+    Map<String, String> l = o.getMetadata().getLabels();
+    return o instanceof DaemonSet
+        && l != null
+        && UpgradeKeys.DRIVER_COMPONENT.equals(l.get(UpgradeKeys.COMPONENT));
+  }
+
   /** Node changes that matter to the upgrade: labels, upgrade annotations, cordon, Ready. */
   static boolean nodeChanged(Node a, Node b) {
     return !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels())

@@ -72,7 +72,7 @@ class DriverChecksTest {
   void anIncompatiblePoolIsRefusedNamingItsNodesAndTheOthersProceed() {
     // Branch 590 dropped Volta: the RHEL pool (r1 is a Volta node) is refused, Ubuntu proceeds.
     var settings = DriverChecks.Settings.of(spec("590.10.01"), DEFAULT, CUDA12);
-    var result = DriverChecks.check(settings, FLEET, DriverCompatibility.shipped());
+    var result = DriverChecks.check(settings, FLEET, DriverCompatibility.shipped(), false);
     assertThat(result.refused()).containsOnlyKeys("rhel9");
     assertThat(result.refused().get("rhel9"))
         .singleElement()
@@ -84,6 +84,13 @@ class DriverChecksTest {
         .extracting(p -> p.name + "=" + p.state)
         .containsExactly("unknown=ready", "rhel9=refused", "ubuntu22.04=ready");
     assertThat(result.refusedMessage()).startsWith("Driver refused for node pool(s) rhel9: volta");
+    // One DaemonSet per OS: nodes without OS labels get none, and their pool says so.
+    assertThat(DriverChecks.check(settings, FLEET, DriverCompatibility.shipped(), true).refused())
+        .containsKey("unknown")
+        .extractingByKey("unknown")
+        .asString()
+        .contains("no NFD os_release labels")
+        .contains("(nodes x)");
 
     DaemonSet rhel = ds(Map.of(Labels.NFD_OS_ID, "rhel"));
     DaemonSet ubuntu = ds(Map.of(Labels.NFD_OS_ID, "ubuntu"));
@@ -97,7 +104,8 @@ class DriverChecksTest {
     // The version from the default image when the policy names none: 570 runs everywhere.
     var ok = DriverChecks.Settings.of(spec(null), DEFAULT, CUDA12);
     assertThat(ok.version()).isEqualTo("570.124.06");
-    assertThat(DriverChecks.check(ok, FLEET, DriverCompatibility.shipped()).refused()).isEmpty();
+    assertThat(DriverChecks.check(ok, FLEET, DriverCompatibility.shipped(), false).refused())
+        .isEmpty();
   }
 
   @Test
@@ -111,7 +119,10 @@ class DriverChecksTest {
             node("c", "rhel", "9.4", "5.14.0-427.el9.x86_64"));
     var result =
         DriverChecks.check(
-            DriverChecks.Settings.of(spec, DEFAULT, CUDA12), nodes, DriverCompatibility.shipped());
+            DriverChecks.Settings.of(spec, DEFAULT, CUDA12),
+            nodes,
+            DriverCompatibility.shipped(),
+            false);
     assertThat(result.refused())
         .containsOnlyKeys("rhel9/5.14.0-427.el9.x86_64", "ubuntu22.04/5.15.0-1040-gke");
     assertThat(result.refused().get("rhel9/5.14.0-427.el9.x86_64").get(0))
@@ -140,7 +151,10 @@ class DriverChecksTest {
                 "true"));
     var bare =
         DriverChecks.check(
-            DriverChecks.Settings.of(spec, DEFAULT, CUDA12), nodes, DriverCompatibility.shipped());
+            DriverChecks.Settings.of(spec, DEFAULT, CUDA12),
+            nodes,
+            DriverCompatibility.shipped(),
+            false);
     assertThat(bare.unmet())
         .singleElement()
         .satisfies(r -> assertThat(r.node).isEqualTo("plain"))
@@ -151,7 +165,10 @@ class DriverChecksTest {
     spec.sandboxWorkloads.enabled = true;
     var vms =
         DriverChecks.check(
-            DriverChecks.Settings.of(spec, DEFAULT, CUDA12), nodes, DriverCompatibility.shipped());
+            DriverChecks.Settings.of(spec, DEFAULT, CUDA12),
+            nodes,
+            DriverCompatibility.shipped(),
+            false);
     assertThat(vms.unmet()).extracting(r -> r.node).containsExactly("nic", "plain");
     assertThat(vms.unmet().get(0).missing).contains(DriverChecks.NIC_SRIOV);
 
@@ -160,7 +177,8 @@ class DriverChecksTest {
             DriverChecks.check(
                     DriverChecks.Settings.of(spec, DEFAULT, CUDA12),
                     nodes,
-                    DriverCompatibility.shipped())
+                    DriverCompatibility.shipped(),
+                    false)
                 .listedUnmet())
         .isNull();
   }

@@ -71,7 +71,7 @@ class ModelsTest {
   }
 
   @Test
-  void driverStaysOnDeleteAndIsDisabledByTheNvidiaDriverCrd() {
+  void driverStaysOnDeleteAndLeavesItsDaemonSetsToTheNvidiaDriverCrd() {
     var p = Policies.sample();
     assertThat(
             ds(render(new DriverModel(), p, Policies.facts()))
@@ -80,7 +80,11 @@ class ModelsTest {
                 .getType())
         .isEqualTo("OnDelete");
     p.getSpec().driver.useNvidiaDriverCRD = true;
-    assertThat(new DriverModel().enabled(p, Policies.facts())).isFalse();
+    // NVIDIADriver resources run the DaemonSets; the policy keeps the service account and RBAC.
+    assertThat(new DriverModel().enabled(p, Policies.facts())).isTrue();
+    assertThat(render(new DriverModel(), p, Policies.facts()))
+        .noneMatch(DaemonSet.class::isInstance)
+        .anyMatch(o -> o.getKind().equals("ServiceAccount"));
   }
 
   @Test
