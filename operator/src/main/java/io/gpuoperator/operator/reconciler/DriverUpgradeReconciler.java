@@ -10,9 +10,13 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.driver.DriverOwners;
+import io.gpuoperator.operator.driver.NvidiaDriverModel;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.DriverModel;
 import io.gpuoperator.operator.upgrade.DriverPod;
 import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
 import io.gpuoperator.operator.upgrade.NodeActions;
@@ -38,6 +42,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.Transforming
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +70,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   static final String VALIDATORS = "validator-pods";
   static final String REVISIONS = "driver-revisions";
   static final String DAEMONSETS = "driver-daemonsets";
+  static final String DRIVERS = "nvidia-drivers";
 
   /** Longest chain of transitions one node makes in one pass. */
   private static final int MAX_STEPS = UpgradeState.values().length;
@@ -97,6 +103,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   private volatile InformerEventSource<Pod, ClusterPolicy> validators;
   private volatile InformerEventSource<ControllerRevision, ClusterPolicy> revisions;
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+  private volatile InformerEventSource<NVIDIADriver, ClusterPolicy> drivers;
 
   public DriverUpgradeReconciler(
       KubernetesClient client, OperatorConfig config, OperatorMetrics metrics, Clock clock) {
@@ -155,7 +162,17 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
             context, ControllerRevision.class, REVISIONS, config.namespace(), driver, null, null);
     daemonSets =
         source(context, DaemonSet.class, DAEMONSETS, config.namespace(), driver, null, null);
-    return List.of(nodes, driverPods, validators, revisions, daemonSets);
+    drivers =
+        source(
+            context,
+            NVIDIADriver.class,
+            DRIVERS,
+            null,
+            null,
+            (a, b) ->
+                !Objects.equals(a.getMetadata().getGeneration(), b.getMetadata().getGeneration()),
+            null);
+    return List.of(nodes, driverPods, validators, revisions, daemonSets, drivers);
   }
 
   private <R extends HasMetadata> InformerEventSource<R, ClusterPolicy> source(
@@ -217,6 +234,12 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
     return out;
   }
 
+  /**
+   * A driver whose DaemonSets roll out under one upgrade policy: the ClusterPolicy's, or one
+   * NVIDIADriver's (with {@code useNvidiaDriverCRD}), whose limits count its own nodes only.
+   */
+  record Owner(String uid, String name, UpgradeSettings settings) {}
+
   @Override
   public UpdateControl<ClusterPolicy> reconcile(
       ClusterPolicy policy, Context<ClusterPolicy> context) {
@@ -225,42 +248,79 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
         || !active.get().getMetadata().getName().equals(policy.getMetadata().getName())) {
       return UpdateControl.noUpdate();
     }
-    UpgradeSettings settings = UpgradeSettings.of(policy);
-    List<UpgradeNode> group = views(policy);
-    if (!settings.autoUpgrade()) {
-      for (UpgradeNode n : group) {
-        Step abandon = NodeUpgrade.abandon(n);
-        if (abandon != null) {
-          write(n, abandon);
-        }
-      }
-      metrics.upgrades(false, 0, 0, 0, 0, 0);
-      return UpdateControl.noUpdate();
-    }
-    UpgradeRollout rollout = UpgradeRollout.plan(group, settings);
-    NodeUpgrade machine = new NodeUpgrade(settings, actions, clock.instant());
+    Map<String, Owner> owners = owners(policy);
+    Map<String, List<UpgradeNode>> groups = views(owners);
     Duration recheck = null;
-    for (UpgradeNode n : group) {
-      Duration next;
-      try {
-        next = advance(n, rollout.startable().contains(n.name()), machine);
-      } catch (KubernetesClientException e) {
-        // One node's trouble (NotReady kubelet, API error) never stops the others.
-        LOG.warn("Node {}: driver upgrade step failed, retrying: {}", n.name(), e.getMessage());
-        next = RETRY;
+    int inProgress = 0;
+    int done = 0;
+    int failed = 0;
+    int pending = 0;
+    int startable = 0;
+    boolean any = false;
+    for (Owner owner : owners.values()) {
+      List<UpgradeNode> group = groups.getOrDefault(owner.uid(), List.of());
+      UpgradeSettings settings = owner.settings();
+      if (!settings.autoUpgrade()) {
+        for (UpgradeNode n : group) {
+          Step abandon = NodeUpgrade.abandon(n);
+          if (abandon != null) {
+            write(n, abandon);
+          }
+        }
+        continue;
       }
-      recheck = earliest(recheck, next);
+      any = true;
+      UpgradeRollout rollout = UpgradeRollout.plan(group, settings);
+      NodeUpgrade machine = new NodeUpgrade(settings, actions, clock.instant());
+      for (UpgradeNode n : group) {
+        Duration next;
+        try {
+          next = advance(n, rollout.startable().contains(n.name()), machine);
+        } catch (KubernetesClientException e) {
+          // One node's trouble (NotReady kubelet, API error) never stops the others.
+          LOG.warn("Node {}: driver upgrade step failed, retrying: {}", n.name(), e.getMessage());
+          next = RETRY;
+        }
+        recheck = earliest(recheck, next);
+      }
+      var st = rollout.status();
+      inProgress += st.inProgress == null ? 0 : st.inProgress;
+      done += st.done == null ? 0 : st.done;
+      failed += st.failed == null ? 0 : st.failed;
+      pending += st.pending == null ? 0 : st.pending;
+      startable += rollout.startable().size();
     }
-    var st = rollout.status();
-    metrics.upgrades(
-        true,
-        st.inProgress == null ? 0 : st.inProgress,
-        st.done == null ? 0 : st.done,
-        st.failed == null ? 0 : st.failed,
-        st.pending == null ? 0 : st.pending,
-        rollout.startable().size());
+    metrics.upgrades(any, inProgress, done, failed, pending, startable);
     UpdateControl<ClusterPolicy> control = UpdateControl.noUpdate();
     return recheck == null ? control : control.rescheduleAfter(recheck);
+  }
+
+  /**
+   * The drivers whose DaemonSets this pass upgrades, by owner UID, the policy first: the policy's
+   * own, and with {@code useNvidiaDriverCRD} every NVIDIADriver (each with its upgradePolicy).
+   */
+  private Map<String, Owner> owners(ClusterPolicy policy) {
+    Map<String, Owner> out = new java.util.LinkedHashMap<>();
+    out.put(
+        policy.getMetadata().getUid(),
+        new Owner(
+            policy.getMetadata().getUid(),
+            policy.getMetadata().getName(),
+            UpgradeSettings.of(policy)));
+    if (DriverModel.byNvidiaDriverResources(policy)) {
+      drivers
+          .list()
+          .sorted(java.util.Comparator.comparing(d -> d.getMetadata().getName()))
+          .forEach(
+              d ->
+                  out.put(
+                      d.getMetadata().getUid(),
+                      new Owner(
+                          d.getMetadata().getUid(),
+                          d.getMetadata().getName(),
+                          NvidiaDriverModel.upgradeSettings(d, policy))));
+    }
+    return out;
   }
 
   /** Moves one node as far as it goes now; returns when to look at it again (null: on events). */
@@ -316,46 +376,69 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   }
 
   /**
-   * The nodes of the policy's driver: those running a pod of a driver DaemonSet the policy owns,
-   * and those still carrying upgrade state (e.g. while their driver pod is being replaced).
+   * The nodes of each driver, by owner UID: those running a pod of a driver DaemonSet it owns,
+   * those running an orphaned driver pod (its DaemonSet deleted when the driver was renamed or
+   * handed to NVIDIADriver resources) that one of its DaemonSets now selects, and those still
+   * carrying upgrade state (e.g. while their driver pod is being replaced).
    */
-  private List<UpgradeNode> views(ClusterPolicy policy) {
+  private Map<String, List<UpgradeNode>> views(Map<String, Owner> owners) {
     Map<String, DaemonSet> ownedDs = new HashMap<>();
     daemonSets
         .list()
-        .filter(ds -> ownedBy(ds, policy))
+        .filter(ds -> owners.containsKey(UpgradeViews.controller(ds)))
         .forEach(ds -> ownedDs.put(ds.getMetadata().getUid(), ds));
     List<ControllerRevision> revs = revisions.list().toList();
     Map<String, DriverPod> driverByNode = new HashMap<>();
+    Map<String, String> ownerByNode = new HashMap<>();
     List<Pod> pods = driverPods.list().toList();
     Set<String> live = new java.util.HashSet<>();
     pods.stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .forEach(p -> live.add(p.getMetadata().getUid()));
     deleted.retainAll(live);
-    pods.stream()
-        .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
-        .forEach(
-            p -> {
-              DaemonSet ds = ownedDs.get(UpgradeViews.owner(p));
-              if (ds == null) {
-                return;
-              }
-              DriverPod d = UpgradeViews.driverPod(p, ds, revs);
-              if (deleted.contains(d.uid())) {
-                d = d.deleted();
-              }
-              // Two pods on a node (the old one terminating): the live one counts.
-              driverByNode.merge(p.getSpec().getNodeName(), d, (x, y) -> x.terminating() ? y : x);
-            });
+    Map<String, Node> nodeByName = new HashMap<>();
+    for (Node cached : nodes.list().toList()) {
+      Node node = freshest(cached);
+      nodeByName.put(node.getMetadata().getName(), node);
+    }
+    for (Pod p : pods) {
+      if (p.getSpec() == null || p.getSpec().getNodeName() == null) {
+        continue;
+      }
+      String nodeName = p.getSpec().getNodeName();
+      DaemonSet ds = ownedDs.get(UpgradeViews.owner(p));
+      DriverPod d;
+      if (ds != null) {
+        d = UpgradeViews.driverPod(p, ds, revs);
+      } else if (UpgradeViews.owner(p) == null && nodeByName.containsKey(nodeName)) {
+        ds = selecting(ownedDs.values(), nodeByName.get(nodeName));
+        if (ds == null) {
+          continue;
+        }
+        d = UpgradeViews.orphan(p, ds);
+      } else {
+        continue;
+      }
+      if (deleted.contains(d.uid())) {
+        d = d.deleted();
+      }
+      DriverPod before = driverByNode.get(nodeName);
+      if (before == null || prefer(d, before)) {
+        driverByNode.put(nodeName, d);
+        ownerByNode.put(nodeName, UpgradeViews.controller(ds));
+      }
+    }
     Map<String, List<Pod>> validatorByNode =
         validators
             .list()
             .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
             .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName()));
-    List<UpgradeNode> out = new ArrayList<>();
-    for (Node cached : nodes.list().toList()) {
-      Node node = freshest(cached);
+    Map<String, String> uidByName = new HashMap<>();
+    owners.values().forEach(o -> uidByName.put(o.name(), o.uid()));
+    String policyUid = owners.keySet().iterator().next();
+    Map<String, List<UpgradeNode>> out = new HashMap<>();
+    Set<String> seen = new java.util.HashSet<>();
+    for (Node node : nodeByName.values()) {
       String name = node.getMetadata().getName();
       DriverPod driver = driverByNode.get(name);
       Map<String, String> labels = node.getMetadata().getLabels();
@@ -366,20 +449,60 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
       if (driver == null && !tracked) {
         continue;
       }
+      String owner = ownerByNode.get(name);
+      if (owner == null) {
+        // Between driver pods: the NVIDIADriver the node is assigned to, else the policy.
+        String assigned = labels == null ? null : labels.get(DriverOwners.OWNER);
+        owner =
+            assigned != null && uidByName.containsKey(assigned)
+                ? uidByName.get(assigned)
+                : policyUid;
+      }
+      seen.add(name);
       List<Pod> v = validatorByNode.getOrDefault(name, List.of());
-      out.add(
-          UpgradeViews.node(
-              node,
-              driver,
-              !v.isEmpty(),
-              v.stream()
-                  .anyMatch(
-                      p ->
-                          p.getMetadata().getDeletionTimestamp() == null
-                              && UpgradeViews.podReady(p))));
+      out.computeIfAbsent(owner, k -> new ArrayList<>())
+          .add(
+              UpgradeViews.node(
+                  node,
+                  driver,
+                  !v.isEmpty(),
+                  v.stream()
+                      .anyMatch(
+                          p ->
+                              p.getMetadata().getDeletionTimestamp() == null
+                                  && UpgradeViews.podReady(p))));
     }
-    written.keySet().retainAll(out.stream().map(UpgradeNode::name).collect(Collectors.toSet()));
+    written.keySet().retainAll(seen);
     return out;
+  }
+
+  /**
+   * Which of two driver pods on one node the upgrade acts on: a live one over a terminating one,
+   * and an orphan over its successor (the successor waits, unschedulable beside it, until the
+   * orphan is replaced).
+   */
+  private static boolean prefer(DriverPod a, DriverPod b) {
+    if (a.terminating() != b.terminating()) {
+      return b.terminating();
+    }
+    return UpgradeKeys.ORPHANED_REVISION.equals(a.latestRevision())
+        && !UpgradeKeys.ORPHANED_REVISION.equals(b.latestRevision());
+  }
+
+  /** The first driver DaemonSet (by name) whose node selector the node's labels satisfy. */
+  private static DaemonSet selecting(Collection<DaemonSet> all, Node node) {
+    Map<String, String> labels =
+        node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+    return all.stream()
+        .filter(
+            ds -> {
+              Map<String, String> sel = ds.getSpec().getTemplate().getSpec().getNodeSelector();
+              return sel == null
+                  || sel.entrySet().stream()
+                      .allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+            })
+        .min(java.util.Comparator.comparing(ds -> ds.getMetadata().getName()))
+        .orElse(null);
   }
 
   /** The cached node, or the one our last write returned when the cache has not caught up. */
@@ -401,15 +524,5 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
     } catch (RuntimeException e) {
       return Long.MAX_VALUE;
     }
-  }
-
-  private static boolean ownedBy(DaemonSet ds, ClusterPolicy policy) {
-    var refs = ds.getMetadata().getOwnerReferences();
-    return refs != null
-        && refs.stream()
-            .anyMatch(
-                r ->
-                    Boolean.TRUE.equals(r.getController())
-                        && Objects.equals(r.getUid(), policy.getMetadata().getUid()));
   }
 }

@@ -323,7 +323,7 @@ public final class NodeUpgrade {
     if (!n.restartOnly() || d == null || d.latestRevision() == null || target == null) {
       return null;
     }
-    if (target.equals(d.latestRevision())) {
+    if (target.equals(d.latestRevision()) || target.equals(UpgradeKeys.ORPHANED_REVISION)) {
       return null;
     }
     return Step.to(UPGRADE_REQUIRED)

@@ -51,6 +51,13 @@ public final class UpgradeKeys {
   public static final String TARGET_REVISION = "nvidia.com/gpu-driver-upgrade.target-revision";
 
   /**
+   * The revision an orphaned driver pod (its DaemonSet deleted, leaving it running) is measured
+   * against: no pod runs it, so the node is upgraded to the DaemonSet that selects it now, and a
+   * target of this value is met by any revision of that DaemonSet.
+   */
+  public static final String ORPHANED_REVISION = "orphaned";
+
+  /**
    * Node annotation: "true" when the new driver pod installs the same driver (same {@code
    * DRIVER_CONFIG_DIGEST}): the pod is restarted without cordon or eviction.
    */

@@ -3,6 +3,7 @@ package io.gpuoperator.operator.upgrade;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeStatus;
@@ -100,6 +101,38 @@ public final class UpgradeViews {
         digest(pod.getSpec()),
         ds == null ? null : digest(ds.getSpec().getTemplate().getSpec()),
         trouble(pod));
+  }
+
+  /**
+   * A driver pod no DaemonSet controls any more (its DaemonSet was deleted leaving it running),
+   * seen against the DaemonSet that now selects its node: its revision is {@code orphaned}, which
+   * no pod runs, so the node is upgraded; the config digest still decides whether workloads go.
+   */
+  public static DriverPod orphan(Pod pod, DaemonSet successor) {
+    return new DriverPod(
+        pod.getMetadata().getNamespace(),
+        pod.getMetadata().getName(),
+        pod.getMetadata().getUid(),
+        pod.getMetadata().getDeletionTimestamp() != null,
+        podReady(pod),
+        null,
+        UpgradeKeys.ORPHANED_REVISION,
+        digest(pod.getSpec()),
+        digest(successor.getSpec().getTemplate().getSpec()),
+        trouble(pod));
+  }
+
+  /** The UID of the controller (any kind) an object's owner references name, or null. */
+  public static String controller(HasMetadata object) {
+    List<OwnerReference> refs = object.getMetadata().getOwnerReferences();
+    if (refs == null) {
+      return null;
+    }
+    return refs.stream()
+        .filter(r -> Boolean.TRUE.equals(r.getController()))
+        .map(OwnerReference::getUid)
+        .findFirst()
+        .orElse(null);
   }
 
   /** The UID of the DaemonSet that controls a pod, or null. */
