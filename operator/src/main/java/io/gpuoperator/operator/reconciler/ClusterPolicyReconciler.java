@@ -3,9 +3,7 @@ package io.gpuoperator.operator.reconciler;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -421,10 +419,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           v =
               new DaemonSetReadiness.Verdict(
                   false, 0, 0, "DaemonSet " + ns + "/" + w.getMetadata().getName() + " missing");
-        } else if (DaemonSetReadiness.isOnDelete(live.get())) {
-          v = onDelete(live.get());
         } else {
-          v = DaemonSetReadiness.fromStatus(live.get());
+          v = LiveReadiness.verdict(client, live.get());
         }
         ready &= v.ready();
         nodesReady += v.nodesReady();
@@ -442,25 +438,6 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
               reasons.isEmpty() ? null : String.join("; ", reasons)));
     }
     return out;
-  }
-
-  /**
-   * OnDelete DaemonSets (the driver): pods and ControllerRevisions are listed live, by the
-   * DaemonSet's selector in the operator namespace, only when its status says it is not settled
-   * already and only for this DaemonSet; the operator never caches Pods.
-   */
-  private DaemonSetReadiness.Verdict onDelete(DaemonSet ds) {
-    if (ds.getStatus() == null
-        || ds.getStatus().getDesiredNumberScheduled() == null
-        || ds.getStatus().getDesiredNumberScheduled() == 0) {
-      return DaemonSetReadiness.fromPods(ds, List.of(), List.of());
-    }
-    Map<String, String> selector = ds.getSpec().getSelector().getMatchLabels();
-    String ns = ds.getMetadata().getNamespace();
-    List<ControllerRevision> revisions =
-        client.apps().controllerRevisions().inNamespace(ns).withLabels(selector).list().getItems();
-    List<Pod> pods = client.pods().inNamespace(ns).withLabels(selector).list().getItems();
-    return DaemonSetReadiness.fromPods(ds, revisions, pods);
   }
 
   /**

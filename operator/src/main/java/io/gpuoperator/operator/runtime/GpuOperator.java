@@ -9,6 +9,7 @@ import io.gpuoperator.operator.reconciler.DriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
+import io.gpuoperator.operator.reconciler.NvidiaDriverReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.javaoperatorsdk.operator.Operator;
@@ -97,6 +98,8 @@ public final class GpuOperator implements AutoCloseable {
     operator.register(
         new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC()),
         c -> c.withName("driverupgrade"));
+    operator.register(
+        new NvidiaDriverReconciler(client, config, serverVersion), c -> c.withName("nvidiadriver"));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c ->
