@@ -132,7 +132,7 @@ public final class DriverModel extends ManifestOperandModel {
           continue;
         }
         if (!precompiled) {
-          rename(ds, labelSafe(ds.getMetadata().getName() + "-" + sanitize(tag)));
+          rename(ds, labelSafe(ds.getMetadata().getName() + "-" + tag));
         }
         ds.getSpec().getTemplate().getSpec().getNodeSelector().putAll(selector);
         ContentHash.annotate(ds);

@@ -125,7 +125,7 @@ class ModelsTest {
     List<DaemonSet> ds = daemonSets(objects);
     assertThat(ds)
         .extracting(d -> d.getMetadata().getName())
-        .containsExactly("nvidia-driver-daemonset-rhel9", "nvidia-driver-daemonset-ubuntu22-04");
+        .containsExactly("nvidia-driver-daemonset-rhel9", "nvidia-driver-daemonset-ubuntu22.04");
     DaemonSet rhel = ds.get(0);
     var pod = rhel.getSpec().getTemplate().getSpec();
     assertThat(pod.getNodeSelector())
