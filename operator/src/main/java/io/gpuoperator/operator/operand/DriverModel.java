@@ -154,7 +154,24 @@ public final class DriverModel extends ManifestOperandModel {
     ds.getSpec().getTemplate().getMetadata().getLabels().put(Labels.APP, name);
   }
 
+  /** The DaemonSet(s) for one OS, each with its {@code DRIVER_CONFIG_DIGEST} and hash. */
   private List<HasMetadata> renderForOs(
+      ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    List<HasMetadata> out = perKernel(policy, facts, config);
+    for (HasMetadata object : out) {
+      if (object instanceof DaemonSet ds) {
+        DriverConfigDigest.set(
+            ds.getSpec().getTemplate().getSpec(), MANAGER_CONTAINER, CONTAINER, SIDECARS);
+        ContentHash.annotate(ds);
+      }
+    }
+    return out;
+  }
+
+  private static final List<String> SIDECARS =
+      List.of("nvidia-peermem-ctr", "nvidia-fs-ctr", "nvidia-gdrcopy-ctr");
+
+  private List<HasMetadata> perKernel(
       ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
     List<HasMetadata> objects = super.render(policy, facts, config);
     if (!precompiled(policy)) {

@@ -177,6 +177,22 @@ class NvidiaDriverIT {
     return out;
   }
 
+  /** The UID of the live driver pod on a node. */
+  static String podUid(String node) {
+    return admin
+        .pods()
+        .inNamespace(ns)
+        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> node.equals(p.getSpec().getNodeName()))
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .map(p -> p.getMetadata().getUid())
+        .findFirst()
+        .orElse(null);
+  }
+
   static Map<String, String> images() {
     return admin
         .pods()
@@ -430,6 +446,75 @@ class NvidiaDriverIT {
                       .get();
               assertThat(ds.getSpec().getTemplate().getSpec().getContainers())
                   .anyMatch(c -> c.getName().equals("nvidia-peermem-ctr"));
+            });
+  }
+
+  @Test
+  @Order(6)
+  void backToThePolicyWithPrecompiledDriversOneDaemonSetPerKernelAndStaleOnesRemoved() {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(NvidiaDriverIT::everyNodeUpgradeDone);
+    String rhelPod = podUid(RH0);
+    patch(
+        ClusterPolicy.class,
+        "cluster-policy",
+        "{\"spec\":{\"driver\":{\"useNvidiaDriverCRD\":false,\"usePrecompiled\":true,"
+            + "\"version\":\"550\"}}}");
+    String kernel105 = "nvidia-driver-daemonset-5-15-0-105-generic-ubuntu22-04";
+    await()
+        .atMost(Duration.ofMinutes(4))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              // No precompiled images for RHEL: that pool is refused and keeps what it runs.
+              assertThat(daemonSets()).containsExactly(kernel105);
+              assertThat(driverPods())
+                  .containsEntry(UB0, kernel105)
+                  .containsEntry(UB1, kernel105)
+                  .containsEntry(UB2, kernel105)
+                  .containsEntry(RH0, "null");
+              assertThat(images())
+                  .containsEntry(UB0, "nvcr.io/nvidia/driver:550-5.15.0-105-generic-ubuntu22.04");
+              for (String n : List.of(UB0, UB1, UB2)) {
+                assertThat(labels(n)).as(n).containsEntry(UpgradeKeys.STATE, "upgrade-done");
+              }
+              ClusterPolicy p =
+                  admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
+              assertThat(PolicyStatusModel.ready(p.getStatus()).getReason())
+                  .isEqualTo(Conditions.DRIVER_INCOMPATIBLE);
+              assertThat(p.getStatus().driverPools)
+                  .extracting(x -> x.name + "=" + x.state)
+                  .contains("rhel9/5.14.0-427.el9.x86_64=refused");
+              assertThat(get("default").getStatus().state.value()).isEqualTo("ignored");
+            });
+    assertThat(podUid(RH0)).as("the refused pool's node keeps its driver pod").isEqualTo(rhelPod);
+    // A kernel update: the new kernel's DaemonSet appears; the old one goes with its last node.
+    String kernel106 = "nvidia-driver-daemonset-5-15-0-106-generic-ubuntu22-04";
+    for (String n : List.of(UB0, UB1, UB2)) {
+      patch(
+          Node.class,
+          n,
+          "{\"metadata\":{\"labels\":{\"feature.node.kubernetes.io/kernel-version.full\":"
+              + "\"5.15.0-106-generic\"}}}");
+      if (n.equals(UB0)) {
+        await()
+            .atMost(Duration.ofMinutes(2))
+            .untilAsserted(
+                () -> assertThat(daemonSets()).containsExactlyInAnyOrder(kernel105, kernel106));
+      }
+    }
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              assertThat(daemonSets()).containsExactly(kernel106);
+              assertThat(images())
+                  .containsEntry(UB0, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04")
+                  .containsEntry(UB1, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04")
+                  .containsEntry(UB2, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04");
             });
   }
 }
