@@ -1,6 +1,5 @@
 package io.gpuoperator.operator.reconciler;
 
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -45,14 +44,12 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -78,6 +75,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private final PolicyRenderer renderer;
   private final OperatorMetrics metrics;
   private final String kubernetesVersion;
+  private final EventRecorder events;
 
   /** The last rendering that applied cleanly, per policy uid: an invalid spec keeps it running. */
   private final Map<String, List<RenderedOperand>> lastValid = new ConcurrentHashMap<>();
@@ -107,6 +105,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     this.renderer = renderer;
     this.metrics = metrics;
     this.kubernetesVersion = kubernetesVersion;
+    this.events = new EventRecorder(client);
   }
 
   @Override
@@ -484,43 +483,6 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   /** Records a Warning Event on the policy (only sent along with a status change). */
   private void warn(HasMetadata policy, String reason, String message) {
-    String now = Instant.now().toString();
-    try {
-      client
-          .v1()
-          .events()
-          .inNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withName(
-                      policy.getMetadata().getName()
-                          + "."
-                          + UUID.randomUUID().toString().substring(0, 8))
-                  .withNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
-                  .endMetadata()
-                  .withNewInvolvedObject()
-                  .withApiVersion(policy.getApiVersion())
-                  .withKind(policy.getKind())
-                  .withName(policy.getMetadata().getName())
-                  .withUid(policy.getMetadata().getUid())
-                  .endInvolvedObject()
-                  .withType("Warning")
-                  .withReason(reason)
-                  .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
-                  .withFirstTimestamp(now)
-                  .withLastTimestamp(now)
-                  .withCount(1)
-                  .withNewSource()
-                  .withComponent("gpu-operator")
-                  .endSource()
-                  .build())
-          .create();
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "ClusterPolicy {}: cannot record event: {}",
-          policy.getMetadata().getName(),
-          e.getMessage());
-    }
+    events.warning(policy, reason, message);
   }
 }

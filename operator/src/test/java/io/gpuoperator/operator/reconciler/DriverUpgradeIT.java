@@ -25,9 +25,7 @@ import io.gpuoperator.operator.upgrade.UpgradeState;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.BehaviourOverride;
-import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DeclaredBehaviour;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.time.Duration;
@@ -93,15 +91,7 @@ class DriverUpgradeIT {
       }
       nodes.add(d);
     }
-    kubelets =
-        SimulatedNodes.start(
-            nodes,
-            cp::nodeClient,
-            (d, b) ->
-                b.runners(ContainerRunners.declaredOnly())
-                    .options(
-                        KubeletOptions.defaults()
-                            .withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(4))));
+    kubelets = ItCluster.kubelets(cp, nodes);
     // The device plugin is not part of this test: give each node its 8 GPUs directly.
     for (String n : NODES) {
       await().atMost(Duration.ofSeconds(30)).until(() -> admin.nodes().withName(n).get() != null);
@@ -128,20 +118,8 @@ class DriverUpgradeIT {
   }
 
   @AfterAll
-  static void stop() {
-    try {
-      if (operator != null) {
-        operator.close();
-      }
-    } finally {
-      try {
-        if (kubelets != null) {
-          kubelets.close();
-        }
-      } finally {
-        cp.close();
-      }
-    }
+  static void stop() throws Exception {
+    ItCluster.closeAll(operator, kubelets, cp);
   }
 
   static ClusterPolicy policy() {

@@ -23,8 +23,6 @@ import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import io.gpuoperator.sim.kubelet.ContainerRunners;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.time.Duration;
@@ -78,15 +76,7 @@ class NvidiaDriverIT {
                 "5.15.0-105-generic",
                 Map.of("pool", "b", DriverChecks.NIC_PRESENT, "true")),
             gpu(RH0, "rhel", "9.4", "5.14.0-427.el9.x86_64", Map.of()));
-    kubelets =
-        SimulatedNodes.start(
-            nodes,
-            cp::nodeClient,
-            (d, b) ->
-                b.runners(ContainerRunners.declaredOnly())
-                    .options(
-                        KubeletOptions.defaults()
-                            .withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(4))));
+    kubelets = ItCluster.kubelets(cp, nodes);
     operator =
         OperatorInstance.start(
             cp,
@@ -104,20 +94,8 @@ class NvidiaDriverIT {
   }
 
   @AfterAll
-  static void stop() {
-    try {
-      if (operator != null) {
-        operator.close();
-      }
-    } finally {
-      try {
-        if (kubelets != null) {
-          kubelets.close();
-        }
-      } finally {
-        cp.close();
-      }
-    }
+  static void stop() throws Exception {
+    ItCluster.closeAll(operator, kubelets, cp);
   }
 
   static ClusterPolicy policy() {
