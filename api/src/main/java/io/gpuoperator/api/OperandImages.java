@@ -3,28 +3,16 @@ package io.gpuoperator.api;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Properties;
 
-/** The operand images this build ships with by default, and the project's own version. */
+/**
+ * This project's image and version, and NVIDIA's default image for each operand (what an operand
+ * runs when this project has no agent for it). Whether an operand defaults to our image is the
+ * operator's decision (it knows which agents this binary has).
+ */
 public final class OperandImages {
   private static final String RESOURCE = "/io/gpuoperator/api/operand-images.properties";
   private static final Properties PROPS = load();
-
-  /** Operand names in the order the operator deploys them. */
-  public static final String[] OPERANDS = {
-    "driver",
-    "driver-manager",
-    "container-toolkit",
-    "operator-validator",
-    "device-plugin",
-    "dcgm",
-    "dcgm-exporter",
-    "gpu-feature-discovery",
-    "mig-manager",
-    "node-status-exporter"
-  };
 
   /** Key of the validator's CUDA workload image (a pod, not an operand DaemonSet). */
   public static final String CUDA_WORKLOAD = "cuda-workload";
@@ -35,23 +23,42 @@ public final class OperandImages {
     return PROPS.getProperty("project.version");
   }
 
+  /** This project's image, e.g. {@code ghcr.io/gpu-operator-java/gpu-operator:0.1.0}. */
   public static String projectImage() {
     return PROPS.getProperty("project.image");
   }
 
-  /** The default image of an operand, or null when the operand is unknown. */
-  public static String defaultImage(String operand) {
-    String value = PROPS.getProperty(operand);
-    return value == null ? null : value.replace("${project.image}", projectImage());
+  /** NVIDIA's default image for an operand (keys as the operand names), or null if none. */
+  public static String nvidiaDefault(String operand) {
+    return PROPS.getProperty(operand);
   }
 
-  /** Every operand with its default image, in deployment order. */
-  public static Map<String, String> all() {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String operand : OPERANDS) {
-      out.put(operand, defaultImage(operand));
+  /**
+   * Whether an image reference is this project's image, in any registry (a mirror keeps the {@code
+   * gpu-operator-java/gpu-operator} path) and with any tag or digest.
+   */
+  public static boolean isProjectImage(String image) {
+    if (image == null || image.isBlank()) {
+      return false;
     }
-    return out;
+    String repository = repository(image.trim());
+    String ours = repository(projectImage());
+    String path = ours.substring(ours.indexOf('/') + 1);
+    return repository.equals(ours) || repository.equals(path) || repository.endsWith("/" + path);
+  }
+
+  /** The reference without its tag or digest. */
+  static String repository(String image) {
+    String s = image;
+    int at = s.indexOf('@');
+    if (at >= 0) {
+      s = s.substring(0, at);
+    }
+    int colon = s.lastIndexOf(':');
+    if (colon > s.lastIndexOf('/')) {
+      s = s.substring(0, colon);
+    }
+    return s;
   }
 
   private static Properties load() {

@@ -5,10 +5,12 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.operand.Operands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
+import java.util.Set;
 
 /** Policies, facts and configuration shared by the operator's unit tests. */
 public final class Policies {
@@ -38,9 +40,20 @@ public final class Policies {
     return p;
   }
 
-  /** The operator's defaults (namespace gpu-operator, default images). */
+  /**
+   * The operator's defaults (namespace gpu-operator, default images) in a binary with every agent
+   * the operand registry knows (the CLI's tests check that its command tree has them all).
+   */
   public static OperatorConfig config() {
-    return OperatorConfig.fromEnv(Map.of());
+    return OperatorConfig.fromEnv(Map.of()).withAgents(agents());
+  }
+
+  /** The subcommands of every operand's agent rendering. */
+  public static Set<String> agents() {
+    return Operands.ordered().stream()
+        .filter(o -> o.agent() != null)
+        .map(o -> o.agent().subcommand())
+        .collect(java.util.stream.Collectors.toSet());
   }
 
   /** Two Ubuntu 22.04 GPU nodes, containerd, no ServiceMonitor CRD. */

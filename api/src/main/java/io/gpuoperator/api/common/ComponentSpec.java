@@ -43,6 +43,11 @@ public class ComponentSpec {
 
   public List<EnvVar> env;
 
+  @JsonPropertyDescription(
+      "Run the component's pods in the host's network namespace (dnsPolicy"
+          + " ClusterFirstWithHostNet).")
+  public Boolean hostNetwork;
+
   @JsonIgnore private final Map<String, Object> additionalProperties = new LinkedHashMap<>();
 
   @JsonAnyGetter

@@ -14,7 +14,8 @@ import java.util.Map;
 /**
  * Resolves a path inside a simulated container to the simulated node's directories, through the
  * container's volume mounts as the kubelet would: a hostPath volume maps to the node's host path, a
- * configMap volume is projected into a directory of its own.
+ * configMap volume is projected into a directory of its own, an emptyDir is a directory of the pod
+ * that all its containers share.
  */
 final class ContainerPaths {
   private ContainerPaths() {}
@@ -41,6 +42,11 @@ final class ContainerPaths {
       Path dir = projectConfigMap(ctx, v);
       return rest.isEmpty() ? dir : dir.resolve(rest.substring(1));
     }
+    if (v != null && v.getEmptyDir() != null) {
+      Path dir = podVolume(ctx, v);
+      Files.createDirectories(dir);
+      return rest.isEmpty() ? dir : dir.resolve(rest.substring(1));
+    }
     return ctx.hostPath(containerPath);
   }
 
@@ -57,18 +63,22 @@ final class ContainerPaths {
       throw new IOException(
           "configMap volume " + v.getName() + ": ConfigMap " + ns + "/" + name + " not found");
     }
-    Path dir =
-        ctx.dirs()
-            .root()
-            .resolve("volumes")
-            .resolve(ctx.container().pod().getMetadata().getUid())
-            .resolve(v.getName());
+    Path dir = podVolume(ctx, v);
     Files.createDirectories(dir);
     Map<String, String> data = cm.getData() == null ? Map.of() : cm.getData();
     for (Map.Entry<String, String> e : data.entrySet()) {
       writeAtomically(dir.resolve(e.getKey()), e.getValue());
     }
     return dir;
+  }
+
+  /** The directory of one of the pod's volumes on the simulated node. */
+  private static Path podVolume(AgentContext ctx, Volume v) {
+    return ctx.dirs()
+        .root()
+        .resolve("volumes")
+        .resolve(ctx.container().pod().getMetadata().getUid())
+        .resolve(v.getName());
   }
 
   /** Writes through a temp file and a rename, so readers never see half a file. */

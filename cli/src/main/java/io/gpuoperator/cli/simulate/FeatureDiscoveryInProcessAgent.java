@@ -2,6 +2,7 @@ package io.gpuoperator.cli.simulate;
 
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.config.ReloadingConfig;
 import io.gpuoperator.node.discovery.DiscoveryEnv;
 import io.gpuoperator.node.discovery.DiscoverySettings;
 import io.gpuoperator.node.discovery.FeatureDiscoveryAgent;
@@ -33,10 +34,15 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
     if (file == null || file.isBlank()) {
       file = env.get(DiscoveryEnv.CONFIG_FILE_SHARED);
     }
-    DevicePluginConfig config =
-        file == null || file.isBlank()
-            ? DevicePluginConfigs.empty()
-            : DevicePluginConfigs.load(ctx.hostPath(file));
+    // Through the container's mounts: under the original's contract the file is in an emptyDir
+    // that NVIDIA's config-manager fills and updates.
+    java.util.function.Supplier<DevicePluginConfig> config;
+    if (file == null || file.isBlank()) {
+      DevicePluginConfig empty = DevicePluginConfigs.empty();
+      config = () -> empty;
+    } else {
+      config = new ReloadingConfig(ContainerPaths.resolve(ctx, file));
+    }
     DiscoverySettings s =
         DiscoverySettings.resolve(
             new DiscoverySettings.Flags(
@@ -57,7 +63,7 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
                 null,
                 null),
             env,
-            config);
+            config.get());
     GpuBackend gpus = backends.backend(ctx.nodeName());
     String machine = backends.profileOf(ctx.nodeName()).machineType();
     FeatureDiscoveryAgent agent =
@@ -65,10 +71,9 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
             gpus,
             new NodeLabelSink(ctx.client(), ctx.nodeName()),
             s.migStrategy(),
-            () -> config,
+            config,
             s.noTimestamp(),
             () -> machine,
-            () -> !gpus.devices().isEmpty(),
             Clock.systemUTC());
     agent.pass();
     ctx.markReady();

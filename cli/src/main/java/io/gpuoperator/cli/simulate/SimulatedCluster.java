@@ -18,9 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
  * validator}, {@code device-plugin}, {@code feature-discovery}, {@code mig-manager}, {@code
- * exporter}) in-process against the node's simulated GPUs, and everything else by declared
- * behaviour. The control plane must know the nodes' identities ({@code
- * ControlPlane.builder().nodes(...)}).
+ * exporter}) in-process against the node's simulated GPUs, for our image and in place of NVIDIA's
+ * programs of the same job, NVIDIA's config-manager, and everything else by declared behaviour. The
+ * control plane must know the nodes' identities ({@code ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
@@ -42,13 +42,23 @@ public final class SimulatedCluster implements AutoCloseable {
     SimulatedCluster c =
         new SimulatedCluster(new SimulatedGpuBackends(descriptions), cp.newClient());
     try {
+      ValidatorAgent validator = new ValidatorAgent(c.backends::opener);
+      DevicePluginInProcessAgent devicePlugin = new DevicePluginInProcessAgent(c.backends);
+      FeatureDiscoveryInProcessAgent featureDiscovery =
+          new FeatureDiscoveryInProcessAgent(c.backends);
+      // Our agents for our image's subcommands; the same code stands in for NVIDIA's programs
+      // under the original's contract (they share the env and marker-file protocol).
       ContainerRunners runners =
           ContainerRunners.builder()
-              .agent("validator", new ValidatorAgent(c.backends::opener), false)
-              .agent("device-plugin", new DevicePluginInProcessAgent(c.backends), false)
-              .agent("feature-discovery", new FeatureDiscoveryInProcessAgent(c.backends), false)
+              .agent("validator", validator, false)
+              .agent("device-plugin", devicePlugin, false)
+              .agent("feature-discovery", featureDiscovery, false)
               .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
+              .program("nvidia-validator", validator, false)
+              .program("nvidia-device-plugin", devicePlugin, false)
+              .program("gpu-feature-discovery", featureDiscovery, false)
+              .program("config-manager", new ConfigManagerAgent(), false)
               .build();
       c.nodes =
           SimulatedNodes.start(

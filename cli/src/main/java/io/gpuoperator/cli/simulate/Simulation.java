@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.plan.PolicyFile;
 import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
@@ -22,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -138,17 +140,19 @@ public final class Simulation implements AutoCloseable {
               controlPlane.kubeconfig().toFile(),
               "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
       resources.add(operatorClient);
+      // The agents this binary has come from its own command tree, as in the real operator.
       OperatorConfig config =
           new OperatorConfig(
               options.namespace,
-              OperandImages.all(),
+              Map.of(),
               0,
               0,
               false,
               options.namespace,
               Duration.ofSeconds(15),
               Duration.ofSeconds(10),
-              Duration.ofSeconds(2));
+              Duration.ofSeconds(2),
+              GpuOperatorCommand.commandLine().getSubcommands().keySet());
       operator =
           new GpuOperator(
                   operatorClient,

@@ -119,15 +119,16 @@ class ValidatorAgentIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
-              ContainerStatus s =
+              List<ContainerStatus> inits =
                   client
                       .pods()
                       .inNamespace(ns)
                       .withName("toolkit-agent-cpu")
                       .get()
                       .getStatus()
-                      .getInitContainerStatuses()
-                      .get(0);
+                      .getInitContainerStatuses();
+              assertThat(inits).isNotEmpty();
+              ContainerStatus s = inits.get(0);
               assertThat(s.getRestartCount()).isGreaterThanOrEqualTo(1);
               assertThat(s.getLastState().getTerminated().getExitCode()).isEqualTo(1);
             });
@@ -168,6 +169,9 @@ class ValidatorAgentIT {
         .addNewContainer()
         .withName("nvidia-driver-ctr")
         .withImage("nvcr.io/nvidia/driver:595.91.07")
+        // What the original's driver container runs; its startup probe writes .driver-ctr-ready.
+        .withCommand("nvidia-driver")
+        .withArgs("init")
         .endContainer()
         .endSpec()
         .build();

@@ -30,7 +30,7 @@ public final class DiscoveryEnv {
   /** This project's: libnvidia-ml.so.1 to load instead of the loader's search path. */
   public static final String NVML_LIBRARY = "NVML_LIBRARY";
 
-  /** This project's: sysfs root for PCI discovery. */
+  /** This project's: sysfs root of the GPUs for NVML. */
   public static final String SYSFS_ROOT = "GFD_SYSFS_ROOT";
 
   public static final String DEFAULT_OUTPUT_FILE =

@@ -27,7 +27,7 @@ import java.util.Set;
  * @param backend nvml or simulated
  * @param nodeProfile simulated node profile (built-in name or file)
  * @param nvmlLibrary libnvidia-ml.so.1 path, null for the loader's search path
- * @param sysfsRoot sysfs root for PCI discovery, null to ask the (simulated) backend
+ * @param sysfsRoot sysfs root of the GPUs for NVML, null for /sys
  */
 public record DiscoverySettings(
     String migStrategy,

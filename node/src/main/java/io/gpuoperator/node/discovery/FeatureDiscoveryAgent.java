@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.SortedMap;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +24,6 @@ public final class FeatureDiscoveryAgent {
   private final Supplier<DevicePluginConfig> config;
   private final boolean noTimestamp;
   private final Supplier<String> machineType;
-  private final BooleanSupplier gpuPresent;
   private final Clock clock;
   private boolean stopped;
   private boolean wakeRequested;
@@ -36,7 +34,6 @@ public final class FeatureDiscoveryAgent {
    * @param backend the GPUs; null when the backend failed to start and failures are tolerated
    * @param config the device-plugin config, asked at every pass (it may be reloaded)
    * @param machineType supplies the machine type (null when unknown)
-   * @param gpuPresent PCI discovery: whether an NVIDIA GPU is on the bus
    */
   public FeatureDiscoveryAgent(
       GpuBackend backend,
@@ -45,7 +42,6 @@ public final class FeatureDiscoveryAgent {
       Supplier<DevicePluginConfig> config,
       boolean noTimestamp,
       Supplier<String> machineType,
-      BooleanSupplier gpuPresent,
       Clock clock) {
     this.backend = backend;
     this.sink = sink;
@@ -53,7 +49,6 @@ public final class FeatureDiscoveryAgent {
     this.config = config;
     this.noTimestamp = noTimestamp;
     this.machineType = machineType;
-    this.gpuPresent = gpuPresent;
     this.clock = clock;
   }
 
@@ -64,11 +59,7 @@ public final class FeatureDiscoveryAgent {
     return FeatureLabeler.labels(
         snapshot,
         new FeatureLabeler.Settings(
-            migStrategy,
-            config.get(),
-            noTimestamp ? null : clock.instant(),
-            machineType.get(),
-            gpuPresent.getAsBoolean()));
+            migStrategy, config.get(), noTimestamp ? null : clock.instant(), machineType.get()));
   }
 
   /** One pass: compute and publish. Throws when it failed. */

@@ -18,10 +18,8 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,7 +140,7 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
   @Option(
       names = "--sysfs-root",
       description =
-          "sysfs root for PCI discovery (env GFD_SYSFS_ROOT; default /sys, or the simulated node's GPUs)")
+          "sysfs root of the GPUs' PCI devices for NVML (env GFD_SYSFS_ROOT; default /sys)")
   String sysfsRoot;
 
   /** The environment; tests replace it. */
@@ -196,7 +194,6 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
               config,
               s.noTimestamp(),
               machineType(s, gpus),
-              gpuPresent(s, gpus),
               Clock.systemUTC());
       if (s.oneshot()) {
         try {
@@ -319,22 +316,6 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
         return Files.readString(file).trim();
       } catch (IOException e) {
         return null;
-      }
-    };
-  }
-
-  static BooleanSupplier gpuPresent(DiscoverySettings s, GpuBackend gpus) {
-    if (s.sysfsRoot() == null) {
-      return () -> gpus != null && !gpus.devices().isEmpty();
-    }
-    PciScanner scanner = new PciScanner(Path.of(s.sysfsRoot()));
-    return () -> {
-      try {
-        List<PciScanner.PciDevice> found = scanner.nvidiaGpus();
-        return !found.isEmpty();
-      } catch (IOException e) {
-        LOG.warn("PCI discovery failed: {}", e.toString());
-        return false;
       }
     };
   }

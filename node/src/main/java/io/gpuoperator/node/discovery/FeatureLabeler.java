@@ -33,14 +33,9 @@ public final class FeatureLabeler {
    *     io.gpuoperator.node.config.DevicePluginConfigs#empty()} when none
    * @param timestamp the pass time, or null for no {@code gfd.timestamp} label
    * @param machineType contents of the DMI product-name file, or null when unreadable
-   * @param gpuPresent PCI discovery found an NVIDIA GPU ({@code nvidia.com/gpu.present=true})
    */
   public record Settings(
-      String migStrategy,
-      DevicePluginConfig config,
-      Instant timestamp,
-      String machineType,
-      boolean gpuPresent) {}
+      String migStrategy, DevicePluginConfig config, Instant timestamp, String machineType) {}
 
   /** Raised when the configuration cannot be labelled (e.g. MPS with MIG-enabled GPUs). */
   public static final class LabelingException extends RuntimeException {
@@ -58,9 +53,6 @@ public final class FeatureLabeler {
     SortedMap<String, String> labels = new TreeMap<>();
     if (s.timestamp() != null) {
       labels.put(GfdLabels.TIMESTAMP, Long.toString(s.timestamp().getEpochSecond()));
-    }
-    if (s.gpuPresent()) {
-      labels.put(GfdLabels.GPU_PRESENT, "true");
     }
     if (snapshot.gpus().isEmpty()) {
       return labels;

@@ -9,7 +9,6 @@ public final class GfdLabels {
   public static final String MIG_STRATEGY = PREFIX + "mig.strategy";
   public static final String MPS_CAPABLE = PREFIX + "mps.capable";
   public static final String GPU_MODE = PREFIX + "gpu.mode";
-  public static final String GPU_PRESENT = PREFIX + "gpu.present";
 
   public static final String CUDA_DRIVER_MAJOR = PREFIX + "cuda.driver.major";
   public static final String CUDA_DRIVER_MINOR = PREFIX + "cuda.driver.minor";

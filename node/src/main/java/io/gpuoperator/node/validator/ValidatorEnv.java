@@ -36,7 +36,8 @@ public final class ValidatorEnv {
   public static final String DEFAULT_CDI_DIR = "/var/run/cdi";
   public static final String DEFAULT_NAMESPACE = "gpu-operator";
   public static final String DEFAULT_CUDA_IMAGE =
-      io.gpuoperator.api.OperandImages.defaultImage(io.gpuoperator.api.OperandImages.CUDA_WORKLOAD);
+      io.gpuoperator.api.OperandImages.nvidiaDefault(
+          io.gpuoperator.api.OperandImages.CUDA_WORKLOAD);
 
   /** The driver container's own readiness file in the validations directory. */
   public static final String DRIVER_CONTAINER_READY = ".driver-ctr-ready";

@@ -33,7 +33,6 @@ class FeatureDiscoveryAgentTest {
             new ReloadingConfig(cfg),
             true,
             () -> "DGX A100",
-            () -> true,
             Clock.systemUTC());
     Thread loop =
         new Thread(

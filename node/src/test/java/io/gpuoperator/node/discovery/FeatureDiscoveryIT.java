@@ -56,7 +56,6 @@ class FeatureDiscoveryIT {
               DevicePluginConfigs::empty,
               true,
               () -> gpus.profile().machineType(),
-              () -> true,
               Clock.systemUTC());
       thread =
           new Thread(
@@ -140,7 +139,7 @@ class FeatureDiscoveryIT {
             .containsEntry("nvidia.com/gpu.family", "hopper")
             .containsEntry("nvidia.com/gpu.memory", "81559")
             .containsEntry("nvidia.com/gpu.machine", "DGXH100")
-            .containsEntry("nvidia.com/gpu.present", "true")
+            .doesNotContainKey("nvidia.com/gpu.present")
             .containsEntry("team", "ml")
             .containsEntry("nvidia.com/gpu.deploy.driver", "true");
         // Idle: further passes find nothing to change and write nothing.

@@ -39,8 +39,7 @@ class FeatureLabelerTest {
       String nodeYaml, String strategy, DevicePluginConfig config) {
     SimulatedBackend b = new SimulatedBackend(HardwareProfiles.parseNode(nodeYaml, "t"), "node-1");
     return FeatureLabeler.labels(
-        GpuSnapshot.read(b),
-        new FeatureLabeler.Settings(strategy, config, NOW, "DGX H100 (test)", true));
+        GpuSnapshot.read(b), new FeatureLabeler.Settings(strategy, config, NOW, "DGX H100 (test)"));
   }
 
   static String node(String model, String gpu0Mig, String gpu1Mig) {
@@ -151,7 +150,8 @@ class FeatureLabelerTest {
         .containsEntry("nvidia.com/gpu.mode", "compute")
         .containsEntry("nvidia.com/gfd.timestamp", Long.toString(NOW.getEpochSecond()))
         .containsEntry("nvidia.com/mps.capable", "false")
-        .containsEntry("nvidia.com/gpu.present", "true");
+        // The operator's label, not feature discovery's (as the original's GFD).
+        .doesNotContainKey("nvidia.com/gpu.present");
     assertThat(l.keySet()).noneMatch(k -> k.startsWith("nvidia.com/gpu.slices"));
   }
 

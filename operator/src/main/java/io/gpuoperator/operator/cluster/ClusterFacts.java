@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.cluster;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the operator learned about the cluster before rendering (observe, then act).
@@ -13,6 +14,9 @@ import java.util.List;
  * @param osTag OS tag of the GPU nodes for driver images, e.g. "ubuntu22.04", or null if unknown
  * @param kernelVersions distinct {@code feature.node.kubernetes.io/kernel-version.full} values of
  *     the GPU nodes, sorted; a precompiled driver gets one DaemonSet per kernel
+ * @param configMapKeys the keys of the ConfigMaps the policy has the driver mount file by file
+ *     (repoConfig, certConfig, kernelModuleConfig), by name, sorted; a name that is absent does not
+ *     exist in the operator namespace
  * @param systems the distinct OS and kernel combinations of the GPU nodes, sorted ({@link
  *     NodeSystem#ORDER}); GPU nodes of several OSes get one driver DaemonSet per OS. Empty when not
  *     known (offline facts): the driver then renders for {@code osTag} and {@code kernelVersions}
@@ -25,14 +29,38 @@ public record ClusterFacts(
     boolean nfdLabelsPresent,
     String osTag,
     List<String> kernelVersions,
+    Map<String, List<String>> configMapKeys,
     List<NodeSystem> systems) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
+    configMapKeys = configMapKeys == null ? Map.of() : Map.copyOf(configMapKeys);
     systems = systems == null ? List.of() : List.copyOf(systems);
   }
 
   /** Facts without per-node systems (one OS: {@code osTag}). */
+  public ClusterFacts(
+      String kubernetesVersion,
+      String containerRuntime,
+      boolean serviceMonitorCrd,
+      int gpuNodeCount,
+      boolean nfdLabelsPresent,
+      String osTag,
+      List<String> kernelVersions,
+      Map<String, List<String>> configMapKeys) {
+    this(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        configMapKeys,
+        List.of());
+  }
+
+  /** Facts without ConfigMap keys. */
   public ClusterFacts(
       String kubernetesVersion,
       String containerRuntime,
@@ -49,7 +77,7 @@ public record ClusterFacts(
         nfdLabelsPresent,
         osTag,
         kernelVersions,
-        List.of());
+        Map.of());
   }
 
   /** Facts without kernel versions (a precompiled driver then renders no DaemonSet). */
@@ -89,6 +117,21 @@ public record ClusterFacts(
         nfdLabelsPresent,
         osTag,
         kernels == null ? List.of() : kernels.stream().distinct().sorted().toList(),
+        configMapKeys,
+        systems);
+  }
+
+  /** The same facts with the keys of the ConfigMaps the driver mounts (by name). */
+  public ClusterFacts withConfigMapKeys(Map<String, List<String>> keys) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        keys,
         systems);
   }
 
@@ -102,6 +145,7 @@ public record ClusterFacts(
         nfdLabelsPresent,
         osTag,
         kernelVersions,
+        configMapKeys,
         all == null ? List.of() : all.stream().distinct().sorted(NodeSystem.ORDER).toList());
   }
 
@@ -125,6 +169,7 @@ public record ClusterFacts(
         nfdLabelsPresent,
         tag,
         mine.stream().map(NodeSystem::kernel).filter(k -> k != null).distinct().sorted().toList(),
+        configMapKeys,
         mine);
   }
 }

@@ -34,6 +34,7 @@ public final class NodeFacts {
         nfd,
         mostCommon(gpuNodes, NodeFacts::osTag, null),
         kernelVersions(gpuNodes),
+        java.util.Map.of(),
         gpuNodes.stream().map(NodeSystem::of).distinct().sorted(NodeSystem.ORDER).toList());
   }
 

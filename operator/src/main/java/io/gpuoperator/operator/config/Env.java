@@ -22,21 +22,37 @@ public enum Env {
   DCGM_EXPORTER_IMAGE(null),
   GFD_IMAGE(null),
   MIG_MANAGER_IMAGE(null),
-  NODE_STATUS_EXPORTER_IMAGE(null);
+  NODE_STATUS_EXPORTER_IMAGE(null),
+  GDS_IMAGE(null),
+  GDRCOPY_IMAGE(null),
+  VGPU_MANAGER_IMAGE(null),
+  VGPU_DEVICE_MANAGER_IMAGE(null),
+  VFIO_MANAGER_IMAGE(null),
+  SANDBOX_DEVICE_PLUGIN_IMAGE(null),
+  KATA_SANDBOX_DEVICE_PLUGIN_IMAGE(null),
+  CC_MANAGER_IMAGE(null);
 
   /** Image variables and the operand they override (names as the original's operator env). */
   static final Map<Env, String> IMAGES =
-      Map.of(
-          DRIVER_IMAGE, "driver",
-          DRIVER_MANAGER_IMAGE, "driver-manager",
-          CONTAINER_TOOLKIT_IMAGE, "container-toolkit",
-          VALIDATOR_IMAGE, "operator-validator",
-          DEVICE_PLUGIN_IMAGE, "device-plugin",
-          DCGM_IMAGE, "dcgm",
-          DCGM_EXPORTER_IMAGE, "dcgm-exporter",
-          GFD_IMAGE, "gpu-feature-discovery",
-          MIG_MANAGER_IMAGE, "mig-manager",
-          NODE_STATUS_EXPORTER_IMAGE, "node-status-exporter");
+      Map.ofEntries(
+          Map.entry(DRIVER_IMAGE, "driver"),
+          Map.entry(DRIVER_MANAGER_IMAGE, "driver-manager"),
+          Map.entry(CONTAINER_TOOLKIT_IMAGE, "container-toolkit"),
+          Map.entry(VALIDATOR_IMAGE, "operator-validator"),
+          Map.entry(DEVICE_PLUGIN_IMAGE, "device-plugin"),
+          Map.entry(DCGM_IMAGE, "dcgm"),
+          Map.entry(DCGM_EXPORTER_IMAGE, "dcgm-exporter"),
+          Map.entry(GFD_IMAGE, "gpu-feature-discovery"),
+          Map.entry(MIG_MANAGER_IMAGE, "mig-manager"),
+          Map.entry(NODE_STATUS_EXPORTER_IMAGE, "node-status-exporter"),
+          Map.entry(GDS_IMAGE, "gds"),
+          Map.entry(GDRCOPY_IMAGE, "gdrcopy"),
+          Map.entry(VGPU_MANAGER_IMAGE, "vgpu-manager"),
+          Map.entry(VGPU_DEVICE_MANAGER_IMAGE, "vgpu-device-manager"),
+          Map.entry(VFIO_MANAGER_IMAGE, "vfio-manager"),
+          Map.entry(SANDBOX_DEVICE_PLUGIN_IMAGE, "sandbox-device-plugin"),
+          Map.entry(KATA_SANDBOX_DEVICE_PLUGIN_IMAGE, "kata-sandbox-device-plugin"),
+          Map.entry(CC_MANAGER_IMAGE, "cc-manager"));
 
   private final String defaultValue;
 

@@ -1,16 +1,20 @@
 package io.gpuoperator.operator.config;
 
-import io.gpuoperator.api.OperandImages;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import picocli.CommandLine;
 
 /**
  * The operator's configuration, from typed environment variables. Every variable is declared once
  * in {@link Env}; tests pass a map instead of the process environment.
  *
  * @param namespace OPERATOR_NAMESPACE, where operands run
- * @param images default image per operand (keys as in {@link OperandImages#OPERANDS}), after env
- *     overrides such as DRIVER_IMAGE
+ * @param images the operator's image overrides per operand (keys as the operand names), from env
+ *     such as DRIVER_IMAGE; an operand without one gets its default (our image where this binary
+ *     has its agent, else NVIDIA's, see {@code Operands#defaultImage})
+ * @param agents the subcommands of this binary ({@code device-plugin}, {@code validator} ...):
+ *     which operands this project's image can run. Empty: none, every operand runs NVIDIA's image.
  */
 public record OperatorConfig(
     String namespace,
@@ -21,12 +25,18 @@ public record OperatorConfig(
     String leaderElectionNamespace,
     Duration leaseDuration,
     Duration renewDeadline,
-    Duration retryPeriod) {
+    Duration retryPeriod,
+    Set<String> agents) {
+
+  public OperatorConfig {
+    images = images == null ? Map.of() : Map.copyOf(images);
+    agents = agents == null ? Set.of() : Set.copyOf(agents);
+  }
 
   /** Reads the configuration; a malformed value names the variable and what was expected. */
   public static OperatorConfig fromEnv(Map<String, String> env) {
     String namespace = Env.OPERATOR_NAMESPACE.get(env);
-    Map<String, String> images = new java.util.LinkedHashMap<>(OperandImages.all());
+    Map<String, String> images = new java.util.LinkedHashMap<>();
     for (Env image : Env.IMAGES.keySet()) {
       String value = image.get(env);
       if (value != null && !value.isBlank()) {
@@ -35,7 +45,7 @@ public record OperatorConfig(
     }
     return new OperatorConfig(
         namespace,
-        Map.copyOf(images),
+        images,
         Env.METRICS_PORT.getInt(env),
         Env.HEALTH_PORT.getInt(env),
         Env.LEADER_ELECT.getBoolean(env),
@@ -44,11 +54,50 @@ public record OperatorConfig(
             : Env.LEADER_ELECT_NAMESPACE.get(env),
         Env.LEASE_DURATION.getDuration(env),
         Env.RENEW_DEADLINE.getDuration(env),
-        Env.RETRY_PERIOD.getDuration(env));
+        Env.RETRY_PERIOD.getDuration(env),
+        Set.of());
   }
 
-  /** The image for an operand after env overrides. */
+  /** The operator's image override for an operand (its {@code *_IMAGE} env), or null. */
   public String image(String operand) {
     return images.get(operand);
+  }
+
+  /**
+   * The subcommands of the binary a command runs in (its root command's), which name the agents
+   * this project's image has: the one source of that fact.
+   */
+  public static Set<String> subcommandsOf(CommandLine.Model.CommandSpec spec) {
+    return spec == null ? Set.of() : Set.copyOf(spec.root().subcommands().keySet());
+  }
+
+  /** The same configuration for a binary with these subcommands (agents). */
+  public OperatorConfig withAgents(Set<String> subcommands) {
+    return new OperatorConfig(
+        namespace,
+        images,
+        metricsPort,
+        healthPort,
+        leaderElection,
+        leaderElectionNamespace,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        subcommands);
+  }
+
+  /** The same configuration with another operator namespace. */
+  public OperatorConfig withNamespace(String ns) {
+    return new OperatorConfig(
+        ns,
+        images,
+        metricsPort,
+        healthPort,
+        leaderElection,
+        leaderElectionNamespace,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        agents);
   }
 }

@@ -35,7 +35,17 @@ public final class DriverChecks {
 
   /** The validator's CUDA workload image when validator.cuda does not name one. */
   public static final String CUDA_DEFAULT =
-      io.gpuoperator.api.OperandImages.defaultImage(io.gpuoperator.api.OperandImages.CUDA_WORKLOAD);
+      io.gpuoperator.api.OperandImages.nvidiaDefault(
+          io.gpuoperator.api.OperandImages.CUDA_WORKLOAD);
+
+  /** The driver image when the policy names none: the operator's override, else the default. */
+  public static String defaultImage(io.gpuoperator.operator.config.OperatorConfig config) {
+    String override = config.image(io.gpuoperator.operator.operand.OperandNames.DRIVER);
+    return override != null
+        ? override
+        : io.gpuoperator.operator.operand.Operands.defaultImage(
+            io.gpuoperator.operator.operand.OperandNames.DRIVER, config.agents());
+  }
 
   /** At most this many nodes are listed in status.gpuDirect. */
   static final int MAX_LISTED = 20;

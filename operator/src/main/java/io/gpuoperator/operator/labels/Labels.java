@@ -48,8 +48,20 @@ public final class Labels {
   public static final String TRUE = "true";
   public static final String FALSE = "false";
 
-  /** GPU models whose name marks them MIG-capable before feature discovery has run. */
-  public static final List<String> MIG_CAPABLE_PRODUCTS = List.of("A100", "A30", "H100", "H200");
+  /**
+   * GPU models whose name marks them MIG-capable when feature discovery has not said (the
+   * original's fallback; other MIG GPUs are known only through {@link #MIG_CAPABLE}).
+   */
+  public static final List<String> MIG_CAPABLE_PRODUCTS = List.of("A100", "A30", "H100");
+
+  /** Set by the vGPU host driver; such a node is never MIG-capable. */
+  public static final String VGPU_HOST_DRIVER_VERSION = "nvidia.com/vgpu.host-driver-version";
+
+  /** The only default MIG layout the original writes on MIG-capable nodes. */
+  public static final String MIG_CONFIG_ALL_DISABLED = "all-disabled";
+
+  /** Node annotation for k8s-driver-manager: driver upgrades are managed on this node. */
+  public static final String DRIVER_UPGRADE_ENABLED = "nvidia.com/gpu-driver-upgrade-enabled";
 
   /** Deploy-label suffixes (operand names) for workload type "container". */
   public static final List<String> CONTAINER_OPERANDS =
@@ -89,6 +101,10 @@ public final class Labels {
 
   /** In kata mode, vm-passthrough nodes run the kata flavour of the sandbox device plugin. */
   public static final String KATA_SANDBOX_DEVICE_PLUGIN = "kata-sandbox-device-plugin";
+
+  /** Deploy-label suffixes of the DRA stack (GPUCluster), removed like the others. */
+  public static final List<String> DRA_OPERANDS =
+      List.of("dra-driver", "dra-validator", "dcgm-dra", "dcgm-exporter-dra");
 
   // Labels and annotations on the objects the operator renders.
 

@@ -19,6 +19,8 @@ import java.util.TreeSet;
  * @param resourceVersion the node's resourceVersion the change was computed from
  * @param labelsToSet labels to add or change (key to new value)
  * @param labelsToRemove operator-owned labels to delete
+ * @param annotationsToSet annotations to add or change (the driver-upgrade annotation)
+ * @param annotationsToRemove operator-owned annotations to delete
  * @param taintToAdd the GPU taint to add, or null
  * @param taintsToRemove operator-owned taints to delete (same key as the GPU taint but stale, or
  *     any taint with that key on a node that must not have it)
@@ -30,6 +32,8 @@ public record NodeLabelChange(
     String resourceVersion,
     Map<String, String> labelsToSet,
     Set<String> labelsToRemove,
+    Map<String, String> annotationsToSet,
+    Set<String> annotationsToRemove,
     Taint taintToAdd,
     List<Taint> taintsToRemove,
     List<Taint> taints) {
@@ -37,13 +41,19 @@ public record NodeLabelChange(
   public NodeLabelChange {
     labelsToSet = Collections.unmodifiableSortedMap(new TreeMap<>(labelsToSet));
     labelsToRemove = Collections.unmodifiableSortedSet(new TreeSet<>(labelsToRemove));
+    annotationsToSet = Collections.unmodifiableSortedMap(new TreeMap<>(annotationsToSet));
+    annotationsToRemove = Collections.unmodifiableSortedSet(new TreeSet<>(annotationsToRemove));
     taintsToRemove = List.copyOf(taintsToRemove);
     taints = taints == null ? null : List.copyOf(taints);
   }
 
   /** True when the node already matches: no patch must be sent. */
   public boolean isEmpty() {
-    return labelsToSet.isEmpty() && labelsToRemove.isEmpty() && taints == null;
+    return labelsToSet.isEmpty()
+        && labelsToRemove.isEmpty()
+        && annotationsToSet.isEmpty()
+        && annotationsToRemove.isEmpty()
+        && taints == null;
   }
 
   /** Whether the change touches the taint list. */
@@ -64,6 +74,12 @@ public record NodeLabelChange(
       labelsToSet.forEach(labels::put);
       labelsToRemove.forEach(key -> labels.put(key, null));
       metadata.put("labels", labels);
+    }
+    if (!annotationsToSet.isEmpty() || !annotationsToRemove.isEmpty()) {
+      Map<String, Object> annotations = new LinkedHashMap<>();
+      annotationsToSet.forEach(annotations::put);
+      annotationsToRemove.forEach(key -> annotations.put(key, null));
+      metadata.put("annotations", annotations);
     }
     if (taints != null) {
       if (resourceVersion != null) {
@@ -100,6 +116,8 @@ public record NodeLabelChange(
     List<String> parts = new ArrayList<>();
     labelsToSet.forEach((k, v) -> parts.add("+" + k + "=" + v));
     labelsToRemove.forEach(k -> parts.add("-" + k));
+    annotationsToSet.forEach((k, v) -> parts.add("+annotation " + k + "=" + v));
+    annotationsToRemove.forEach(k -> parts.add("-annotation " + k));
     if (taintToAdd != null) {
       parts.add("+taint " + NodeLabelRules.format(taintToAdd));
     }

@@ -5,10 +5,12 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -20,33 +22,37 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The pure rules for operator-owned node labels and the GPU taint: given a Node and the policy,
- * what the node should carry, and the {@link NodeLabelChange} that gets it there. No client, no
- * I/O.
+ * The pure rules for operator-owned node labels, annotations and the GPU taint: given a Node and
+ * the policy, the {@link NodeLabelChange} that makes it what the original's node-labelling
+ * controller makes it (operand-contracts 5.2), plus our GPU taint. No client, no I/O.
  *
- * <p>GPU detection: a node is a GPU node when NFD reports an NVIDIA PCI device. On a node without
- * any NFD label, {@code nvidia.com/gpu.present=true} (written by our feature discovery's PCI
- * fallback) counts instead; where NFD runs it is authoritative, so the operator's own {@code
- * gpu.present} does not keep a node "GPU" after NFD stops reporting one.
+ * <p>The original's steps, in order: {@code gpu.present} follows NFD's NVIDIA PCI labels ({@code
+ * true}; {@code false} rather than removal once they are gone; never set on a node that never had
+ * GPUs); a node that is not a GPU node loses every deploy label; otherwise the deploy labels of its
+ * workload type are added where absent or empty (a user's {@code false} or a component's pause
+ * value is kept), the other deploy labels removed (except {@code mig-manager} in container mode,
+ * which is never swept), all of them when {@code gpu.deploy.operands=false}; {@code mig-manager} is
+ * added on MIG-capable container nodes; {@code mig.config=all-disabled} is set on MIG-capable nodes
+ * without one when the MIG manager is enabled and its default is {@code all-disabled}. The
+ * driver-upgrade annotation marks GPU nodes whose driver the upgrade controller manages.
  *
- * <p>Ownership: the operator owns {@code nvidia.com/gpu.present}, every {@code
- * nvidia.com/gpu.deploy.*} label except the user's kill switch {@code gpu.deploy.operands}, the
- * default {@code nvidia.com/mig.config} it wrote, and taints whose key is the policy's taint key.
+ * <p>Our addition: the GPU taint {@code spec.nodeTaint} on GPU nodes; the operator owns taints with
+ * its key.
  */
 public final class NodeLabelRules {
 
   private NodeLabelRules() {}
 
   /**
-   * What the policy wants on one node.
+   * What the node carries of the operator's labels and taint once the change is applied.
    *
-   * @param gpuNode whether the node is a GPU node
-   * @param labels every operator-owned label the node should have, with its value
-   * @param taint the GPU taint the node should carry, or null for none
+   * @param gpuNode whether the node is a GPU node ({@code gpu.present=true} after the change)
+   * @param labels every operator-owned label the node has afterwards, with its value
+   * @param taint the GPU taint the node carries afterwards, or null for none
    */
   public record Desired(boolean gpuNode, SortedMap<String, String> labels, Taint taint) {}
 
-  /** Whether the node has an NVIDIA GPU (see the class comment for the rule). */
+  /** Whether NFD reports an NVIDIA PCI device on the node (the original's only GPU test). */
   public static boolean isGpuNode(Node node) {
     Map<String, String> labels = labels(node);
     for (String key : Labels.NFD_GPU_LABELS) {
@@ -54,8 +60,7 @@ public final class NodeLabelRules {
         return true;
       }
     }
-    boolean nfdRuns = labels.keySet().stream().anyMatch(k -> k.startsWith(Labels.NFD_PREFIX));
-    return !nfdRuns && Labels.TRUE.equals(labels.get(Labels.GPU_PRESENT));
+    return false;
   }
 
   /** Whether any Node Feature Discovery label is on the node. */
@@ -63,11 +68,17 @@ public final class NodeLabelRules {
     return labels(node).keySet().stream().anyMatch(k -> k.startsWith(Labels.NFD_PREFIX));
   }
 
-  /** Whether the node's GPUs support MIG, from GFD's label or the product name. */
+  /**
+   * Whether the node's GPUs support MIG: never on a vGPU host; else feature discovery's {@code
+   * mig.capable} when present; else an A100, A30 or H100 product name (the original's fallback).
+   */
   public static boolean isMigCapable(Node node) {
     Map<String, String> labels = labels(node);
-    if (Labels.TRUE.equals(labels.get(Labels.MIG_CAPABLE))) {
-      return true;
+    if (!blank(labels.get(Labels.VGPU_HOST_DRIVER_VERSION))) {
+      return false;
+    }
+    if (labels.containsKey(Labels.MIG_CAPABLE)) {
+      return Labels.TRUE.equals(labels.get(Labels.MIG_CAPABLE));
     }
     String product = labels.getOrDefault(Labels.GPU_PRODUCT, "").toUpperCase(Locale.ROOT);
     return Labels.MIG_CAPABLE_PRODUCTS.stream().anyMatch(product::contains);
@@ -80,7 +91,7 @@ public final class NodeLabelRules {
    */
   public static SandboxWorkloadsSpec.Workload workload(Node node, ClusterPolicy policy) {
     SandboxWorkloadsSpec sandbox = spec(policy).sandboxWorkloads;
-    if (sandbox == null || !Boolean.TRUE.equals(sandbox.enabled)) {
+    if (!sandboxEnabled(policy)) {
       return SandboxWorkloadsSpec.Workload.CONTAINER;
     }
     var fallback =
@@ -143,105 +154,193 @@ public final class NodeLabelRules {
     return t == null || blank(t.key) ? NodeTaintSpec.DEFAULT_KEY : t.key;
   }
 
-  /** The default MIG layout from {@code spec.migManager.config.default}, or null. */
+  /**
+   * The MIG layout the operator writes on MIG-capable nodes without one, or null: only {@code
+   * all-disabled}, only with the MIG manager enabled, and only when {@code
+   * migManager.config.default} is {@code all-disabled} (the CRD's default once {@code config} is
+   * given).
+   */
   public static String defaultMigConfig(ClusterPolicy policy) {
     var mm = spec(policy).migManager;
-    if (mm == null || mm.config == null || blank(mm.config.defaultEntry)) {
+    if (mm == null || !mm.isEnabled(true) || mm.config == null) {
       return null;
     }
-    return mm.config.defaultEntry.trim();
+    String def =
+        mm.config.defaultEntry == null
+            ? Labels.MIG_CONFIG_ALL_DISABLED
+            : mm.config.defaultEntry.trim();
+    return Labels.MIG_CONFIG_ALL_DISABLED.equals(def) ? Labels.MIG_CONFIG_ALL_DISABLED : null;
   }
 
-  /** Everything the policy wants on the node. */
+  /**
+   * Whether the driver-upgrade annotation belongs on GPU nodes: the ClusterPolicy manages the
+   * driver, with {@code driver.upgradePolicy.autoUpgrade}, and no sandbox workloads. Null when the
+   * NVIDIADriver resources decide per node (the annotation is then left alone).
+   */
+  static Boolean driverUpgradeEnabled(ClusterPolicy policy) {
+    DriverSpec d = spec(policy).driver;
+    if (d != null && Boolean.TRUE.equals(d.useNvidiaDriverCRD)) {
+      return null;
+    }
+    boolean enabled = d == null || d.isEnabled(true);
+    boolean auto =
+        d != null && d.upgradePolicy != null && Boolean.TRUE.equals(d.upgradePolicy.autoUpgrade);
+    return enabled && auto && !sandboxEnabled(policy);
+  }
+
+  /** The node after the change: what the operator's labels and taint are then. */
   public static Desired desired(Node node, ClusterPolicy policy) {
-    Map<String, String> current = labels(node);
-    SortedMap<String, String> want = new TreeMap<>();
-    if (!isGpuNode(node)) {
-      return new Desired(false, want, null);
-    }
-    want.put(Labels.GPU_PRESENT, Labels.TRUE);
-    var workload = workload(node, policy);
-    boolean migCapable = isMigCapable(node);
-    if (!Labels.FALSE.equals(current.get(Labels.DEPLOY_OPERANDS))) {
-      for (String operand : operandsFor(workload, migCapable, policy)) {
-        String key = Labels.deploy(operand);
-        String existing = current.get(key);
-        // A user's pin (e.g. "false") or a component's pause value is honoured; empty = absent.
-        want.put(key, blank(existing) ? Labels.TRUE : existing);
-      }
-    }
-    String migDefault = defaultMigConfig(policy);
-    if (migCapable
-        && workload == SandboxWorkloadsSpec.Workload.CONTAINER
-        && migDefault != null
-        && blank(current.get(Labels.MIG_CONFIG))) {
-      want.put(Labels.MIG_CONFIG, migDefault);
-    }
-    return new Desired(true, want, policyTaint(policy));
+    NodeLabelChange change = change(node, policy);
+    Map<String, String> after = new HashMap<>(labels(node));
+    after.putAll(change.labelsToSet());
+    change.labelsToRemove().forEach(after::remove);
+    SortedMap<String, String> owned = new TreeMap<>();
+    after.forEach(
+        (k, v) -> {
+          if (k.equals(Labels.GPU_PRESENT) || k.equals(Labels.MIG_CONFIG) || isDeployKey(k)) {
+            owned.put(k, v);
+          }
+        });
+    boolean gpu = Labels.TRUE.equals(after.get(Labels.GPU_PRESENT));
+    return new Desired(gpu, owned, gpu ? policyTaint(policy) : null);
   }
 
   /** The change that makes the node match the policy; {@link NodeLabelChange#isEmpty()} if none. */
   public static NodeLabelChange change(Node node, ClusterPolicy policy) {
-    Desired desired = desired(node, policy);
     Map<String, String> current = labels(node);
     SortedMap<String, String> set = new TreeMap<>();
-    desired
-        .labels()
-        .forEach(
-            (k, v) -> {
-              if (!v.equals(current.get(k))) {
-                set.put(k, v);
-              }
-            });
     Set<String> remove = new TreeSet<>();
-    String migDefault = defaultMigConfig(policy);
-    for (var e : current.entrySet()) {
-      String key = e.getKey();
-      if (desired.labels().containsKey(key)) {
-        continue;
+
+    // 1. gpu.present follows NFD: true, then false (not removed) once the GPUs are gone.
+    boolean pci = isGpuNode(node);
+    String present = current.get(Labels.GPU_PRESENT);
+    if (pci && !Labels.TRUE.equals(present)) {
+      set.put(Labels.GPU_PRESENT, Labels.TRUE);
+    } else if (!pci && Labels.TRUE.equals(present)) {
+      set.put(Labels.GPU_PRESENT, Labels.FALSE);
+    }
+    boolean gpu = pci;
+    Set<String> deployKeys = new TreeSet<>();
+    current.keySet().stream().filter(NodeLabelRules::isDeployKey).forEach(deployKeys::add);
+
+    if (!gpu) {
+      // 2. Not a GPU node (any more): every deploy label goes; mig.config is left alone.
+      remove.addAll(deployKeys);
+    } else {
+      var workload = workload(node, policy);
+      boolean container = workload == SandboxWorkloadsSpec.Workload.CONTAINER;
+      boolean migCapable = isMigCapable(node);
+      if (Labels.FALSE.equals(current.get(Labels.DEPLOY_OPERANDS))) {
+        // 4. The node's kill switch: every deploy label goes (mig-manager too).
+        remove.addAll(deployKeys);
+      } else {
+        // 5-6. The workload's set: add where absent or empty, keep other values.
+        List<String> effective = operandsFor(workload, false, policy);
+        Set<String> wanted = new LinkedHashSet<>();
+        effective.forEach(op -> wanted.add(Labels.deploy(op)));
+        for (String key : deployKeys) {
+          boolean migManager = key.equals(Labels.deploy(Labels.MIG_MANAGER));
+          if (!wanted.contains(key) && !(container && migManager)) {
+            remove.add(key);
+          }
+        }
+        for (String key : wanted) {
+          if (blank(current.get(key))) {
+            set.put(key, Labels.TRUE);
+          }
+        }
+        String migKey = Labels.deploy(Labels.MIG_MANAGER);
+        if (container && migCapable && !current.containsKey(migKey)) {
+          set.put(migKey, Labels.TRUE);
+        }
       }
-      boolean owned =
-          key.equals(Labels.GPU_PRESENT)
-              || (key.startsWith(Labels.DEPLOY_PREFIX) && !key.equals(Labels.DEPLOY_OPERANDS))
-              || (!desired.gpuNode()
-                  && key.equals(Labels.MIG_CONFIG)
-                  && Objects.equals(e.getValue(), migDefault));
-      // On a node without NFD, gpu.present=true is the agent's detection result, not ours.
-      if (owned && !(key.equals(Labels.GPU_PRESENT) && desired.gpuNode())) {
-        remove.add(key);
+      // 7. The default MIG layout, whatever the workload and the kill switch.
+      String migDefault = defaultMigConfig(policy);
+      if (migCapable && migDefault != null && blank(current.get(Labels.MIG_CONFIG))) {
+        set.put(Labels.MIG_CONFIG, migDefault);
       }
     }
 
+    // The driver-upgrade annotation on GPU nodes, for k8s-driver-manager.
+    SortedMap<String, String> annotationsToSet = new TreeMap<>();
+    Set<String> annotationsToRemove = new TreeSet<>();
+    Boolean upgrades = driverUpgradeEnabled(policy);
+    Map<String, String> annotations = annotations(node);
+    if (gpu && upgrades != null) {
+      if (upgrades && !Labels.TRUE.equals(annotations.get(Labels.DRIVER_UPGRADE_ENABLED))) {
+        annotationsToSet.put(Labels.DRIVER_UPGRADE_ENABLED, Labels.TRUE);
+      } else if (!upgrades && annotations.containsKey(Labels.DRIVER_UPGRADE_ENABLED)) {
+        annotationsToRemove.add(Labels.DRIVER_UPGRADE_ENABLED);
+      }
+    }
+
+    // Our GPU taint on GPU nodes; any other taint with its key is ours to remove.
+    Taint want = gpu ? policyTaint(policy) : null;
     List<Taint> existing = node.getSpec() == null ? null : node.getSpec().getTaints();
     existing = existing == null ? List.of() : existing;
-    String key = desired.taint() == null ? taintKey(policy) : desired.taint().getKey();
+    String key = want == null ? taintKey(policy) : want.getKey();
     List<Taint> ours = existing.stream().filter(t -> key.equals(t.getKey())).toList();
     Taint add = null;
     List<Taint> drop = new ArrayList<>();
-    Taint want = desired.taint();
     if (want == null) {
       drop.addAll(ours);
     } else if (!(ours.size() == 1 && sameTaint(ours.get(0), want))) {
       drop.addAll(ours);
       add = want;
     }
-    List<Taint> taints = null;
-    if (add != null || !drop.isEmpty()) {
-      taints = new ArrayList<>();
-      Set<Taint> dropped = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-      dropped.addAll(drop);
-      for (Taint t : existing) {
-        if (!dropped.contains(t)) {
-          taints.add(t);
-        }
-      }
-      if (add != null) {
-        taints.add(add);
-      }
-    }
     String rv = node.getMetadata() == null ? null : node.getMetadata().getResourceVersion();
     String name = node.getMetadata() == null ? null : node.getMetadata().getName();
-    return new NodeLabelChange(name, rv, set, remove, add, drop, taints);
+    return new NodeLabelChange(
+        name,
+        rv,
+        set,
+        remove,
+        annotationsToSet,
+        annotationsToRemove,
+        add,
+        drop,
+        taintsAfter(existing, add, drop));
+  }
+
+  /**
+   * What the operator takes back when its policy is gone: the GPU taint (ours, not the original's).
+   * The original's labels stay, as they do when its policy is deleted.
+   */
+  public static NodeLabelChange cleanup(Node node, String taintKey) {
+    List<Taint> existing = node.getSpec() == null ? null : node.getSpec().getTaints();
+    existing = existing == null ? List.of() : existing;
+    List<Taint> drop = existing.stream().filter(t -> taintKey.equals(t.getKey())).toList();
+    String rv = node.getMetadata() == null ? null : node.getMetadata().getResourceVersion();
+    String name = node.getMetadata() == null ? null : node.getMetadata().getName();
+    return new NodeLabelChange(
+        name,
+        rv,
+        Map.of(),
+        Set.of(),
+        Map.of(),
+        Set.of(),
+        null,
+        drop,
+        taintsAfter(existing, null, drop));
+  }
+
+  /** The node's taint list after the change, or null when taints do not change. */
+  private static List<Taint> taintsAfter(List<Taint> existing, Taint add, List<Taint> drop) {
+    if (add == null && drop.isEmpty()) {
+      return null;
+    }
+    List<Taint> taints = new ArrayList<>();
+    Set<Taint> dropped = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    dropped.addAll(drop);
+    for (Taint t : existing) {
+      if (!dropped.contains(t)) {
+        taints.add(t);
+      }
+    }
+    if (add != null) {
+      taints.add(add);
+    }
+    return taints;
   }
 
   /** Every label key the operator may write on a node for this policy (for watch predicates). */
@@ -251,7 +350,10 @@ public final class NodeLabelRules {
     keys.add(Labels.MIG_CONFIG);
     for (var list :
         List.of(
-            Labels.CONTAINER_OPERANDS, Labels.VM_PASSTHROUGH_OPERANDS, Labels.VM_VGPU_OPERANDS)) {
+            Labels.CONTAINER_OPERANDS,
+            Labels.VM_PASSTHROUGH_OPERANDS,
+            Labels.VM_VGPU_OPERANDS,
+            Labels.DRA_OPERANDS)) {
       list.forEach(op -> keys.add(Labels.deploy(op)));
     }
     keys.add(Labels.deploy(Labels.MIG_MANAGER));
@@ -263,6 +365,16 @@ public final class NodeLabelRules {
   public static String format(Taint t) {
     String v = t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue();
     return t.getKey() + v + ":" + t.getEffect();
+  }
+
+  /** A deploy label the operator owns (every {@code gpu.deploy.*} but the user's kill switch). */
+  private static boolean isDeployKey(String key) {
+    return key.startsWith(Labels.DEPLOY_PREFIX) && !key.equals(Labels.DEPLOY_OPERANDS);
+  }
+
+  private static boolean sandboxEnabled(ClusterPolicy policy) {
+    SandboxWorkloadsSpec sandbox = spec(policy).sandboxWorkloads;
+    return sandbox != null && Boolean.TRUE.equals(sandbox.enabled);
   }
 
   private static boolean sameTaint(Taint a, Taint b) {
@@ -284,6 +396,13 @@ public final class NodeLabelRules {
       return Map.of();
     }
     return node.getMetadata().getLabels();
+  }
+
+  private static Map<String, String> annotations(Node node) {
+    if (node.getMetadata() == null || node.getMetadata().getAnnotations() == null) {
+      return Map.of();
+    }
+    return node.getMetadata().getAnnotations();
   }
 
   private static ClusterPolicySpec spec(ClusterPolicy policy) {

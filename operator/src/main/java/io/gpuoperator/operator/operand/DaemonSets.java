@@ -14,47 +14,48 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDaemonSet;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDaemonSetBuilder;
 import io.gpuoperator.api.v1.DaemonsetsSpec;
-import io.gpuoperator.api.v1.HostPathsSpec;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Stream;
 
 /** The transforms every operand DaemonSet gets from the policy (the original's common config). */
 public final class DaemonSets {
   /** Labels {@code daemonsets.labels} may not override: operands are selected by them. */
   private static final List<String> PROTECTED_LABELS = List.of(Labels.APP, Labels.PART_OF);
 
+  /** Name prefix of the driver DaemonSets (one per kernel with precompiled drivers). */
+  static final String DRIVER_PREFIX = "nvidia-driver-daemonset";
+
   private DaemonSets() {}
 
-  /** Update strategy, priority class, tolerations and pod security context. */
-  static void applyCommon(DaemonSet ds, DaemonsetsSpec d, boolean fixedUpdateStrategy) {
+  /**
+   * Update strategy, priority class, tolerations and pod security context. The driver DaemonSets
+   * ({@value #DRIVER_PREFIX}*) keep their OnDelete strategy: the upgrade controller restarts their
+   * pods node by node.
+   */
+  static void applyCommon(DaemonSet ds, DaemonsetsSpec d) {
     if (d == null) {
       return;
     }
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    if (!fixedUpdateStrategy) {
-      if (d.updateStrategy == DaemonsetsSpec.UpdateStrategy.ON_DELETE) {
-        ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(null, "OnDelete"));
-      } else if (d.updateStrategy == DaemonsetsSpec.UpdateStrategy.ROLLING_UPDATE
-          || d.rollingUpdate != null) {
-        RollingUpdateDaemonSet rolling = null;
-        if (d.rollingUpdate != null && d.rollingUpdate.maxUnavailable != null) {
-          rolling =
-              new RollingUpdateDaemonSetBuilder()
-                  .withMaxUnavailable(normalize(d.rollingUpdate.maxUnavailable))
-                  .build();
-        }
-        ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(rolling, "RollingUpdate"));
-      }
+    if (d.updateStrategy == DaemonsetsSpec.UpdateStrategy.ON_DELETE) {
+      ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(null, "OnDelete"));
+    } else if (!ds.getMetadata().getName().startsWith(DRIVER_PREFIX)
+        && d.rollingUpdate != null
+        && d.rollingUpdate.maxUnavailable != null) {
+      RollingUpdateDaemonSet rolling =
+          new RollingUpdateDaemonSetBuilder()
+              .withMaxUnavailable(normalize(d.rollingUpdate.maxUnavailable))
+              .build();
+      ds.getSpec().setUpdateStrategy(new DaemonSetUpdateStrategy(rolling, "RollingUpdate"));
     }
     if (d.priorityClassName != null && !d.priorityClassName.isBlank()) {
       pod.setPriorityClassName(d.priorityClassName.trim());
     }
-    if (d.tolerations != null) {
+    if (d.tolerations != null && !d.tolerations.isEmpty()) {
       pod.setTolerations(new ArrayList<>(d.tolerations));
     }
     if (d.podSecurityContext != null) {
@@ -127,44 +128,161 @@ public final class DaemonSets {
   }
 
   /**
-   * Rewrites host paths for {@code spec.hostPaths}: the host root ({@code host-root} volume), the
-   * driver install dir ({@code driver-install-dir}, {@code run-nvidia} children) and paths under
-   * the kubelet root dir.
+   * The original's host-path steps: a custom {@code hostPaths.rootFS} becomes the {@code host-root}
+   * volume's path and, where the pod has that volume, {@code HOST_ROOT} on every container; {@code
+   * host-dev-char} follows it. A custom {@code hostPaths.driverInstallDir} becomes the {@code
+   * driver-install-dir} volume's path and, in a {@code driver-validation} init container, its mount
+   * path and {@code DRIVER_INSTALL_DIR(_CTR_PATH)}. Other volumes keep their paths.
    */
-  static void rewriteHostPaths(PodSpec pod, HostPathsSpec hp) {
-    if (hp == null || pod.getVolumes() == null) {
+  static void rewriteHostPaths(PodSpec pod, String rootFs, String driverInstallDir) {
+    if (pod.getVolumes() == null) {
       return;
     }
+    boolean hostRoot = false;
+    boolean installDir = false;
     for (Volume v : pod.getVolumes()) {
       HostPathVolumeSource h = v.getHostPath();
-      if (h == null || h.getPath() == null) {
+      if (h == null) {
         continue;
       }
-      String path = h.getPath();
-      if (set(hp.rootFS) && v.getName().equals("host-root")) {
-        h.setPath(hp.rootFS.trim());
-      } else if (set(hp.driverInstallDir)
-          && path.startsWith(HostPathsSpec.DEFAULT_DRIVER_INSTALL_DIR)) {
-        h.setPath(
-            hp.driverInstallDir.trim()
-                + path.substring(HostPathsSpec.DEFAULT_DRIVER_INSTALL_DIR.length()));
-      } else if (set(hp.kubeletRootDir)
-          && path.startsWith(HostPathsSpec.DEFAULT_KUBELET_ROOT_DIR)) {
-        h.setPath(
-            hp.kubeletRootDir.trim()
-                + path.substring(HostPathsSpec.DEFAULT_KUBELET_ROOT_DIR.length()));
+      if (v.getName().equals("host-root")) {
+        hostRoot = true;
+        if (rootFs != null) {
+          h.setPath(rootFs);
+        }
+      } else if (v.getName().equals("host-dev-char") && rootFs != null) {
+        h.setPath(rootFs + "/dev/char");
+      } else if (v.getName().equals("driver-install-dir")) {
+        installDir = true;
+        if (driverInstallDir != null) {
+          h.setPath(driverInstallDir);
+        }
+      }
+    }
+    if (rootFs != null && hostRoot) {
+      allContainers(pod).forEach(c -> setEnv(c, "HOST_ROOT", rootFs));
+    }
+    if (driverInstallDir != null && installDir && pod.getInitContainers() != null) {
+      for (Container c : pod.getInitContainers()) {
+        if (!c.getName().equals("driver-validation")) {
+          continue;
+        }
+        setEnv(c, "DRIVER_INSTALL_DIR", driverInstallDir);
+        setEnv(c, "DRIVER_INSTALL_DIR_CTR_PATH", driverInstallDir);
+        if (c.getVolumeMounts() != null) {
+          c.getVolumeMounts().stream()
+              .filter(m -> m.getName().equals("driver-install-dir"))
+              .forEach(m -> m.setMountPath(driverInstallDir));
+        }
       }
     }
   }
 
-  /** The named container (main or init). */
-  static Container container(PodSpec pod, String name) {
-    return Stream.concat(
-            pod.getContainers().stream(),
-            pod.getInitContainers() == null ? Stream.empty() : pod.getInitContainers().stream())
+  /** Init containers, then containers. */
+  static List<Container> allContainers(PodSpec pod) {
+    List<Container> out = new ArrayList<>();
+    if (pod.getInitContainers() != null) {
+      out.addAll(pod.getInitContainers());
+    }
+    out.addAll(pod.getContainers());
+    return out;
+  }
+
+  /** Removes a container or init container by name. */
+  static void remove(PodSpec pod, String name) {
+    pod.getContainers().removeIf(c -> c.getName().equals(name));
+    if (pod.getInitContainers() != null) {
+      pod.getInitContainers().removeIf(c -> c.getName().equals(name));
+    }
+  }
+
+  /** The named container, or null. */
+  static Container find(PodSpec pod, String name) {
+    return allContainers(pod).stream()
         .filter(c -> c.getName().equals(name))
         .findFirst()
-        .orElseThrow(() -> new IllegalStateException("manifest has no container " + name));
+        .orElse(null);
+  }
+
+  /** The named volume, or null. */
+  static Volume volume(PodSpec pod, String name) {
+    return pod.getVolumes() == null
+        ? null
+        : pod.getVolumes().stream().filter(v -> v.getName().equals(name)).findFirst().orElse(null);
+  }
+
+  /** Adds a section's pull secrets to the pod, without duplicates. */
+  static void addPullSecrets(PodSpec pod, io.gpuoperator.api.common.ComponentSpec section) {
+    if (section == null || section.imagePullSecrets == null) {
+      return;
+    }
+    List<io.fabric8.kubernetes.api.model.LocalObjectReference> refs =
+        pod.getImagePullSecrets() == null
+            ? new ArrayList<>()
+            : new ArrayList<>(pod.getImagePullSecrets());
+    for (String s : section.imagePullSecrets) {
+      if (s != null && !s.isBlank() && refs.stream().noneMatch(r -> s.equals(r.getName()))) {
+        refs.add(new io.fabric8.kubernetes.api.model.LocalObjectReference(s));
+      }
+    }
+    pod.setImagePullSecrets(refs.isEmpty() ? null : refs);
+  }
+
+  /** The policy section's env merged into a container (replace in place, else append). */
+  static void mergeEnv(Container c, io.gpuoperator.api.common.ComponentSpec section) {
+    if (section != null && section.env != null) {
+      section.env.forEach(e -> setEnv(c, e.name, e.value));
+    }
+  }
+
+  /**
+   * The original's MIG env on the device plugin, MPS daemon and feature discovery: no strategy
+   * means only {@code NVIDIA_MIG_MONITOR_DEVICES=all}; {@code none} only {@code MIG_STRATEGY};
+   * {@code single} and {@code mixed} both.
+   */
+  static void migEnv(Container c, String strategyOrNull) {
+    if (strategyOrNull != null) {
+      setEnv(c, "MIG_STRATEGY", strategyOrNull);
+    }
+    if (!"none".equals(strategyOrNull)) {
+      setEnv(c, "NVIDIA_MIG_MONITOR_DEVICES", "all");
+    }
+  }
+
+  /** Pod-template annotation for the CDI NRI plugin: the container gets every GPU. */
+  static final String NRI_ANNOTATION_PREFIX = "nvidia.cdi.k8s.io/container.";
+
+  static final String NRI_ALL_GPUS = "management.nvidia.com/gpu=all";
+
+  /** Sets a pod-template annotation. */
+  static void podAnnotation(DaemonSet ds, String key, String value) {
+    var meta = ds.getSpec().getTemplate().getMetadata();
+    mutable(meta.getAnnotations(), meta::setAnnotations).put(key, value);
+  }
+
+  /** Appends a volume mount to a container. */
+  static void mount(Container c, io.fabric8.kubernetes.api.model.VolumeMount m) {
+    List<io.fabric8.kubernetes.api.model.VolumeMount> mounts =
+        c.getVolumeMounts() == null ? new ArrayList<>() : new ArrayList<>(c.getVolumeMounts());
+    mounts.add(m);
+    c.setVolumeMounts(mounts);
+  }
+
+  /** Appends a volume to the pod. */
+  static void addVolume(PodSpec pod, Volume v) {
+    List<Volume> volumes =
+        pod.getVolumes() == null ? new ArrayList<>() : new ArrayList<>(pod.getVolumes());
+    volumes.add(v);
+    pod.setVolumes(volumes);
+  }
+
+  /** The named container (main or init). */
+  static Container container(PodSpec pod, String name) {
+    Container c = find(pod, name);
+    if (c == null) {
+      throw new IllegalStateException("manifest has no container " + name);
+    }
+    return c;
   }
 
   /** Sets an env variable, replacing a variable of the same name in place (merge by name). */
@@ -202,10 +320,6 @@ public final class DaemonSets {
       return new IntOrString(Integer.parseInt(v.getStrVal().trim()));
     }
     return v;
-  }
-
-  private static boolean set(String s) {
-    return s != null && !s.isBlank();
   }
 
   private static String emptyToNull(String s) {

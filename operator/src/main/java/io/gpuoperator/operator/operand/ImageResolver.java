@@ -1,9 +1,9 @@
 package io.gpuoperator.operator.operand;
 
 import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.operator.validation.ImageRules;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
@@ -54,7 +54,7 @@ public final class ImageResolver {
    * @throws PolicyValidationException when the triple is half set
    */
   public static Parts parts(ComponentSpec spec, String path) {
-    List<Violation> violations = check(spec, path);
+    List<Violation> violations = ImageRules.check(spec, path);
     if (!violations.isEmpty()) {
       throw new PolicyValidationException(violations);
     }
@@ -68,34 +68,6 @@ public final class ImageResolver {
       return null;
     }
     return new Parts(repo == null ? null : stripSlash(repo), image, version);
-  }
-
-  /** Violations of the image rules for one section (empty when valid). */
-  public static List<Violation> check(ComponentSpec spec, String path) {
-    List<Violation> out = new ArrayList<>();
-    if (spec == null) {
-      return out;
-    }
-    String repo = trim(spec.repository);
-    String image = trim(spec.image);
-    String version = trim(spec.version);
-    boolean none = repo == null && image == null && version == null;
-    boolean verbatim = repo == null && version == null && image != null;
-    boolean full = repo != null && image != null && version != null;
-    if (none || verbatim || full) {
-      return out;
-    }
-    String set = describeSet(repo, image, version);
-    if (repo == null) {
-      out.add(new Violation(path + ".repository", "must be set together with " + set));
-    }
-    if (image == null) {
-      out.add(new Violation(path + ".image", "must be set together with " + set));
-    }
-    if (version == null) {
-      out.add(new Violation(path + ".version", "must be set together with " + set));
-    }
-    return out;
   }
 
   /**
@@ -122,22 +94,6 @@ public final class ImageResolver {
   public static String pullPolicy(String value) {
     String v = trim(value);
     return v != null && PULL_POLICIES.contains(v) ? v : "IfNotPresent";
-  }
-
-  private static String describeSet(String repo, String image, String version) {
-    List<String> set = new ArrayList<>();
-    if (repo != null) {
-      set.add("repository");
-    }
-    if (image != null) {
-      set.add("image");
-    }
-    if (version != null) {
-      set.add("version");
-    }
-    return String.join(" and ", set)
-        + " (set repository, image and version together, only image as a full reference,"
-        + " or none)";
   }
 
   private static String stripSlash(String repo) {

@@ -20,7 +20,10 @@ import java.util.stream.Stream;
 /**
  * Loads an operand's numbered manifests from {@code manifests/<operand>/} on the classpath as typed
  * fabric8 objects (kinds fabric8 does not know, such as ServiceMonitor, become {@code
- * GenericKubernetesResource}). Files are applied in file-name order, as in the original.
+ * GenericKubernetesResource}). Files are applied in file-name order, as in the original. An overlay
+ * folder ({@code manifests/<operand>/<overlay>/}) changes the set file by file: a file there
+ * replaces the base file of the same name or adds one, and a file without an object (comments only)
+ * removes it.
  */
 public final class Manifests {
   /** Classpath folder holding one sub-folder per operand. */
@@ -35,24 +38,43 @@ public final class Manifests {
 
   /** Fresh, mutable copies of the operand's objects, in apply order. */
   public static List<HasMetadata> load(String folder) {
+    return load(folder, null);
+  }
+
+  /** The same with an overlay folder applied (null: none). */
+  public static List<HasMetadata> load(String folder, String overlay) {
+    String key = overlay == null ? folder : folder + "/" + overlay;
     List<HasMetadata> out = new ArrayList<>();
-    for (HasMetadata prototype : PROTOTYPES.computeIfAbsent(folder, Manifests::parse)) {
+    for (HasMetadata prototype : PROTOTYPES.computeIfAbsent(key, k -> parse(folder, overlay))) {
       out.add(SERIALIZATION.clone(prototype));
     }
     return out;
   }
 
-  private static List<HasMetadata> parse(String folder) {
+  private static List<HasMetadata> parse(String folder, String overlay) {
+    java.util.TreeMap<String, String> texts = new java.util.TreeMap<>();
+    for (String name : files(folder)) {
+      texts.put(name, read(folder + "/" + name));
+    }
+    if (overlay != null) {
+      String dir = folder + "/" + overlay;
+      for (String name : files(dir)) {
+        texts.put(name, read(dir + "/" + name));
+      }
+    }
     List<HasMetadata> out = new ArrayList<>();
-    for (String text : read(folder)) {
-      Object parsed = SERIALIZATION.unmarshal(text);
+    for (var e : texts.entrySet()) {
+      if (e.getValue().lines().allMatch(l -> l.isBlank() || l.trim().startsWith("#"))) {
+        continue; // an overlay's way of removing a base file
+      }
+      Object parsed = SERIALIZATION.unmarshal(e.getValue());
       if (parsed instanceof HasMetadata object) {
         out.add(object);
       } else if (parsed instanceof List<?> list) {
         list.stream().map(HasMetadata.class::cast).forEach(out::add);
       } else {
         throw new IllegalStateException(
-            ROOT + "/" + folder + ": not a Kubernetes object: " + parsed);
+            ROOT + "/" + folder + "/" + e.getKey() + ": not a Kubernetes object: " + parsed);
       }
     }
     return List.copyOf(out);
@@ -99,19 +121,15 @@ public final class Manifests {
     return names;
   }
 
-  private static List<String> read(String folder) {
-    List<String> texts = new ArrayList<>();
-    for (String name : files(folder)) {
-      String resource = "/" + ROOT + "/" + folder + "/" + name;
-      try (InputStream in = Manifests.class.getResourceAsStream(resource)) {
-        if (in == null) {
-          throw new IllegalStateException(resource + " is missing from the classpath");
-        }
-        texts.add(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+  private static String read(String file) {
+    String resource = "/" + ROOT + "/" + file;
+    try (InputStream in = Manifests.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new IllegalStateException(resource + " is missing from the classpath");
       }
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    return texts;
   }
 }

@@ -9,6 +9,7 @@ public final class OperandNames {
   public static final String CONTAINER_TOOLKIT = "container-toolkit";
   public static final String OPERATOR_VALIDATOR = "operator-validator";
   public static final String DEVICE_PLUGIN = "device-plugin";
+  public static final String MPS_CONTROL_DAEMON = "mps-control-daemon";
   public static final String DCGM = "dcgm";
   public static final String DCGM_EXPORTER = "dcgm-exporter";
   public static final String GPU_FEATURE_DISCOVERY = "gpu-feature-discovery";

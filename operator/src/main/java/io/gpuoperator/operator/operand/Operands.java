@@ -1,43 +1,229 @@
 package io.gpuoperator.operator.operand;
 
+import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.spec.Section;
+import io.gpuoperator.operator.validation.ImageRules;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.PolicyValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
-/** Every operand model, in the order the operator deploys them (the original's state order). */
+/** Every operand, in the order the operator deploys them (the original's state order). */
 public final class Operands {
-  private static final List<OperandModel> ORDERED =
+  private static final List<Operand> ORDERED =
       List.of(
-          new PreRequisitesModel(),
-          new OperatorMetricsModel(),
-          new DriverModel(),
-          new ContainerToolkitModel(),
-          new OperatorValidatorModel(),
-          new DevicePluginModel(),
-          new DcgmModel(),
-          new DcgmExporterModel(),
-          new GpuFeatureDiscoveryModel(),
-          new MigManagerModel(),
-          new NodeStatusExporterModel());
+          new Operand(
+              OperandNames.PRE_REQUISITES,
+              "pre-requisites",
+              null,
+              spec -> spec.cdi == null || !Boolean.TRUE.equals(spec.cdi.nriPluginEnabled),
+              null,
+              false,
+              new PreRequisitesTransform(),
+              null),
+          new Operand(
+              OperandNames.OPERATOR_METRICS,
+              "state-operator-metrics",
+              null,
+              spec -> true,
+              null,
+              false,
+              new OperatorMetricsTransform(),
+              null),
+          new Operand(
+              OperandNames.DRIVER,
+              "state-driver",
+              Section.DRIVER,
+              DriverTransform::enabled,
+              DriverTransform.CONTAINER,
+              false,
+              new DriverTransform(),
+              null),
+          new Operand(
+              OperandNames.CONTAINER_TOOLKIT,
+              "state-container-toolkit",
+              Section.TOOLKIT,
+              Section.TOOLKIT::enabled,
+              ContainerToolkitTransform.CONTAINER,
+              false,
+              new ContainerToolkitTransform(),
+              null),
+          new Operand(
+              OperandNames.OPERATOR_VALIDATOR,
+              "state-operator-validation",
+              Section.VALIDATOR,
+              spec -> true,
+              OperatorValidatorTransform.CONTAINER,
+              true,
+              new OperatorValidatorTransform(),
+              new Agent("validator", new OperatorValidatorAgentTransform())),
+          new Operand(
+              OperandNames.DEVICE_PLUGIN,
+              "state-device-plugin",
+              Section.DEVICE_PLUGIN,
+              Section.DEVICE_PLUGIN::enabled,
+              DevicePluginTransform.CONTAINER,
+              true,
+              new DevicePluginTransform(),
+              new Agent("device-plugin", new DevicePluginAgentTransform())),
+          new Operand(
+              OperandNames.MPS_CONTROL_DAEMON,
+              "state-mps-control-daemon",
+              Section.DEVICE_PLUGIN,
+              MpsControlDaemonTransform::enabled,
+              MpsControlDaemonTransform.CONTAINER,
+              true,
+              new MpsControlDaemonTransform(),
+              null),
+          new Operand(
+              OperandNames.DCGM,
+              "state-dcgm",
+              Section.DCGM,
+              Section.DCGM::enabled,
+              "nvidia-dcgm-ctr",
+              true,
+              Transform.NONE,
+              null),
+          new Operand(
+              OperandNames.DCGM_EXPORTER,
+              "state-dcgm-exporter",
+              Section.DCGM_EXPORTER,
+              Section.DCGM_EXPORTER::enabled,
+              DcgmExporterTransform.CONTAINER,
+              true,
+              new DcgmExporterTransform(),
+              // Our exporter reads the same DCGM_EXPORTER_* env, so one transform serves both.
+              new Agent("exporter", new DcgmExporterTransform())),
+          new Operand(
+              OperandNames.GPU_FEATURE_DISCOVERY,
+              "gpu-feature-discovery",
+              Section.GFD,
+              Section.GFD::enabled,
+              GpuFeatureDiscoveryTransform.CONTAINER,
+              true,
+              new GpuFeatureDiscoveryTransform(),
+              new Agent("feature-discovery", new GpuFeatureDiscoveryAgentTransform())),
+          new Operand(
+              OperandNames.MIG_MANAGER,
+              "state-mig-manager",
+              Section.MIG_MANAGER,
+              Section.MIG_MANAGER::enabled,
+              MigManagerTransform.CONTAINER,
+              true,
+              new MigManagerTransform(),
+              new Agent("mig-manager", new MigManagerAgentTransform())),
+          new Operand(
+              OperandNames.NODE_STATUS_EXPORTER,
+              "state-node-status-exporter",
+              Section.NODE_STATUS_EXPORTER,
+              Section.NODE_STATUS_EXPORTER::enabled,
+              "nvidia-node-status-exporter",
+              false,
+              Transform.NONE,
+              null));
 
   private Operands() {}
 
-  /** The models in deployment order. */
-  public static List<OperandModel> ordered() {
+  /**
+   * The image an operand section runs when neither the policy nor the operator's env names one:
+   * this project's image where this binary has the operand's agent, else NVIDIA's. The one place
+   * that turns "which agents exist" into default images.
+   *
+   * @param key the section's image key (an operand name, or e.g. "driver-manager")
+   * @param agents the subcommands of the running binary
+   */
+  public static String defaultImage(String key, Set<String> agents) {
+    for (Operand operand : ORDERED) {
+      if (operand.name().equals(key)
+          && operand.agent() != null
+          && agents.contains(operand.agent().subcommand())) {
+        return OperandImages.projectImage();
+      }
+    }
+    return OperandImages.nvidiaDefault(key);
+  }
+
+  /** Every operand's default image, for {@code gpu-operator version}. */
+  public static Map<String, String> defaultImages(Set<String> agents) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Operand operand : ORDERED) {
+      if (operand.section() != null && operand.section().imageKey().equals(operand.name())) {
+        out.put(operand.name(), defaultImage(operand.name(), agents));
+      }
+    }
+    out.put(
+        Section.DRIVER_MANAGER.imageKey(), defaultImage(Section.DRIVER_MANAGER.imageKey(), agents));
+    return out;
+  }
+
+  /**
+   * The ConfigMaps the driver mounts key by key ({@code repoConfig}, {@code certConfig}, {@code
+   * kernelModuleConfig}): the reconciler and {@code plan} read their keys into the cluster facts.
+   */
+  public static Set<String> driverConfigMaps(ClusterPolicy policy) {
+    Set<String> out = new java.util.TreeSet<>();
+    var d = RenderContext.specOf(policy).driver;
+    if (d == null) {
+      return out;
+    }
+    if (d.repoConfig != null && !RenderContext.blank(d.repoConfig.configMapName)) {
+      out.add(d.repoConfig.configMapName.trim());
+    }
+    if (d.certConfig != null && !RenderContext.blank(d.certConfig.name)) {
+      out.add(d.certConfig.name.trim());
+    }
+    if (d.kernelModuleConfig != null && !RenderContext.blank(d.kernelModuleConfig.name)) {
+      out.add(d.kernelModuleConfig.name.trim());
+    }
+    return out;
+  }
+
+  /** The operands in deployment order. */
+  public static List<Operand> ordered() {
     return ORDERED;
   }
 
-  /** The model of an operand by name. */
-  public static OperandModel byName(String name) {
+  /** An operand by name. */
+  public static Operand byName(String name) {
     return ORDERED.stream()
         .filter(m -> m.name().equals(name))
         .findFirst()
         .orElseThrow(() -> new IllegalArgumentException("unknown operand " + name));
+  }
+
+  /**
+   * Every violation of the policy: the cross-field rules of {@link PolicyValidator}, then, for each
+   * operand the policy deploys, its image fields and its own rules. The validator's image is
+   * checked always: every operand's validation init containers run it.
+   */
+  public static List<Violation> validate(ClusterPolicy policy) {
+    List<Violation> out = new ArrayList<>(PolicyValidator.validate(policy));
+    if (policy == null || policy.getSpec() == null) {
+      return out;
+    }
+    ClusterPolicySpec spec = policy.getSpec();
+    Set<Violation> operandRules = new LinkedHashSet<>();
+    operandRules.addAll(ImageRules.check(Section.VALIDATOR.of(spec), Section.VALIDATOR.path()));
+    for (Operand operand : ORDERED) {
+      if (!operand.enabled().test(spec)) {
+        continue;
+      }
+      if (operand.section() != null) {
+        operandRules.addAll(ImageRules.check(operand.section().of(spec), operand.section().path()));
+      }
+      operandRules.addAll(operand.transform().validate(spec));
+    }
+    out.addAll(operandRules);
+    return out;
   }
 
   /**
@@ -49,17 +235,21 @@ public final class Operands {
   public static List<RenderedOperand> renderAll(
       ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
     List<RenderedOperand> out = new ArrayList<>();
-    List<Violation> violations = new ArrayList<>(PolicyValidator.validate(policy));
+    List<Violation> violations = new ArrayList<>(validate(policy));
     if (!violations.isEmpty()) {
       throw new PolicyValidationException(violations);
     }
-    for (OperandModel model : ORDERED) {
-      if (!model.enabled(policy, facts)) {
-        out.add(new RenderedOperand(model.name(), false, List.of()));
+    for (Operand operand : ORDERED) {
+      if (!operand.enabled(policy)) {
+        out.add(new RenderedOperand(operand.name(), false, List.of()));
         continue;
       }
       try {
-        out.add(new RenderedOperand(model.name(), true, model.render(policy, facts, config)));
+        RenderContext ctx = RenderContext.of(policy, facts, config);
+        Rendering rendering = ManifestRenderer.choose(operand, ctx);
+        out.add(
+            new RenderedOperand(
+                operand.name(), true, ManifestRenderer.render(operand, ctx), rendering));
       } catch (PolicyValidationException e) {
         violations.addAll(e.violations());
       }

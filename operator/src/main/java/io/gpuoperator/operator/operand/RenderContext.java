@@ -1,18 +1,46 @@
 package io.gpuoperator.operator.operand;
 
+import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.HostPathsSpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.spec.Section;
 
-/** The inputs of one rendering pass, with the policy's spec never null. */
+/**
+ * The inputs of one rendering pass, with the policy's spec never null, and the rendering the
+ * operand being rendered got.
+ */
 public record RenderContext(
-    ClusterPolicy policy, ClusterPolicySpec spec, ClusterFacts facts, OperatorConfig config) {
+    ClusterPolicy policy,
+    ClusterPolicySpec spec,
+    ClusterFacts facts,
+    OperatorConfig config,
+    Rendering rendering) {
 
   static RenderContext of(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    ClusterPolicySpec spec =
-        policy == null || policy.getSpec() == null ? new ClusterPolicySpec() : policy.getSpec();
-    return new RenderContext(policy, spec, facts, config);
+    return new RenderContext(policy, specOf(policy), facts, config, Rendering.NONE);
+  }
+
+  RenderContext with(Rendering r) {
+    return new RenderContext(policy, spec, facts, config, r);
+  }
+
+  /** The same pass for other facts (one driver node pool's). */
+  RenderContext with(ClusterFacts f) {
+    return new RenderContext(policy, spec, f, config, rendering);
+  }
+
+  /** The policy's spec, empty (all defaults) when the policy has none. */
+  static ClusterPolicySpec specOf(ClusterPolicy policy) {
+    return policy == null || policy.getSpec() == null ? new ClusterPolicySpec() : policy.getSpec();
+  }
+
+  /** Whether the CDI NRI plugin replaces RuntimeClasses ({@code cdi.nriPluginEnabled}). */
+  public boolean nriPlugin() {
+    return spec.cdi != null && Boolean.TRUE.equals(spec.cdi.nriPluginEnabled);
   }
 
   /** The namespace operands run in. */
@@ -25,9 +53,18 @@ public record RenderContext(
     return spec.cdi == null || !Boolean.FALSE.equals(spec.cdi.enabled);
   }
 
-  /** The MIG strategy value ("none", "single", "mixed"); the original's default is single. */
+  /**
+   * The MIG strategy value ("none", "single", "mixed") for our agents, which need one: the chart's
+   * default, single, when the policy does not say.
+   */
   public String migStrategy() {
-    return spec.mig == null || spec.mig.strategy == null ? "single" : spec.mig.strategy.value();
+    String s = migStrategyOrNull();
+    return s == null ? "single" : s;
+  }
+
+  /** The policy's MIG strategy, or null when {@code mig.strategy} is absent. */
+  public String migStrategyOrNull() {
+    return spec.mig == null || spec.mig.strategy == null ? null : spec.mig.strategy.value();
   }
 
   /** The RuntimeClass operands that use the GPU run with. */
@@ -37,5 +74,69 @@ public record RenderContext(
             || spec.operator.runtimeClass.isBlank()
         ? "nvidia"
         : spec.operator.runtimeClass.trim();
+  }
+
+  /** The container runtime of the GPU nodes: containerd (the default), crio or docker. */
+  public String runtime() {
+    return facts.containerRuntime() == null ? "containerd" : facts.containerRuntime();
+  }
+
+  /**
+   * The image a section gets when the policy names none: the operator's {@code *_IMAGE} override,
+   * else our image where this binary has the section's agent, else NVIDIA's.
+   */
+  public String defaultImage(Section section) {
+    String override = config.image(section.imageKey());
+    return override != null ? override : Operands.defaultImage(section.imageKey(), config.agents());
+  }
+
+  /** The section's image: the policy's, else {@link #defaultImage}. */
+  public String image(Section section) {
+    return ImageResolver.resolve(section.of(spec), section.path(), defaultImage(section));
+  }
+
+  /**
+   * The image NVIDIA's contract can run for a section: its image, or NVIDIA's default when that is
+   * our image (e.g. the config-manager sidecar when our device plugin runs).
+   */
+  public String nvidiaImage(Section section) {
+    String image = image(section);
+    return OperandImages.isProjectImage(image)
+        ? OperandImages.nvidiaDefault(section.imageKey())
+        : image;
+  }
+
+  /** Whether the validator's image (used by every validation init container) is ours. */
+  public boolean validatorIsAgent() {
+    return OperandImages.isProjectImage(image(Section.VALIDATOR));
+  }
+
+  /** {@code hostPaths.rootFS} when custom (not "/"), else null. */
+  public String customRootFs() {
+    HostPathsSpec hp = spec.hostPaths;
+    return hp == null || blank(hp.rootFS) || hp.rootFS.trim().equals(HostPathsSpec.DEFAULT_ROOT_FS)
+        ? null
+        : hp.rootFS.trim();
+  }
+
+  /** {@code hostPaths.driverInstallDir} when custom, else null. */
+  public String customDriverInstallDir() {
+    HostPathsSpec hp = spec.hostPaths;
+    return hp == null
+            || blank(hp.driverInstallDir)
+            || hp.driverInstallDir.trim().equals(HostPathsSpec.DEFAULT_DRIVER_INSTALL_DIR)
+        ? null
+        : hp.driverInstallDir.trim();
+  }
+
+  /** The section's pull policy when set (for containers that keep their manifest's otherwise). */
+  public static String pullPolicyIfSet(ComponentSpec c) {
+    return c == null || blank(c.imagePullPolicy)
+        ? null
+        : ImageResolver.pullPolicy(c.imagePullPolicy);
+  }
+
+  static boolean blank(String s) {
+    return s == null || s.isBlank();
   }
 }

@@ -16,6 +16,16 @@ final class ServiceMonitors {
     return object instanceof GenericKubernetesResource g && KIND.equals(g.getKind());
   }
 
+  /** Fills the namespace selector's placeholder with the operator namespace. */
+  @SuppressWarnings("unchecked")
+  static void namespace(GenericKubernetesResource sm, String namespace) {
+    Map<String, Object> spec = (Map<String, Object>) sm.getAdditionalProperties().get("spec");
+    Object selector = spec == null ? null : spec.get("namespaceSelector");
+    if (selector instanceof Map<?, ?> m && m.get("matchNames") instanceof List<?>) {
+      ((Map<String, Object>) m).put("matchNames", new ArrayList<>(List.of(namespace)));
+    }
+  }
+
   @SuppressWarnings("unchecked")
   static void apply(GenericKubernetesResource sm, ServiceMonitorConfig config) {
     if (config == null) {

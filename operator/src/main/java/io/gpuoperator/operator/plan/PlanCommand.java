@@ -13,6 +13,7 @@ import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.Operands;
+import io.gpuoperator.operator.reconciler.ConfigMapKeys;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import java.io.IOException;
@@ -115,7 +116,9 @@ public class PlanCommand implements Callable<Integer> {
           List<Node> nodes = client.nodes().list().getItems();
           boolean sm = LiveObjects.serviceMonitorCrd(client);
           ClusterFacts facts =
-              PlanFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm);
+              PlanFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
+                  .withConfigMapKeys(
+                      ConfigMapKeys.read(client, config.namespace(), policy.policy()));
           var rendered = Operands.renderAll(policy.policy(), facts, config);
           List<HasMetadata> live = LiveObjects.read(client, config.namespace(), rendered, sm);
           plan = Plan.build(policy.policy(), nodes, facts, config, live);
@@ -152,20 +155,12 @@ public class PlanCommand implements Callable<Integer> {
   }
 
   private OperatorConfig config() {
-    OperatorConfig base = OperatorConfig.fromEnv(env);
+    OperatorConfig base =
+        OperatorConfig.fromEnv(env).withAgents(OperatorConfig.subcommandsOf(spec));
     if (namespace == null || namespace.isBlank()) {
       return base;
     }
-    return new OperatorConfig(
-        namespace.trim(),
-        base.images(),
-        base.metricsPort(),
-        base.healthPort(),
-        base.leaderElection(),
-        base.leaderElectionNamespace(),
-        base.leaseDuration(),
-        base.renewDeadline(),
-        base.retryPeriod());
+    return base.withNamespace(namespace.trim());
   }
 
   private KubernetesClient client() {

@@ -2,6 +2,7 @@ package io.gpuoperator.operator.plan;
 
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.operand.RenderedOperand;
+import io.gpuoperator.operator.operand.Rendering;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -34,6 +35,9 @@ public final class PlanPrinter {
               .toList();
       if (!op.enabled()) {
         out.append(" (disabled)");
+      } else if (op.rendering().kind() != Rendering.Kind.NONE) {
+        // Which of the two renderings: the original's contract for NVIDIA's image, or our agent.
+        out.append(": ").append(op.rendering().describe());
       }
       out.append('\n');
       for (ObjectDiff.Entry e : entries) {

@@ -3,7 +3,7 @@ package io.gpuoperator.operator.plan;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.operator.validation.PolicyValidator;
+import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.validation.SchemaValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
@@ -77,7 +77,7 @@ public record PolicyFile(ClusterPolicy policy, List<Violation> errors, List<Viol
       errors.add(bindingError(e));
       return new PolicyFile(null, errors, schema.droppedFields());
     }
-    errors.addAll(PolicyValidator.validate(policy));
+    errors.addAll(Operands.validate(policy));
     return new PolicyFile(policy, errors, schema.droppedFields());
   }
 

@@ -19,7 +19,7 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
-import io.gpuoperator.operator.operand.DriverModel;
+import io.gpuoperator.operator.operand.DriverTransform;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
@@ -225,7 +225,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       return UpdateControl.noUpdate();
     }
 
-    ClusterFacts facts = facts();
+    ClusterFacts facts = facts(policy);
     List<Violation> violations = renderer.validate(policy);
     List<RenderedOperand> rendered = null;
     if (violations.isEmpty()) {
@@ -370,22 +370,23 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
    */
   private DriverChecks.Result driverChecks(
       ClusterPolicy policy, List<Node> gpuNodes, ClusterFacts facts) {
-    if (!Operands.byName(OperandNames.DRIVER).enabled(policy, facts)
-        || DriverModel.byNvidiaDriverResources(policy)) {
+    if (!Operands.byName(OperandNames.DRIVER).enabled(policy)
+        || DriverTransform.byNvidiaDriverResources(policy)) {
       return null;
     }
     return DriverChecks.check(
         DriverChecks.Settings.of(
-            policy.getSpec(), config.image(OperandNames.DRIVER), DriverChecks.CUDA_DEFAULT),
+            policy.getSpec(), DriverChecks.defaultImage(config), DriverChecks.CUDA_DEFAULT),
         gpuNodes,
         DriverCompatibility.shipped(),
         facts.osTags().size() > 1);
   }
 
-  private ClusterFacts facts() {
+  private ClusterFacts facts(ClusterPolicy policy) {
     List<Node> all = nodes.list().toList();
     boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
-    return NodeFacts.of(all, kubernetesVersion, serviceMonitors);
+    return NodeFacts.of(all, kubernetesVersion, serviceMonitors)
+        .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy));
   }
 
   private List<OperandReadiness> readiness(List<RenderedOperand> rendered) {

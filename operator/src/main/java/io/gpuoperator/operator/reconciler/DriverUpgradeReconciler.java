@@ -16,7 +16,7 @@ import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.driver.NvidiaDriverModel;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
-import io.gpuoperator.operator.operand.DriverModel;
+import io.gpuoperator.operator.operand.DriverTransform;
 import io.gpuoperator.operator.upgrade.DriverPod;
 import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
 import io.gpuoperator.operator.upgrade.NodeActions;
@@ -307,7 +307,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
             policy.getMetadata().getUid(),
             policy.getMetadata().getName(),
             UpgradeSettings.of(policy)));
-    if (DriverModel.byNvidiaDriverResources(policy)) {
+    if (DriverTransform.byNvidiaDriverResources(policy)) {
       drivers
           .list()
           .sorted(java.util.Comparator.comparing(d -> d.getMetadata().getName()))

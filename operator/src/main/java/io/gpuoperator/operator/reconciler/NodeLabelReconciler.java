@@ -5,6 +5,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.NodeTaintSpec;
+import io.gpuoperator.operator.labels.NodeLabelChange;
+import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -26,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * Keeps each node's operator-owned labels and GPU taint as the active ClusterPolicy wants them. One
  * work item per node (the node is the primary resource, so the framework runs nodes concurrently
  * and never the same node twice at once); all of a node's changes go in one merge patch, sent only
- * when something differs. A policy change re-queues every node.
+ * when something differs. A policy change re-queues every node. When the last ClusterPolicy is
+ * deleted, our GPU taint (not a label of the original's) is removed from every node.
  */
 public class NodeLabelReconciler implements Reconciler<Node> {
   private static final Logger LOG = LoggerFactory.getLogger(NodeLabelReconciler.class);
@@ -42,6 +46,12 @@ public class NodeLabelReconciler implements Reconciler<Node> {
   private final Map<String, Long> written = new ConcurrentHashMap<>();
 
   private volatile InformerEventSource<ClusterPolicy, Node> policies;
+
+  /**
+   * The key of the GPU taint the last active policy owned ({@code spec.nodeTaint.key}), removed
+   * from every node once no ClusterPolicy is left. After a restart with no policy, the default key.
+   */
+  private volatile String taintKey = NodeTaintSpec.DEFAULT_KEY;
 
   /** Only a valid spec drives labels and taints (an invalid edit keeps the last valid one). */
   private final LastValidPolicy valid;
@@ -74,10 +84,27 @@ public class NodeLabelReconciler implements Reconciler<Node> {
   @Override
   public UpdateControl<Node> reconcile(Node node, Context<Node> context) {
     String name = node.getMetadata().getName();
-    Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList()).flatMap(valid::of);
+    List<ClusterPolicy> all = policies.list().toList();
+    Optional<ClusterPolicy> active = ActivePolicy.of(all).flatMap(valid::of);
+    if (all.isEmpty()) {
+      // No policy at all (deleted): take our GPU taint back; the original's labels stay.
+      NodeLabelChange cleanup = NodeLabelRules.cleanup(node, taintKey);
+      return patch(
+          node,
+          cleanup.isEmpty() ? null : cleanup.toMergePatchJson(),
+          "no ClusterPolicy, removing the GPU taint");
+    }
     if (active.isEmpty()) {
       return UpdateControl.noUpdate();
     }
+    taintKey = NodeLabelRules.taintKey(active.get());
+    return patch(
+        node, planner.mergePatch(node, active.get()).orElse(null), "patching labels/taint");
+  }
+
+  /** Sends one merge patch unless the cached node is older than our last write, or none is due. */
+  private UpdateControl<Node> patch(Node node, String mergePatch, String what) {
+    String name = node.getMetadata().getName();
     Long ours = written.get(name);
     Long seen = version(node);
     if (ours != null && seen != null) {
@@ -87,13 +114,12 @@ public class NodeLabelReconciler implements Reconciler<Node> {
       // The cache has caught up with our write: the guard is no longer needed for this node.
       written.remove(name, ours);
     }
-    Optional<String> patch = planner.mergePatch(node, active.get());
-    if (patch.isEmpty()) {
+    if (mergePatch == null) {
       return UpdateControl.noUpdate();
     }
-    LOG.info("Node {}: patching labels/taint: {}", name, patch.get());
+    LOG.info("Node {}: {}: {}", name, what, mergePatch);
     Node result =
-        client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.get());
+        client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
     Long now = version(result);
     if (now != null) {
       written.put(name, now);

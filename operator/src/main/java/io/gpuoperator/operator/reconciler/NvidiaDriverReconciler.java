@@ -21,7 +21,7 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.driver.NvidiaDriverModel;
-import io.gpuoperator.operator.operand.DriverModel;
+import io.gpuoperator.operator.operand.DriverTransform;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.OperandReadiness;
@@ -156,7 +156,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
             .filter(ds -> driver.getMetadata().getUid().equals(UpgradeViews.controller(ds)))
             .toList();
     Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList());
-    if (active.isEmpty() || !DriverModel.byNvidiaDriverResources(active.get())) {
+    if (active.isEmpty() || !DriverTransform.byNvidiaDriverResources(active.get())) {
       String message =
           active.isEmpty()
               ? "No ClusterPolicy: NVIDIADriver resources are used once one sets"
@@ -186,7 +186,11 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
         gpuNodes.stream()
             .filter(n -> name.equals(owners.owners().get(n.getMetadata().getName())))
             .toList();
-    ClusterFacts facts = NodeFacts.of(assigned, kubernetesVersion, false);
+    ClusterFacts facts =
+        NodeFacts.of(assigned, kubernetesVersion, false)
+            .withConfigMapKeys(
+                ConfigMapKeys.read(
+                    client, config.namespace(), NvidiaDriverModel.policyFor(driver, policy)));
     DriverChecks.Result checks =
         DriverChecks.check(
             DriverChecks.Settings.of(

@@ -5,7 +5,6 @@ import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
-import io.gpuoperator.operator.validation.PolicyValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.List;
 
@@ -13,7 +12,7 @@ import java.util.List;
 public final class OperandRegistryRenderer implements PolicyRenderer {
   @Override
   public List<Violation> validate(ClusterPolicy policy) {
-    return PolicyValidator.validate(policy);
+    return Operands.validate(policy);
   }
 
   @Override

@@ -103,7 +103,8 @@ public class OperatorCommand implements Callable<Integer> {
         leaderElectNamespace == null ? env.leaderElectionNamespace() : leaderElectNamespace,
         env.leaseDuration(),
         env.renewDeadline(),
-        env.retryPeriod());
+        env.retryPeriod(),
+        OperatorConfig.subcommandsOf(spec));
   }
 
   /** ":8080" or "host:8080" → the port. */

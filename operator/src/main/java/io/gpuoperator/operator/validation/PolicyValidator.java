@@ -10,16 +10,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
-import io.gpuoperator.node.config.ConfigException;
-import io.gpuoperator.node.mig.MigCatalog;
-import io.gpuoperator.node.mig.MigConfigFile;
-import io.gpuoperator.node.mig.MigConfigGenerator;
-import io.gpuoperator.node.mig.MigConfigValidator;
-import io.gpuoperator.operator.operand.ImageResolver;
-import io.gpuoperator.operator.operand.MigConfigs;
-import io.gpuoperator.operator.operand.OperandModel;
-import io.gpuoperator.operator.operand.OperandNames;
-import io.gpuoperator.operator.operand.Operands;
+import io.gpuoperator.operator.spec.Section;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,7 +22,9 @@ import java.util.regex.Pattern;
 /**
  * Cross-field rules of a ClusterPolicy, checked by the operator before rendering and by {@code
  * plan} offline (where no API server evaluates the CRD's rules). Each violation names the field
- * path as the API server would ({@code spec.cdi.nriPluginEnabled}).
+ * path as the API server would ({@code spec.cdi.nriPluginEnabled}). Rules that depend on which
+ * operands are deployed (image fields, an operand's own settings) are the operands' own: {@code
+ * Operands.validate} adds them.
  */
 public final class PolicyValidator {
   private static final Pattern QUALIFIED_NAME =
@@ -59,7 +52,7 @@ public final class PolicyValidator {
     ClusterPolicySpec spec = policy.getSpec();
     cdi(spec, out);
     driver(spec, out);
-    images(policy, spec, out);
+    sections(spec, out);
     daemonsets(spec, out);
     nodeTaint(spec.nodeTaint, out);
     hostPaths(spec, out);
@@ -179,37 +172,17 @@ public final class PolicyValidator {
         });
   }
 
-  /** Image triples, env names and resources of every section the operator renders. */
-  private static void images(ClusterPolicy policy, ClusterPolicySpec spec, List<Violation> out) {
-    Map<String, ComponentSpec> sections = new LinkedHashMap<>();
-    Map<String, String> operandOf = new LinkedHashMap<>();
-    put(sections, operandOf, "spec.driver", spec.driver, OperandNames.DRIVER);
-    if (spec.driver != null) {
-      put(sections, operandOf, "spec.driver.manager", spec.driver.manager, OperandNames.DRIVER);
-    }
-    put(sections, operandOf, "spec.toolkit", spec.toolkit, OperandNames.CONTAINER_TOOLKIT);
-    put(sections, operandOf, "spec.validator", spec.validator, OperandNames.OPERATOR_VALIDATOR);
-    put(sections, operandOf, "spec.devicePlugin", spec.devicePlugin, OperandNames.DEVICE_PLUGIN);
-    put(sections, operandOf, "spec.dcgm", spec.dcgm, OperandNames.DCGM);
-    put(sections, operandOf, "spec.dcgmExporter", spec.dcgmExporter, OperandNames.DCGM_EXPORTER);
-    put(sections, operandOf, "spec.gfd", spec.gfd, OperandNames.GPU_FEATURE_DISCOVERY);
-    put(sections, operandOf, "spec.migManager", spec.migManager, OperandNames.MIG_MANAGER);
-    put(
-        sections,
-        operandOf,
-        "spec.nodeStatusExporter",
-        spec.nodeStatusExporter,
-        OperandNames.NODE_STATUS_EXPORTER);
-    for (var e : sections.entrySet()) {
-      String path = e.getKey();
-      ComponentSpec c = e.getValue();
-      OperandModel model = Operands.byName(operandOf.get(path));
-      // Like the original, only operands that are deployed must have a usable image; the
-      // validator's image is used by every operand's validation init containers.
-      boolean used = model.enabled(policy, null) || path.equals("spec.validator");
-      if (used) {
-        out.addAll(ImageResolver.check(c, path));
+  /**
+   * Env names, resources and pull secrets of every section. (Image triples are checked per operand,
+   * only where it is deployed, as the original does: see Operands#validate.)
+   */
+  private static void sections(ClusterPolicySpec spec, List<Violation> out) {
+    for (Section section : Section.values()) {
+      ComponentSpec c = section.of(spec);
+      if (c == null) {
+        continue;
       }
+      String path = section.path();
       env(c.env, path + ".env", out);
       resources(c.resources, path + ".resources", out);
       if (c.imagePullSecrets != null) {
@@ -239,18 +212,6 @@ public final class PolicyValidator {
               env(comp.env, "spec.validator." + name + ".env", out);
             }
           });
-    }
-  }
-
-  private static void put(
-      Map<String, ComponentSpec> sections,
-      Map<String, String> operandOf,
-      String path,
-      ComponentSpec c,
-      String operand) {
-    if (c != null) {
-      sections.put(path, c);
-      operandOf.put(path, operand);
     }
   }
 
@@ -423,55 +384,12 @@ public final class PolicyValidator {
 
   private static void migManager(ClusterPolicySpec spec, List<Violation> out) {
     var m = spec.migManager;
-    if (m == null) {
-      return;
-    }
-    inlineMigConfigs(spec, out);
-    if (m.config == null) {
+    if (m == null || m.config == null) {
       return;
     }
     String name = m.config.name == null ? "" : m.config.name.trim();
-    String def = m.config.defaultEntry == null ? "" : m.config.defaultEntry.trim();
     if (!name.isEmpty()) {
       dnsName(name, "spec.migManager.config.name", out);
-    }
-    boolean defaultConfigMap = name.isEmpty() || name.equals("default-mig-parted-config");
-    boolean inlineName = m.configs != null && m.configs.containsKey(def);
-    if (defaultConfigMap && !def.isEmpty() && !defaultMigConfigs().contains(def) && !inlineName) {
-      out.add(
-          new Violation(
-              "spec.migManager.config.default",
-              "'"
-                  + def
-                  + "' is not a layout of default-mig-parted-config (e.g. all-disabled,"
-                  + " all-balanced, all-1g.10gb)"));
-    }
-  }
-
-  /** The config names of the generated default set. */
-  static Set<String> defaultMigConfigs() {
-    return MigConfigGenerator.defaults().migConfigs().keySet();
-  }
-
-  /**
-   * The inline MIG configs: well-formed, and each valid for the GPUs it names (the hardware
-   * tables), so a bad geometry is a condition before any node is touched.
-   */
-  private static void inlineMigConfigs(ClusterPolicySpec spec, List<Violation> out) {
-    MigConfigFile inline;
-    try {
-      inline = MigConfigs.inline(spec);
-    } catch (ConfigException e) {
-      out.add(new Violation(MigConfigs.FIELD, e.getMessage()));
-      return;
-    }
-    if (inline == null) {
-      return;
-    }
-    for (MigConfigValidator.Verdict v : MigConfigValidator.validate(inline, MigCatalog.builtIn())) {
-      if (v.status() == MigConfigValidator.Status.INVALID) {
-        out.add(new Violation(MigConfigs.FIELD + "." + v.config(), String.join("; ", v.details())));
-      }
     }
   }
 

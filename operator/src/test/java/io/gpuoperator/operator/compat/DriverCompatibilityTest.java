@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class DriverCompatibilityTest {
   static final DriverCompatibility MATRIX = DriverCompatibility.shipped();
-  static final String CUDA12 = OperandImages.defaultImage(OperandImages.CUDA_WORKLOAD);
+  static final String CUDA12 = OperandImages.nvidiaDefault(OperandImages.CUDA_WORKLOAD);
 
   /** A choice without a CUDA workload, so that only the architecture rules apply. */
   static DriverChoice driver(String version, String modules) {

@@ -115,35 +115,28 @@ class NodeLabelRulesTest {
             other,
             GPU_TAINT);
     NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
-    assertThat(c.labelsToSet()).isEmpty();
+    // As the original: gpu.present becomes false rather than going away.
+    assertThat(c.labelsToSet()).containsExactly(Map.entry(Labels.GPU_PRESENT, "false"));
     assertThat(c.labelsToRemove())
         .containsExactlyInAnyOrder(
-            Labels.GPU_PRESENT,
-            "nvidia.com/gpu.deploy.device-plugin",
-            "nvidia.com/gpu.deploy.driver");
+            "nvidia.com/gpu.deploy.device-plugin", "nvidia.com/gpu.deploy.driver");
     assertThat(c.taintsToRemove()).containsExactly(GPU_TAINT);
     assertThat(c.taints()).containsExactly(other);
     assertThat(apply(n, c).getMetadata().getLabels())
         .containsOnlyKeys(
-            "feature.node.kubernetes.io/cpu-model.vendor_id", Labels.DEPLOY_OPERANDS, "team");
+            "feature.node.kubernetes.io/cpu-model.vendor_id",
+            Labels.GPU_PRESENT,
+            Labels.DEPLOY_OPERANDS,
+            "team");
   }
 
   @Test
-  void gpuPresentFromOurFeatureDiscoveryCountsOnlyWithoutNfd() {
+  void onlyNfdsPciLabelsMakeAGpuNode() {
+    // gpu.present is the operator's own label: it does not make a GPU node by itself.
     Node withoutNfd = node(Map.of(Labels.GPU_PRESENT, "true"));
-    assertThat(NodeLabelRules.isGpuNode(withoutNfd)).isTrue();
-    NodeLabelChange c = NodeLabelRules.change(withoutNfd, Policies.minimal());
-    assertThat(c.labelsToRemove()).isEmpty();
-    assertThat(c.labelsToSet()).containsEntry("nvidia.com/gpu.deploy.driver", "true");
-
-    Node withNfd =
-        node(
-            Map.of(
-                Labels.GPU_PRESENT,
-                "true",
-                "feature.node.kubernetes.io/kernel-version.full",
-                "6.1"));
-    assertThat(NodeLabelRules.isGpuNode(withNfd)).isFalse();
+    assertThat(NodeLabelRules.isGpuNode(withoutNfd)).isFalse();
+    assertThat(NodeLabelRules.change(withoutNfd, Policies.minimal()).labelsToSet())
+        .containsExactly(Map.entry(Labels.GPU_PRESENT, "false"));
   }
 
   @Test
@@ -204,13 +197,16 @@ class NodeLabelRulesTest {
     assertThat(NodeLabelRules.change(byGfd, p).labelsToSet())
         .containsEntry("nvidia.com/gpu.deploy.mig-manager", "true")
         .containsEntry(Labels.MIG_CONFIG, "all-disabled");
-    for (String product :
-        List.of("NVIDIA-A100-SXM4-40GB", "NVIDIA-H100-80GB-HBM3", "NVIDIA-H200", "NVIDIA-A30")) {
+    for (String product : List.of("NVIDIA-A100-SXM4-40GB", "NVIDIA-H100-80GB-HBM3", "NVIDIA-A30")) {
       Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRODUCT, product));
       assertThat(NodeLabelRules.change(n, p).labelsToSet())
           .as(product)
           .containsKey("nvidia.com/gpu.deploy.mig-manager");
     }
+    // Other MIG GPUs (H200 ...) are MIG-capable only once feature discovery says so.
+    Node h200 = node(Map.of(NFD_GPU, "true", Labels.GPU_PRODUCT, "NVIDIA-H200"));
+    assertThat(NodeLabelRules.change(h200, p).labelsToSet())
+        .doesNotContainKey("nvidia.com/gpu.deploy.mig-manager");
     Node t4 = node(Map.of(NFD_GPU, "true", Labels.GPU_PRODUCT, "Tesla-T4"));
     assertThat(NodeLabelRules.change(t4, p).labelsToSet())
         .doesNotContainKey("nvidia.com/gpu.deploy.mig-manager")

@@ -22,15 +22,29 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every operand rendered for named policies, compared with YAML under {@code
- * src/test/resources/golden/<case>/<operand>.yaml}. Regenerate after an intended change with {@code
- * mvn test -pl operator -am -Dtest=GoldenTest -Dgolden.update=true} and review the diff.
+ * src/test/resources/golden/<case>/<operand>.yaml}: both renderings of each operand (cases whose
+ * images are NVIDIA's, and cases where our agents run). Regenerate after an intended change with
+ * {@code mvn test -pl operator -am -Dtest=GoldenTest -Dgolden.update=true} and review the diff;
+ * {@link OriginalContractTest} checks NVIDIA's renderings against the original's contract.
  */
 class GoldenTest {
   private static final Path GOLDEN = Path.of("src/test/resources/golden");
   private static final boolean UPDATE = Boolean.getBoolean("golden.update");
 
-  /** A named case: the policy file, the cluster facts and the operator's environment. */
-  record Case(String name, ClusterFacts facts, Map<String, String> env) {
+  /**
+   * A named case: the policy file, the cluster facts, the operator's environment and whether the
+   * binary has our agents (without them every operand runs NVIDIA's image).
+   */
+  record Case(String name, ClusterFacts facts, Map<String, String> env, boolean agents) {
+    Case(String name, ClusterFacts facts, Map<String, String> env) {
+      this(name, facts, env, true);
+    }
+
+    OperatorConfig config() {
+      OperatorConfig c = OperatorConfig.fromEnv(env);
+      return agents ? c.withAgents(Policies.agents()) : c;
+    }
+
     ClusterPolicy policy() {
       if (name.equals("sample")) {
         return Policies.sample();
@@ -60,7 +74,12 @@ class GoldenTest {
               "cdi-off", new ClusterFacts("v1.36.3", "crio", false, 1, true, "rhel9"), Map.of()),
           new Case(
               "driver-airgapped",
-              new ClusterFacts("v1.36.3", "crio", false, 1, true, "rhel9"),
+              new ClusterFacts("v1.36.3", "crio", false, 1, true, "rhel9")
+                  .withConfigMapKeys(
+                      Map.of(
+                          "local-repos", List.of("local.repo"),
+                          "registry-ca", List.of("ca.pem", "intermediate.pem"),
+                          "modprobe-params", List.of("nvidia.conf"))),
               Map.of()),
           new Case("mig-mixed", ClusterFacts.offline(1, "ubuntu22.04"), Map.of()),
           new Case(
@@ -73,12 +92,25 @@ class GoldenTest {
           new Case(
               "daemonsets-overrides",
               new ClusterFacts("v1.36.3", "containerd", true, 3, true, "ubuntu22.04"),
+              Map.of()),
+          new Case("nvidia-defaults", ClusterFacts.offline(2, "ubuntu22.04"), Map.of(), false),
+          new Case(
+              "chart-defaults",
+              new ClusterFacts("v1.36.3", "containerd", true, 2, true, "rhel9"),
+              Map.of()),
+          new Case(
+              "agents-config",
+              new ClusterFacts("v1.36.3", "containerd", false, 2, true, "ubuntu24.04"),
+              Map.of()),
+          new Case(
+              "nvidia-config",
+              new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04"),
               Map.of()));
 
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
     for (Case c : CASES) {
-      for (OperandModel m : Operands.ordered()) {
+      for (Operand m : Operands.ordered()) {
         out.add(Arguments.of(c.name(), m.name()));
       }
     }
@@ -90,8 +122,8 @@ class GoldenTest {
   void rendersAsGolden(String caseName, String operand) throws IOException {
     Case c = CASES.stream().filter(x -> x.name().equals(caseName)).findFirst().orElseThrow();
     ClusterPolicy policy = c.policy();
-    OperandModel model = Operands.byName(operand);
-    String actual = render(model, policy, c.facts(), OperatorConfig.fromEnv(c.env()));
+    Operand model = Operands.byName(operand);
+    String actual = render(model, policy, c.facts(), c.config());
     Path file = GOLDEN.resolve(caseName).resolve(operand + ".yaml");
     if (UPDATE) {
       Files.createDirectories(file.getParent());
@@ -103,11 +135,14 @@ class GoldenTest {
 
   /** The operand's objects as multi-document YAML; a disabled operand is a comment. */
   static String render(
-      OperandModel model, ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    if (!model.enabled(policy, facts)) {
+      Operand model, ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    if (!model.enabled(policy)) {
       return "# " + model.name() + " is disabled by this policy: nothing is rendered\n";
     }
     StringBuilder out = new StringBuilder();
+    out.append("# rendering: ")
+        .append(ManifestRenderer.choose(model, RenderContext.of(policy, facts, config)).kind())
+        .append('\n');
     for (HasMetadata o : model.render(policy, facts, config)) {
       String yaml = Serialization.asYaml(o);
       out.append(yaml.startsWith("---") ? yaml : "---\n" + yaml);

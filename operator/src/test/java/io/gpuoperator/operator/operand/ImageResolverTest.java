@@ -34,7 +34,8 @@ class ImageResolverTest {
     assertThatThrownBy(() -> ImageResolver.resolve(spec("r", null, "v1"), "spec.gfd", "x"))
         .isInstanceOf(PolicyValidationException.class)
         .hasMessageContaining("spec.gfd.image: must be set together with repository and version");
-    assertThat(ImageResolver.check(spec(null, "i", "v"), "spec.dcgm"))
+    assertThat(
+            io.gpuoperator.operator.validation.ImageRules.check(spec(null, "i", "v"), "spec.dcgm"))
         .extracting(v -> v.path())
         .containsExactly("spec.dcgm.repository");
   }

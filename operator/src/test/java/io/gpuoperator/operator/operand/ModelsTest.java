@@ -20,7 +20,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class ModelsTest {
-  private static List<HasMetadata> render(OperandModel m, ClusterPolicy p, ClusterFacts f) {
+  private static List<HasMetadata> render(Operand m, ClusterPolicy p, ClusterFacts f) {
     return m.render(p, f, Policies.config());
   }
 
@@ -34,7 +34,11 @@ class ModelsTest {
 
   private static Map<String, String> env(DaemonSet ds, String container) {
     Container c = DaemonSets.container(ds.getSpec().getTemplate().getSpec(), container);
-    return ManifestOperandModel.envOf(c);
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    if (c.getEnv() != null) {
+      c.getEnv().forEach(e -> out.put(e.getName(), e.getValue()));
+    }
+    return out;
   }
 
   @Test
@@ -44,8 +48,11 @@ class ModelsTest {
         (java.util.function.Function<ClusterFacts, String>)
             f ->
                 DaemonSets.container(
-                        ds(render(new DriverModel(), p, f)).getSpec().getTemplate().getSpec(),
-                        DriverModel.CONTAINER)
+                        ds(render(Operands.byName(OperandNames.DRIVER), p, f))
+                            .getSpec()
+                            .getTemplate()
+                            .getSpec(),
+                        DriverTransform.CONTAINER)
                     .getImage();
     assertThat(image.apply(ClusterFacts.offline(1, "ubuntu22.04")))
         .isEqualTo("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04");
@@ -58,13 +65,13 @@ class ModelsTest {
     assertThat(
             DaemonSets.container(
                     ds(render(
-                            new DriverModel(),
+                            Operands.byName(OperandNames.DRIVER),
                             Policies.minimal(),
                             ClusterFacts.offline(1, "rhel9")))
                         .getSpec()
                         .getTemplate()
                         .getSpec(),
-                    DriverModel.CONTAINER)
+                    DriverTransform.CONTAINER)
                 .getImage())
         .endsWith("-rhel9")
         .startsWith("nvcr.io/nvidia/driver:");
@@ -74,30 +81,17 @@ class ModelsTest {
   void driverStaysOnDeleteAndLeavesItsDaemonSetsToTheNvidiaDriverCrd() {
     var p = Policies.sample();
     assertThat(
-            ds(render(new DriverModel(), p, Policies.facts()))
+            ds(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
                 .getSpec()
                 .getUpdateStrategy()
                 .getType())
         .isEqualTo("OnDelete");
     p.getSpec().driver.useNvidiaDriverCRD = true;
     // NVIDIADriver resources run the DaemonSets; the policy keeps the service account and RBAC.
-    assertThat(new DriverModel().enabled(p, Policies.facts())).isTrue();
-    assertThat(render(new DriverModel(), p, Policies.facts()))
+    assertThat(Operands.byName(OperandNames.DRIVER).enabled(p)).isTrue();
+    assertThat(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
         .noneMatch(DaemonSet.class::isInstance)
         .anyMatch(o -> o.getKind().equals("ServiceAccount"));
-  }
-
-  @Test
-  void precompiledWithoutKnownKernelsRendersNoDaemonSet() {
-    var p = Policies.minimal();
-    p.getSpec().driver = new DriverSpec();
-    p.getSpec().driver.usePrecompiled = true;
-    assertThat(render(new DriverModel(), p, Policies.facts()))
-        .noneMatch(DaemonSet.class::isInstance)
-        .isNotEmpty();
-    assertThat(DriverModel.labelSafe("x".repeat(80))).hasSizeLessThanOrEqualTo(63);
-    assertThat(DriverModel.sanitize("5.14.0-427.el9_4.x86_64-rhel9"))
-        .isEqualTo("5-14-0-427-el9-4-x86-64-rhel9");
   }
 
   /** GPU nodes on Ubuntu 22.04 (two kernels), RHEL 9.2 and 9.4, and one without NFD OS labels. */
@@ -119,9 +113,10 @@ class ModelsTest {
   @Test
   void nodesOfSeveralOsesGetOneDriverDaemonSetPerOs() {
     var p = Policies.sample();
-    p.getSpec().driver.repoConfig = new io.gpuoperator.api.v1.DriverSpec.RepoConfig();
+    p.getSpec().driver.repoConfig = new DriverSpec.RepoConfig();
     p.getSpec().driver.repoConfig.configMapName = "repos";
-    List<HasMetadata> objects = render(new DriverModel(), p, mixedOs());
+    var facts = mixedOs().withConfigMapKeys(Map.of("repos", List.of("local.list")));
+    List<HasMetadata> objects = render(Operands.byName(OperandNames.DRIVER), p, facts);
     List<DaemonSet> ds = daemonSets(objects);
     assertThat(ds)
         .extracting(d -> d.getMetadata().getName())
@@ -132,10 +127,10 @@ class ModelsTest {
         .containsEntry(Labels.NFD_OS_ID, "rhel")
         .containsEntry(NodeSystem.OS_VERSION_MAJOR, "9")
         .doesNotContainKey(Labels.NFD_OS_VERSION_ID);
-    assertThat(DaemonSets.container(pod, DriverModel.CONTAINER).getImage())
-        .isEqualTo("nvcr.io/nvidia/driver:570.124.06-rhel9");
-    assertThat(DaemonSets.container(pod, DriverModel.CONTAINER).getVolumeMounts())
-        .anyMatch(m -> m.getMountPath().equals("/etc/yum.repos.d"));
+    Container rhelDriver = DaemonSets.container(pod, DriverTransform.CONTAINER);
+    assertThat(rhelDriver.getImage()).isEqualTo("nvcr.io/nvidia/driver:570.124.06-rhel9");
+    assertThat(rhelDriver.getVolumeMounts())
+        .anyMatch(m -> m.getMountPath().startsWith("/etc/yum.repos.d"));
     assertThat(rhel.getSpec().getSelector().getMatchLabels())
         .containsEntry(Labels.APP, "nvidia-driver-daemonset-rhel9");
     assertThat(rhel.getSpec().getTemplate().getMetadata().getLabels())
@@ -144,14 +139,15 @@ class ModelsTest {
     assertThat(ubuntu.getNodeSelector())
         .containsEntry(Labels.NFD_OS_ID, "ubuntu")
         .containsEntry(Labels.NFD_OS_VERSION_ID, "22.04");
-    assertThat(DaemonSets.container(ubuntu, DriverModel.CONTAINER).getImage())
-        .isEqualTo("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04");
-    assertThat(DaemonSets.container(ubuntu, DriverModel.CONTAINER).getVolumeMounts())
-        .anyMatch(m -> m.getMountPath().equals("/etc/apt/sources.list.d"));
-    // The RBAC objects once, not per OS.
+    Container ubuntuDriver = DaemonSets.container(ubuntu, DriverTransform.CONTAINER);
+    assertThat(ubuntuDriver.getImage()).isEqualTo("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04");
+    assertThat(ubuntuDriver.getVolumeMounts())
+        .anyMatch(m -> m.getMountPath().startsWith("/etc/apt/sources.list.d"));
+    // Each pool has its own config digest; the RBAC objects come once.
+    assertThat(env(ds.get(0), DriverTransform.CONTAINER).get("DRIVER_CONFIG_DIGEST"))
+        .isNotEqualTo(env(ds.get(1), DriverTransform.CONTAINER).get("DRIVER_CONFIG_DIGEST"));
     assertThat(objects.stream().filter(o -> !(o instanceof DaemonSet)).map(o -> o.getKind()))
         .doesNotHaveDuplicates();
-    // Each DaemonSet's hash covers its own selector.
     assertThat(ds.get(0).getMetadata().getAnnotations().get(Labels.LAST_APPLIED_HASH))
         .isEqualTo(ContentHash.of(ds.get(0)));
   }
@@ -164,7 +160,7 @@ class ModelsTest {
                 List.of(
                     new NodeSystem("ubuntu", "22.04", "5.15.0-105-generic"),
                     new NodeSystem(null, null, null)));
-    DaemonSet ds = ds(render(new DriverModel(), Policies.sample(), facts));
+    DaemonSet ds = ds(render(Operands.byName(OperandNames.DRIVER), Policies.sample(), facts));
     assertThat(ds.getMetadata().getName()).isEqualTo("nvidia-driver-daemonset");
     assertThat(ds.getSpec().getTemplate().getSpec().getNodeSelector())
         .doesNotContainKey(Labels.NFD_OS_ID);
@@ -178,36 +174,53 @@ class ModelsTest {
     p.getSpec().driver.version = "550";
     p.getSpec().driver.repository = "nvcr.io/nvidia";
     p.getSpec().driver.image = "driver";
-    List<DaemonSet> ds = daemonSets(render(new DriverModel(), p, mixedOs()));
+    List<DaemonSet> ds = daemonSets(render(Operands.byName(OperandNames.DRIVER), p, mixedOs()));
     assertThat(ds)
         .extracting(d -> d.getMetadata().getName())
         .containsExactly(
-            "nvidia-driver-daemonset-5-14-0-284-el9-x86-64-rhel9",
-            "nvidia-driver-daemonset-5-14-0-427-el9-x86-64-rhel9",
-            "nvidia-driver-daemonset-5-15-0-105-generic-ubuntu22-04",
-            "nvidia-driver-daemonset-5-15-0-106-generic-ubuntu22-04");
+            "nvidia-driver-daemonset-5.14.0-284.el9-rhel9",
+            "nvidia-driver-daemonset-5.14.0-427.el9-rhel9",
+            "nvidia-driver-daemonset-5.15.0-105-generic-ubuntu22.04",
+            "nvidia-driver-daemonset-5.15.0-106-generic-ubuntu22.04");
     var first = ds.get(0).getSpec().getTemplate().getSpec();
     assertThat(first.getNodeSelector())
         .containsEntry(Labels.NFD_KERNEL_FULL, "5.14.0-284.el9.x86_64")
         .containsEntry(Labels.NFD_OS_ID, "rhel");
-    assertThat(DaemonSets.container(first, DriverModel.CONTAINER).getImage())
+    assertThat(DaemonSets.container(first, DriverTransform.CONTAINER).getImage())
         .isEqualTo("nvcr.io/nvidia/driver:550-5.14.0-284.el9.x86_64-rhel9");
     assertThat(
-            DaemonSets.container(ds.get(3).getSpec().getTemplate().getSpec(), DriverModel.CONTAINER)
+            DaemonSets.container(
+                    ds.get(3).getSpec().getTemplate().getSpec(), DriverTransform.CONTAINER)
                 .getImage())
         .isEqualTo("nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04");
+  }
+
+  @Test
+  void precompiledWithoutKnownKernelsRendersNoDaemonSet() {
+    var p = Policies.minimal();
+    p.getSpec().driver = new DriverSpec();
+    p.getSpec().driver.usePrecompiled = true;
+    assertThat(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
+        .noneMatch(DaemonSet.class::isInstance)
+        .isNotEmpty();
+    // The original's kernel sanitising: no architecture, '_' as '.', no trailing dot, lower case.
+    assertThat(DriverTransform.sanitize("5.14.0-427.13.1.el9_4.x86_64"))
+        .isEqualTo("5.14.0-427.13.1.el9.4");
+    assertThat(DriverTransform.sanitize("6.8.0-1012-AWS_")).isEqualTo("6.8.0-1012-aws");
   }
 
   @Test
   void cdiSwitchesToolkitAndDevicePluginEnv() {
     var on = Policies.minimal();
     var dpOn =
-        env(ds(render(new DevicePluginModel(), on, Policies.facts())), DevicePluginModel.CONTAINER);
+        env(
+            ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), on, Policies.facts())),
+            DevicePluginTransform.CONTAINER);
     assertThat(dpOn).containsEntry("DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
     var tkOn =
         env(
-            ds(render(new ContainerToolkitModel(), on, Policies.facts())),
-            ContainerToolkitModel.CONTAINER);
+            ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), on, Policies.facts())),
+            ContainerToolkitTransform.CONTAINER);
     assertThat(tkOn)
         .containsEntry("CDI_ENABLED", "true")
         .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
@@ -218,18 +231,17 @@ class ModelsTest {
     off.getSpec().cdi.enabled = false;
     var dpOff =
         env(
-            ds(render(new DevicePluginModel(), off, Policies.facts())),
-            DevicePluginModel.CONTAINER);
+            ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), off, Policies.facts())),
+            DevicePluginTransform.CONTAINER);
     assertThat(dpOff)
         .containsEntry("DEVICE_LIST_STRATEGY", "envvar")
         .doesNotContainKey("CDI_ENABLED");
     var tkOff =
         env(
-            ds(render(new ContainerToolkitModel(), off, Policies.facts())),
-            ContainerToolkitModel.CONTAINER);
-    assertThat(tkOff)
-        .containsEntry("CDI_ENABLED", "false")
-        .doesNotContainKey("NVIDIA_CONTAINER_RUNTIME_MODE");
+            ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), off, Policies.facts())),
+            ContainerToolkitTransform.CONTAINER);
+    // The original's toolkit contract: without CDI none of the CDI settings is passed.
+    assertThat(tkOff).doesNotContainKeys("CDI_ENABLED", "NVIDIA_CONTAINER_RUNTIME_MODE");
   }
 
   @Test
@@ -239,16 +251,20 @@ class ModelsTest {
     p.getSpec().mig.strategy = MigSpec.Strategy.MIXED;
     assertThat(
             env(
-                ds(render(new DevicePluginModel(), p, Policies.facts())),
-                DevicePluginModel.CONTAINER))
+                ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), p, Policies.facts())),
+                DevicePluginTransform.CONTAINER))
         .containsEntry("MIG_STRATEGY", "mixed");
     assertThat(
             env(
-                ds(render(new GpuFeatureDiscoveryModel(), p, Policies.facts())),
-                GpuFeatureDiscoveryModel.CONTAINER))
+                ds(
+                    render(
+                        Operands.byName(OperandNames.GPU_FEATURE_DISCOVERY), p, Policies.facts())),
+                GpuFeatureDiscoveryTransform.CONTAINER))
         .containsEntry("MIG_STRATEGY", "mixed");
     assertThat(
-            env(ds(render(new OperatorValidatorModel(), p, Policies.facts())), "plugin-validation"))
+            env(
+                ds(render(Operands.byName(OperandNames.OPERATOR_VALIDATOR), p, Policies.facts())),
+                "plugin-validation"))
         .containsEntry("MIG_STRATEGY", "mixed");
   }
 
@@ -258,19 +274,19 @@ class ModelsTest {
     p.getSpec().operator = new OperatorSpec();
     p.getSpec().operator.runtimeClass = "nvidia-gpu";
     var names =
-        render(new PreRequisitesModel(), p, Policies.facts()).stream()
+        render(Operands.byName(OperandNames.PRE_REQUISITES), p, Policies.facts()).stream()
             .map(o -> ((RuntimeClass) o).getHandler())
             .toList();
     assertThat(names).containsExactly("nvidia-gpu", "nvidia-cdi", "nvidia-legacy");
     assertThat(
-            ds(render(new DevicePluginModel(), p, Policies.facts()))
+            ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), p, Policies.facts()))
                 .getSpec()
                 .getTemplate()
                 .getSpec()
                 .getRuntimeClassName())
         .isEqualTo("nvidia-gpu");
     assertThat(
-            ds(render(new ContainerToolkitModel(), p, Policies.facts()))
+            ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), p, Policies.facts()))
                 .getSpec()
                 .getTemplate()
                 .getSpec()
@@ -278,17 +294,17 @@ class ModelsTest {
         .isNull();
     p.getSpec().operator.runtimeClass = "nvidia-cdi";
     assertThat(
-            render(new PreRequisitesModel(), p, Policies.facts()).stream()
+            render(Operands.byName(OperandNames.PRE_REQUISITES), p, Policies.facts()).stream()
                 .map(o -> o.getMetadata().getName()))
         .containsExactly("nvidia-cdi", "nvidia-legacy");
     p.getSpec().cdi = new CdiSpec();
     p.getSpec().cdi.nriPluginEnabled = true;
-    assertThat(new PreRequisitesModel().enabled(p, Policies.facts())).isFalse();
+    assertThat(Operands.byName(OperandNames.PRE_REQUISITES).enabled(p)).isFalse();
   }
 
   @Test
   void manifestFilesAreNumberedAndEachDaemonSetIsSelectedByItsOwnDeployLabel() {
-    for (OperandModel m : Operands.ordered()) {
+    for (Operand m : Operands.ordered()) {
       assertThat(Manifests.files(m.name()))
           .as(m.name())
           .isNotEmpty()
@@ -296,18 +312,45 @@ class ModelsTest {
       var daemonSets =
           Manifests.load(m.name()).stream().filter(DaemonSet.class::isInstance).toList();
       assertThat(daemonSets.size()).as(m.name()).isLessThanOrEqualTo(1);
+      // The MPS control daemon runs where the device plugin does (and MPS is configured).
+      String deploy = m.name().equals(OperandNames.MPS_CONTROL_DAEMON) ? "device-plugin" : m.name();
       daemonSets.forEach(
           d ->
               assertThat(((DaemonSet) d).getSpec().getTemplate().getSpec().getNodeSelector())
-                  .containsEntry("nvidia.com/gpu.deploy." + m.name(), "true"));
+                  .containsEntry("nvidia.com/gpu.deploy." + deploy, "true"));
+      if (m.agent() == null) {
+        continue;
+      }
+      assertThat(Manifests.files(m.name() + "/" + Agent.OVERLAY))
+          .allMatch(f -> f.matches("\\d{4}_[a-z0-9_-]+\\.yaml"));
+      // A DaemonSet's selector cannot change: switching images must keep it.
+      var ours =
+          Manifests.load(m.name(), Agent.OVERLAY).stream()
+              .filter(DaemonSet.class::isInstance)
+              .map(DaemonSet.class::cast)
+              .toList();
+      assertThat(ours).as(m.name()).hasSameSizeAs(daemonSets);
+      for (int i = 0; i < ours.size(); i++) {
+        var nvidia = (DaemonSet) daemonSets.get(i);
+        assertThat(ours.get(i).getMetadata().getName()).isEqualTo(nvidia.getMetadata().getName());
+        assertThat(ours.get(i).getSpec().getSelector())
+            .as(m.name())
+            .isEqualTo(nvidia.getSpec().getSelector());
+      }
     }
   }
 
   @Test
   void serviceMonitorsNeedTheirCrd() {
     var withCrd = new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu22.04");
-    assertThat(render(new OperatorMetricsModel(), Policies.minimal(), withCrd)).hasSize(2);
-    assertThat(render(new OperatorMetricsModel(), Policies.minimal(), Policies.facts())).hasSize(1);
+    assertThat(render(Operands.byName(OperandNames.OPERATOR_METRICS), Policies.minimal(), withCrd))
+        .hasSize(2);
+    assertThat(
+            render(
+                Operands.byName(OperandNames.OPERATOR_METRICS),
+                Policies.minimal(),
+                Policies.facts()))
+        .hasSize(1);
   }
 
   @Test
@@ -316,7 +359,7 @@ class ModelsTest {
         Policies.parse(
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
                 + "  migManager:\n    config:\n      name: mine\n");
-    var objects = render(new MigManagerModel(), p, Policies.facts());
+    var objects = render(Operands.byName(OperandNames.MIG_MANAGER), p, Policies.facts());
     assertThat(objects.stream().map(o -> o.getKind() + "/" + o.getMetadata().getName()))
         .contains("ConfigMap/default-gpu-clients")
         .doesNotContain("ConfigMap/default-mig-parted-config");

@@ -31,7 +31,7 @@ class OperandsTest {
 
   @Test
   void operandsAreInDeploymentOrder() {
-    assertThat(Operands.ordered().stream().map(OperandModel::name))
+    assertThat(Operands.ordered().stream().map(Operand::name))
         .containsExactly(
             "pre-requisites",
             "operator-metrics",
@@ -39,6 +39,7 @@ class OperandsTest {
             "container-toolkit",
             "operator-validator",
             "device-plugin",
+            "mps-control-daemon",
             "dcgm",
             "dcgm-exporter",
             "gpu-feature-discovery",
@@ -57,6 +58,7 @@ class OperandsTest {
             "container-toolkit",
             "operator-validator",
             "device-plugin",
+            "mps-control-daemon",
             "dcgm-exporter",
             "gpu-feature-discovery",
             "mig-manager");
@@ -68,6 +70,7 @@ class OperandsTest {
             "nvidia-container-toolkit-daemonset",
             "nvidia-operator-validator",
             "nvidia-device-plugin-daemonset",
+            "nvidia-device-plugin-mps-control-daemon",
             "nvidia-dcgm-exporter",
             "gpu-feature-discovery",
             "nvidia-mig-manager");
@@ -85,9 +88,16 @@ class OperandsTest {
         assertThat(o.getMetadata().getAnnotations()).containsKey(Labels.LAST_APPLIED_HASH);
         if (o instanceof DaemonSet ds) {
           var pod = ds.getSpec().getTemplate().getSpec();
-          assertThat(pod.getNodeSelector())
-              .as(ds.getMetadata().getName())
-              .containsExactly(Map.entry(Labels.deploy(op.name()), "true"));
+          // The MPS control daemon runs where the device plugin runs and MPS is configured.
+          var selector = new java.util.HashMap<>(pod.getNodeSelector());
+          if (op.name().equals("mps-control-daemon")) {
+            assertThat(selector.remove("nvidia.com/mps.capable")).isEqualTo("true");
+            assertThat(selector).containsExactly(Map.entry(Labels.deploy("device-plugin"), "true"));
+          } else {
+            assertThat(selector)
+                .as(ds.getMetadata().getName())
+                .containsExactly(Map.entry(Labels.deploy(op.name()), "true"));
+          }
           assertThat(pod.getTolerations())
               .contains(new Toleration("NoSchedule", "nvidia.com/gpu", "Exists", null, null));
           assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");

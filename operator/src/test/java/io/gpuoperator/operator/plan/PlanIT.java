@@ -89,7 +89,9 @@ class PlanIT {
           .contains("DaemonSet/gpu-feature-discovery: delete")
           .contains("ServiceAccount/nvidia-gpu-feature-discovery: delete")
           .contains("DaemonSet/nvidia-driver-daemonset: unchanged")
-          .containsPattern("0 to create, 1 to update, [1-9]\\d* to delete");
+          // The MPS control daemon runs the device plugin's image, so it follows the version.
+          .contains("DaemonSet/nvidia-device-plugin-mps-control-daemon: update")
+          .containsPattern("0 to create, 2 to update, [1-9]\\d* to delete");
     } finally {
       client.nodes().withName(node).delete();
       for (HasMetadata o : applied) {

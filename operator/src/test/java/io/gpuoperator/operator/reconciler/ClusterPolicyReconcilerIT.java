@@ -50,6 +50,7 @@ class ClusterPolicyReconcilerIT {
           "nvidia-container-toolkit-daemonset",
           "nvidia-operator-validator",
           "nvidia-device-plugin-daemonset",
+          "nvidia-device-plugin-mps-control-daemon",
           "nvidia-dcgm-exporter",
           "gpu-feature-discovery",
           "nvidia-mig-manager");
@@ -59,6 +60,7 @@ class ClusterPolicyReconcilerIT {
           "container-toolkit",
           "operator-validator",
           "device-plugin",
+          "mps-control-daemon",
           "dcgm-exporter",
           "gpu-feature-discovery",
           "mig-manager");
@@ -476,6 +478,28 @@ class ClusterPolicyReconcilerIT {
           .withName(Kinds.SERVICE_MONITOR_CRD)
           .delete();
     }
+  }
+
+  @Test
+  @Order(9)
+  void deletingEveryPolicyRemovesTheGpuTaintAndKeepsTheLabels() {
+    assertThat(GPU_NODES)
+        .allSatisfy(n -> assertThat(gpuTaints(n)).as(n + " tainted first").isNotEmpty());
+    admin.resources(ClusterPolicy.class).delete();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat(GPU_NODES).allSatisfy(n -> assertThat(gpuTaints(n)).as(n).isEmpty()));
+    // The original's labels stay, as under the original when its policy is deleted.
+    assertThat(admin.nodes().withName(GPU_NODES.get(0)).get().getMetadata().getLabels())
+        .containsEntry("nvidia.com/gpu.present", "true");
+  }
+
+  static List<io.fabric8.kubernetes.api.model.Taint> gpuTaints(String node) {
+    var taints = admin.nodes().withName(node).get().getSpec().getTaints();
+    return taints == null
+        ? List.of()
+        : taints.stream().filter(t -> t.getKey().equals("nvidia.com/gpu")).toList();
   }
 
   static String get(String url) throws Exception {

@@ -440,7 +440,7 @@ class NvidiaDriverIT {
         "cluster-policy",
         "{\"spec\":{\"driver\":{\"useNvidiaDriverCRD\":false,\"usePrecompiled\":true,"
             + "\"version\":\"550\"}}}");
-    String kernel105 = "nvidia-driver-daemonset-5-15-0-105-generic-ubuntu22-04";
+    String kernel105 = "nvidia-driver-daemonset-5.15.0-105-generic-ubuntu22.04";
     await()
         .atMost(Duration.ofMinutes(4))
         .pollInterval(Duration.ofSeconds(2))
@@ -469,7 +469,7 @@ class NvidiaDriverIT {
             });
     assertThat(podUid(RH0)).as("the refused pool's node keeps its driver pod").isEqualTo(rhelPod);
     // A kernel update: the new kernel's DaemonSet appears; the old one goes with its last node.
-    String kernel106 = "nvidia-driver-daemonset-5-15-0-106-generic-ubuntu22-04";
+    String kernel106 = "nvidia-driver-daemonset-5.15.0-106-generic-ubuntu22.04";
     for (String n : List.of(UB0, UB1, UB2)) {
       patch(
           Node.class,

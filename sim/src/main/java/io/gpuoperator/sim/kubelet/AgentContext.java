@@ -29,6 +29,18 @@ public final class AgentContext {
     return container.env();
   }
 
+  /** The same context with more environment (e.g. what an entrypoint script exported). */
+  AgentContext withEnv(Map<String, String> more) {
+    Map<String, String> env = new java.util.LinkedHashMap<>(container.env());
+    env.putAll(more);
+    ContainerContext c = container;
+    return new AgentContext(
+        new ContainerContext(
+            c.nodeName(), c.dirs(), c.pod(), c.container(), c.init(), env, c.client(), c.timer()),
+        args,
+        process);
+  }
+
   public String nodeName() {
     return container.nodeName();
   }

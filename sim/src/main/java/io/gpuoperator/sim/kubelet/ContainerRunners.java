@@ -5,39 +5,42 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Chooses how each simulated container runs, in this order: the node's behaviour overrides; this
  * project's agents, in-process, when the command line names a registered agent ({@code gpu-operator
  * validator --component driver}, or args {@code [validator, --component, driver]} without a
- * command); then declared behaviour: NVIDIA's driver container becomes ready and writes {@code
- * .driver-ctr-ready}, CUDA sample images complete, shell loops waiting for {@code
- * /run/nvidia/validations/<file>} wait for that file, init containers complete, other containers
- * run and become ready.
+ * command); then NVIDIA's images by what they run under the original's contract ({@link
+ * Entrypoint}): the entrypoint's marker files are waited for, and a program this project
+ * reimplements and registers ({@code nvidia-validator}, {@code nvidia-device-plugin}, {@code
+ * gpu-feature-discovery}, {@code config-manager}) runs in-process; everything else by declared
+ * behaviour: NVIDIA's driver container becomes ready and writes {@code .driver-ctr-ready} like its
+ * startup probe, the toolkit writes the runtime config and CDI spec, CUDA sample images complete,
+ * init containers complete, other containers run and become ready.
  */
 public final class ContainerRunners {
   /** The executable name of this project's image. */
   public static final String PROJECT_BINARY = "gpu-operator";
 
-  /** The toolkit agent's subcommand. */
-  public static final String TOOLKIT_AGENT = "toolkit";
+  /** The program NVIDIA's driver image runs; its startup probe writes {@code .driver-ctr-ready}. */
+  static final String DRIVER_PROGRAM = "nvidia-driver";
 
-  private static final Pattern WAIT_FOR_MARKER =
-      Pattern.compile(
-          "-f\\s+[\"']?" + Pattern.quote(KubeletConstants.HOST_VALIDATIONS) + "/([\\w.-]+)");
+  /** The program NVIDIA's toolkit image runs (after its entrypoint waited for the driver). */
+  static final String TOOLKIT_PROGRAM = "nvidia-toolkit";
 
   private final Map<String, InProcessContainerRunner> agents;
+  private final Map<String, InProcessContainerRunner> programs;
   private final Duration readyAfter;
 
-  private ContainerRunners(Map<String, InProcessContainerRunner> agents, Duration readyAfter) {
+  private ContainerRunners(
+      Map<String, InProcessContainerRunner> agents,
+      Map<String, InProcessContainerRunner> programs,
+      Duration readyAfter) {
     this.agents = Map.copyOf(agents);
+    this.programs = Map.copyOf(programs);
     this.readyAfter = readyAfter;
   }
 
@@ -61,42 +64,49 @@ public final class ContainerRunners {
     if (agent != null && agents.containsKey(agent)) {
       return agents.get(agent);
     }
-    return new DeclaredContainerRunner(declared(node, c, init));
+    return new ImageContainerRunner(this, node);
   }
 
-  /** The declared behaviour for a container no override or agent claims. */
-  DeclaredBehaviour declared(NodeDescription node, Container c, boolean init) {
+  /** The in-process runner of a program of NVIDIA's images, or null. */
+  InProcessContainerRunner program(String name) {
+    return programs.get(name);
+  }
+
+  /**
+   * The declared behaviour of a container no override, agent or program claims: it waits for its
+   * entrypoint's marker files, then NVIDIA's driver container becomes ready and writes {@code
+   * .driver-ctr-ready} with the GPUDirect flags of its env (its startup probe's file), the toolkit
+   * leaves the runtime config and CDI spec, CUDA samples complete, init containers complete and
+   * other containers run.
+   */
+  DeclaredBehaviour declared(
+      NodeDescription node, Container c, boolean init, Entrypoint ep, Map<String, String> env) {
     String image = c.getImage() == null ? "" : c.getImage().toLowerCase(Locale.ROOT);
     if (image.contains("cuda-sample") || image.contains("vectoradd")) {
       return DeclaredBehaviour.completes(Duration.ofMillis(500));
     }
-    if (!init && image.contains("nvidia/driver")) {
-      // NVIDIA's driver container: "installs" the driver, then says so like its startup probe.
-      return DeclaredBehaviour.runs(readyAfter)
-          .withWrites(List.of(KubeletConstants.DRIVER_CONTAINER_READY));
-    }
-    if (!init && TOOLKIT_AGENT.equals(agentName(c))) {
-      // Our toolkit agent, not run in-process (yet): leave what it would write on the node.
-      return DeclaredBehaviour.runs(readyAfter).withFiles(ToolkitFiles.forNode(node));
-    }
-    List<String> waits = markersWaitedFor(c);
     DeclaredBehaviour base =
         init
             ? DeclaredBehaviour.completes(Duration.ofMillis(100))
             : DeclaredBehaviour.runs(readyAfter);
-    return base.withWaitFor(waits);
-  }
-
-  /** Marker files a shell loop like {@code until [ -f /run/nvidia/validations/x ]} waits for. */
-  static List<String> markersWaitedFor(Container c) {
-    Set<String> out = new LinkedHashSet<>();
-    for (String part : commandLine(c)) {
-      Matcher m = WAIT_FOR_MARKER.matcher(part);
-      while (m.find()) {
-        out.add(m.group(1));
-      }
+    if (!init && DRIVER_PROGRAM.equals(ep.program()) && ep.args().contains("init")) {
+      String flags =
+          "GDRCOPY_ENABLED: "
+              + env.getOrDefault("GDRCOPY_ENABLED", "false")
+              + "\nGDS_ENABLED: "
+              + env.getOrDefault("GDS_ENABLED", "false")
+              + "\nGPU_DIRECT_RDMA_ENABLED: "
+              + env.getOrDefault("GPU_DIRECT_RDMA_ENABLED", "false")
+              + "\n";
+      base =
+          base.withFiles(
+              Map.of(
+                  KubeletConstants.HOST_VALIDATIONS + "/" + KubeletConstants.DRIVER_CONTAINER_READY,
+                  flags));
+    } else if (!init && TOOLKIT_PROGRAM.equals(ep.program())) {
+      base = base.withFiles(ToolkitFiles.forNode(node));
     }
-    return new ArrayList<>(out);
+    return base.withWaitFor(ep.waits());
   }
 
   /**
@@ -145,6 +155,7 @@ public final class ContainerRunners {
   /** Registers agents and the default readiness delay. */
   public static final class Builder {
     private final Map<String, InProcessContainerRunner> agents = new LinkedHashMap<>();
+    private final Map<String, InProcessContainerRunner> programs = new LinkedHashMap<>();
     private Duration readyAfter = Duration.ofMillis(200);
 
     private Builder() {}
@@ -159,6 +170,16 @@ public final class ContainerRunners {
       return this;
     }
 
+    /**
+     * Runs {@code agent} for containers of NVIDIA's images whose entrypoint executes {@code
+     * program} (e.g. {@code nvidia-device-plugin}): our reimplementation stands in for NVIDIA's
+     * program, with the container's environment as the original's contract sets it.
+     */
+    public Builder program(String program, InProcessAgent agent, boolean readyOnStart) {
+      programs.put(program, new InProcessContainerRunner(program, agent, readyOnStart));
+      return this;
+    }
+
     /** Delay before a declared, long-running container is ready. */
     public Builder readyAfter(Duration delay) {
       this.readyAfter = delay;
@@ -166,7 +187,7 @@ public final class ContainerRunners {
     }
 
     public ContainerRunners build() {
-      return new ContainerRunners(agents, readyAfter);
+      return new ContainerRunners(agents, programs, readyAfter);
     }
   }
 }

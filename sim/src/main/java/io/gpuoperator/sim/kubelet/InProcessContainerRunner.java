@@ -26,12 +26,23 @@ public final class InProcessContainerRunner implements ContainerRunner {
     return name;
   }
 
+  InProcessAgent agent() {
+    return agent;
+  }
+
+  boolean readyOnStart() {
+    return readyOnStart;
+  }
+
   @Override
   public ContainerProcess start(ContainerContext ctx) {
+    List<String> args = ContainerRunners.agentArgs(ctx.commandLine());
+    return start(ctx, args.isEmpty() ? args : args.subList(1, args.size()));
+  }
+
+  /** Starts the agent with these arguments (a program of NVIDIA's image gets its own). */
+  ContainerProcess start(ContainerContext ctx, List<String> args) {
     ContainerProcess p = new ContainerProcess();
-    List<String> line = ctx.commandLine();
-    List<String> args = ContainerRunners.agentArgs(line);
-    args = args.isEmpty() ? args : args.subList(1, args.size());
     AgentContext agentCtx = new AgentContext(ctx, args, p);
     String where =
         ctx.pod().getMetadata().getNamespace()

@@ -1,0 +1,67 @@
+package io.gpuoperator.operator.operand;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.gpuoperator.api.v1.DevicePluginSpec;
+
+/**
+ * The device plugin DaemonSet {@code nvidia-device-plugin-daemonset}: our image's {@code
+ * device-plugin} subcommand advertises {@code nvidia.com/gpu} (and MIG resources) to the kubelet.
+ */
+public final class DevicePluginAgentTransform implements Transform {
+  static final String CONTAINER = "nvidia-device-plugin";
+  static final String CONFIG_DIR = "/available-configs";
+
+  @Override
+  public void apply(HasMetadata object, RenderContext ctx) {
+    if (!(object instanceof DaemonSet ds)) {
+      return;
+    }
+    var pod = ds.getSpec().getTemplate().getSpec();
+    Container c = DaemonSets.container(pod, CONTAINER);
+    DevicePluginSpec spec = ctx.spec().devicePlugin;
+    DaemonSets.setEnv(c, "MIG_STRATEGY", ctx.migStrategy());
+    String mpsRoot =
+        spec != null && spec.mps != null && spec.mps.root != null && !spec.mps.root.isBlank()
+            ? spec.mps.root.trim()
+            : "/run/nvidia/mps";
+    DaemonSets.setEnv(c, "MPS_ROOT", mpsRoot);
+    if (ctx.cdiEnabled()) {
+      DaemonSets.setEnv(c, "CDI_ENABLED", "true");
+      DaemonSets.setEnv(c, "DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
+      DaemonSets.setEnv(c, "CDI_ANNOTATION_PREFIX", "cdi.k8s.io/");
+      DaemonSets.setEnv(
+          c,
+          "NVIDIA_CDI_HOOK_PATH",
+          ContainerToolkitTransform.installDir(ctx.spec()) + "/toolkit/nvidia-cdi-hook");
+    }
+    if (spec != null
+        && spec.config != null
+        && spec.config.name != null
+        && !spec.config.name.isBlank()) {
+      // The per-node entry is picked by the node label nvidia.com/device-plugin.config.
+      pod.getVolumes()
+          .add(
+              new VolumeBuilder()
+                  .withName("available-configs")
+                  .withNewConfigMap()
+                  .withName(spec.config.name.trim())
+                  .endConfigMap()
+                  .build());
+      c.getVolumeMounts()
+          .add(
+              new VolumeMountBuilder()
+                  .withName("available-configs")
+                  .withMountPath(CONFIG_DIR)
+                  .build());
+      DaemonSets.setEnv(c, "CONFIG_FILE_SRCDIR", CONFIG_DIR);
+      String def = spec.config.defaultEntry == null ? "" : spec.config.defaultEntry.trim();
+      if (!def.isEmpty()) {
+        DaemonSets.setEnv(c, "DEFAULT_CONFIG", def);
+      }
+    }
+  }
+}

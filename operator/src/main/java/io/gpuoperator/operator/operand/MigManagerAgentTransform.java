@@ -1,0 +1,43 @@
+package io.gpuoperator.operator.operand;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.gpuoperator.api.v1.MigManagerSpec;
+
+/**
+ * Our MIG manager ({@code gpu-operator mig-manager}) in the {@code nvidia-mig-manager} DaemonSet:
+ * it applies the node's {@code nvidia.com/mig.config} from the policy's MIG config ConfigMap.
+ */
+public final class MigManagerAgentTransform implements Transform {
+  private final MigManagerTransform nvidia = new MigManagerTransform();
+
+  /** The same ConfigMaps as NVIDIA's rendering. */
+  @Override
+  public boolean keep(HasMetadata object, RenderContext ctx) {
+    return nvidia.keep(object, ctx);
+  }
+
+  @Override
+  public void apply(HasMetadata object, RenderContext ctx) {
+    if (!(object instanceof DaemonSet ds)) {
+      MigManagerTransform.defaultConfigMap(object, ctx);
+      return;
+    }
+    var pod = ds.getSpec().getTemplate().getSpec();
+    Container c = DaemonSets.container(pod, MigManagerTransform.CONTAINER);
+    for (Volume v : pod.getVolumes()) {
+      if (v.getName().equals("mig-parted-config")) {
+        v.getConfigMap().setName(MigManagerTransform.configName(ctx.spec()));
+      } else if (v.getName().equals("gpu-clients")) {
+        v.getConfigMap().setName(MigManagerTransform.clientsName(ctx.spec()));
+      }
+    }
+    DaemonSets.setEnv(c, "CDI_ENABLED", String.valueOf(ctx.cdiEnabled()));
+    MigManagerSpec spec = ctx.spec().migManager;
+    if (spec != null && spec.config != null && !RenderContext.blank(spec.config.defaultEntry)) {
+      DaemonSets.setEnv(c, "DEFAULT_MIG_CONFIG", spec.config.defaultEntry.trim());
+    }
+  }
+}
