@@ -10,15 +10,89 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * The generated CRDs stay compatible with the last released ones (kept under
  * src/test/resources/released-crds): no field removed or retyped, no enum value dropped, no new
  * required field. Users' stored ClusterPolicies must keep validating after an upgrade. When a
- * release is cut, copy target/classes/META-INF/fabric8/*.yml there.
+ * release is cut, copy target/classes/META-INF/fabric8/*.yml there. And no property is named like a
+ * Java accessor ({@code getAdditionalProperties}, {@code isEnabled}): that is the generator reading
+ * a method, not a field of the original's API.
  */
 class CrdCompatibilityTest {
+  private static final Pattern GETTER_LIKE = Pattern.compile("^(get|set|is)[A-Z].*");
+
+  @Test
+  void noPropertyIsNamedLikeAJavaAccessor() {
+    for (CustomResourceDefinition crd : Crds.load()) {
+      List<String> found = new ArrayList<>();
+      for (var version : crd.getSpec().getVersions()) {
+        getterLike("", version.getSchema().getOpenAPIV3Schema(), found);
+      }
+      assertThat(found).as("getter-like properties in %s", crd.getMetadata().getName()).isEmpty();
+    }
+  }
+
+  /** The check itself catches what the generator leaked before (a schema with such a name). */
+  @Test
+  void theAccessorCheckFindsALeakedGetter() {
+    JSONSchemaProps leaked = new JSONSchemaProps();
+    leaked.setProperties(
+        Map.of("enabled", new JSONSchemaProps(), "getAdditionalProperties", new JSONSchemaProps()));
+    JSONSchemaProps root = new JSONSchemaProps();
+    root.setProperties(Map.of("devicePlugin", leaked));
+    List<String> found = new ArrayList<>();
+    getterLike("", root, found);
+    assertThat(found).containsExactly(".devicePlugin.getAdditionalProperties");
+  }
+
+  /** The comparison reports a dropped and a retyped field. */
+  @Test
+  void theComparisonFindsDroppedAndRetypedFields() {
+    JSONSchemaProps old = object(Map.of("a", scalar("string"), "b", scalar("boolean")));
+    JSONSchemaProps now = object(Map.of("b", scalar("string")));
+    List<String> problems = new ArrayList<>();
+    compare("", old, now, problems);
+    assertThat(problems)
+        .containsExactlyInAnyOrder(".a: field was removed", ".b: type boolean became string");
+  }
+
+  private static JSONSchemaProps scalar(String type) {
+    JSONSchemaProps p = new JSONSchemaProps();
+    p.setType(type);
+    return p;
+  }
+
+  private static JSONSchemaProps object(Map<String, JSONSchemaProps> props) {
+    JSONSchemaProps p = scalar("object");
+    p.setProperties(props);
+    return p;
+  }
+
+  private static void getterLike(String path, JSONSchemaProps schema, List<String> out) {
+    if (schema == null) {
+      return;
+    }
+    if (schema.getProperties() != null) {
+      schema
+          .getProperties()
+          .forEach(
+              (name, child) -> {
+                if (GETTER_LIKE.matcher(name).matches()) {
+                  out.add(path + "." + name);
+                }
+                getterLike(path + "." + name, child, out);
+              });
+    }
+    if (schema.getItems() != null) {
+      getterLike(path + "[]", schema.getItems().getSchema(), out);
+    }
+    if (schema.getAdditionalProperties() != null) {
+      getterLike(path + "{}", schema.getAdditionalProperties().getSchema(), out);
+    }
+  }
 
   @Test
   void generatedCrdsAreBackwardCompatibleWithTheReleasedOnes() throws Exception {
@@ -53,6 +127,10 @@ class CrdCompatibilityTest {
       String path, JSONSchemaProps old, JSONSchemaProps now, List<String> out) {
     if (!Objects.equals(old.getType(), now.getType())) {
       out.add(path + ": type " + old.getType() + " became " + now.getType());
+    }
+    if (Boolean.TRUE.equals(old.getXKubernetesIntOrString())
+        && !Boolean.TRUE.equals(now.getXKubernetesIntOrString())) {
+      out.add(path + ": no longer int-or-string");
     }
     if (old.getEnum() != null) {
       if (now.getEnum() == null) {

@@ -1,13 +1,18 @@
 package io.gpuoperator.api.common;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import java.util.Objects;
 
 /** A name/value environment variable, as the original's ClusterPolicy writes them. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class EnvVar {
-  @Required public String name;
+  @Required
+  @JsonPropertyDescription("Variable name.")
+  public String name;
+
+  @JsonPropertyDescription("Variable value (empty when omitted).")
   public String value;
 
   public EnvVar() {}

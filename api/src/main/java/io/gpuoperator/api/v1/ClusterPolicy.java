@@ -1,5 +1,6 @@
 package io.gpuoperator.api.v1;
 
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
@@ -13,6 +14,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Kind("ClusterPolicy")
 @Plural("clusterpolicies")
 @Singular("clusterpolicy")
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 public class ClusterPolicy extends CustomResource<ClusterPolicySpec, ClusterPolicyStatus> {
   public static final String GROUP = "nvidia.com";
   public static final String VERSION = "v1";

@@ -2,6 +2,7 @@ package io.gpuoperator.api.v1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 
@@ -15,17 +16,21 @@ public class NodeTaintSpec {
   public static final String DEFAULT_VALUE = "present";
 
   @Default("true")
+  @JsonPropertyDescription("Keep the taint on GPU nodes (and off other nodes).")
   public Boolean enabled;
 
   @Default(DEFAULT_KEY)
   @Pattern(
       "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+  @JsonPropertyDescription("Taint key; the operator owns every taint with this key.")
   public String key;
 
   @Default(DEFAULT_VALUE)
+  @JsonPropertyDescription("Taint value.")
   public String value;
 
   @Default("NoSchedule")
+  @JsonPropertyDescription("NoSchedule, PreferNoSchedule or NoExecute.")
   public Effect effect;
 
   /** Taint effects. */

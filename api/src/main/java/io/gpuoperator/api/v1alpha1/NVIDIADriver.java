@@ -1,5 +1,6 @@
 package io.gpuoperator.api.v1alpha1;
 
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
@@ -15,6 +16,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Plural("nvidiadrivers")
 @Singular("nvidiadriver")
 @ShortNames({"nvd", "nvdriver", "nvdrivers"})
+@AdditionalPrinterColumn(
+    name = "Age",
+    jsonPath = ".metadata.creationTimestamp",
+    type = AdditionalPrinterColumn.Type.DATE)
 public class NVIDIADriver extends CustomResource<NVIDIADriverSpec, NVIDIADriverStatus> {
   public static final String CRD_NAME = "nvidiadrivers.nvidia.com";
 }

@@ -2,6 +2,7 @@ package io.gpuoperator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.PrinterColumn;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -29,38 +30,87 @@ import java.util.Map;
 public class NVIDIADriverSpec extends ComponentSpec {
   @Default("gpu")
   @ValidationRule(value = "self == oldSelf", message = "driverType is immutable")
+  @JsonPropertyDescription("gpu (default), vgpu or vgpu-host-manager; immutable.")
   public DriverType driverType;
 
   @PrinterColumn(name = "Default")
   @JsonProperty("default")
+  @JsonPropertyDescription(
+      "The driver of GPU nodes no other NVIDIADriver selects; must not set nodeSelector.")
   public Boolean defaultDriver;
 
   @ValidationRule(value = "self == oldSelf", message = "usePrecompiled is immutable")
+  @JsonPropertyDescription("Use precompiled driver images, one DaemonSet per kernel; immutable.")
   public Boolean usePrecompiled;
 
+  @JsonPropertyDescription("auto (default), open or proprietary kernel modules.")
   public DriverSpec.KernelModuleType kernelModuleType;
+
+  @JsonPropertyDescription("Startup probe timing of the driver container.")
   public ProbeSpec startupProbe;
+
+  @JsonPropertyDescription("Liveness probe timing of the driver container.")
   public ProbeSpec livenessProbe;
+
+  @JsonPropertyDescription("Readiness probe timing of the driver container.")
   public ProbeSpec readinessProbe;
+
+  @JsonPropertyDescription("GPUDirect RDMA (the nvidia-peermem module).")
   public DriverSpec.Rdma rdma;
+
+  @JsonPropertyDescription("GPUDirect Storage (the nvidia-fs sidecar).")
   public ComponentSpec gds;
+
+  @JsonPropertyDescription("GDRCopy (the gdrdrv sidecar).")
   public ComponentSpec gdrcopy;
+
+  @JsonPropertyDescription("The k8s-driver-manager init container.")
   public ComponentSpec manager;
+
+  @JsonPropertyDescription("ConfigMap of package repository files for air-gapped installs.")
   public NamedRef repoConfig;
+
+  @JsonPropertyDescription("ConfigMap of CA certificates the driver container trusts.")
   public NamedRef certConfig;
+
+  @JsonPropertyDescription("vGPU guest driver licensing.")
   public LicensingConfig licensingConfig;
+
+  @JsonPropertyDescription("ConfigMap with the vGPU virtual topology configuration.")
   public NamedRef virtualTopologyConfig;
+
+  @JsonPropertyDescription("ConfigMap of kernel module parameters.")
   public NamedRef kernelModuleConfig;
+
+  @JsonPropertyDescription(
+      "Name of a Secret whose keys become environment variables of the driver.")
   public String secretEnv;
+
+  @JsonPropertyDescription("How driver upgrades roll across the selected nodes.")
   public UpgradePolicySpec upgradePolicy;
 
+  @JsonPropertyDescription("The nodes this driver is for.")
   public Map<String, String> nodeSelector;
+
+  @JsonPropertyDescription("Node affinity of the driver pods.")
   public NodeAffinity nodeAffinity;
+
+  @JsonPropertyDescription("Labels of the driver DaemonSet and pods.")
   public Map<String, String> labels;
+
+  @JsonPropertyDescription("Annotations of the driver DaemonSet and pods.")
   public Map<String, String> annotations;
+
+  @JsonPropertyDescription("Tolerations of the driver pods.")
   public List<Toleration> tolerations;
+
+  @JsonPropertyDescription("Priority class of the driver pods.")
   public String priorityClassName;
+
+  @JsonPropertyDescription("Pod-level security context of the driver pods.")
   public PodSecurityContext podSecurityContext;
+
+  @JsonPropertyDescription("Run the driver pods in the host network.")
   public Boolean hostNetwork;
 
   /** Kinds of driver. */
@@ -76,10 +126,14 @@ public class NVIDIADriverSpec extends ComponentSpec {
   /** vGPU licensing. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public static class LicensingConfig {
+    @JsonPropertyDescription("Secret with gridd.conf and the client configuration token.")
     public String secretName;
+
+    @JsonPropertyDescription("Deprecated: a ConfigMap with gridd.conf; use secretName.")
     public String name;
 
     @Default("true")
+    @JsonPropertyDescription("License through NVIDIA License System (default true).")
     public Boolean nlsEnabled;
   }
 }

@@ -142,24 +142,20 @@ public final class Simulation implements AutoCloseable {
       resources.add(operatorClient);
       // The agents this binary has come from its own command tree, as in the real operator.
       OperatorConfig config =
-          new OperatorConfig(
-              options.namespace,
-              Map.of(),
-              0,
-              0,
-              false,
-              options.namespace,
-              Duration.ofSeconds(15),
-              Duration.ofSeconds(10),
-              Duration.ofSeconds(2),
-              GpuOperatorCommand.commandLine().getSubcommands().keySet());
+          OperatorConfig.fromEnv(
+                  Map.of(
+                      "OPERATOR_NAMESPACE", options.namespace,
+                      "METRICS_PORT", "0",
+                      "HEALTH_PORT", "0",
+                      "LEADER_ELECT", "false"))
+              .withAgents(GpuOperatorCommand.commandLine().getSubcommands().keySet());
       operator =
           new GpuOperator(
                   operatorClient,
                   config,
                   new OperandRegistryRenderer(),
                   new NodeLabelRulesPlanner(),
-                  new GpuOperator.Options("simulate", "127.0.0.1", false, 8))
+                  GpuOperator.Options.on("127.0.0.1", "simulate", false, 8))
               .start();
       resources.add(operator);
 

@@ -67,7 +67,7 @@ class SimulatedClusterIT {
                           "LEADER_ELECT", "false")),
                   new OperandRegistryRenderer(),
                   new NodeLabelRulesPlanner(),
-                  new GpuOperator.Options("simulated", "127.0.0.1", false, 8))) {
+                  GpuOperator.Options.on("127.0.0.1", "simulated", false, 8))) {
         operator.start();
         try (InputStream in =
             ClusterPolicy.class.getResourceAsStream(

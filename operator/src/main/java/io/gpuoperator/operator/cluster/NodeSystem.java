@@ -3,7 +3,6 @@ package io.gpuoperator.operator.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -19,9 +18,6 @@ import java.util.Objects;
 public record NodeSystem(String osId, String osVersion, String kernel) {
   /** NFD's major part of VERSION_ID, which pools select on where the tag has the major only. */
   public static final String OS_VERSION_MAJOR = Labels.NFD_OS_VERSION_ID + ".major";
-
-  /** OS ids whose driver image tags carry the major version only (rhel9 from 9.4). */
-  private static final List<String> MAJOR_ONLY = List.of("rhel", "rocky", "ol");
 
   /** Sorted by OS tag, then kernel (unknown parts first). */
   public static final Comparator<NodeSystem> ORDER =
@@ -51,16 +47,7 @@ public record NodeSystem(String osId, String osVersion, String kernel) {
 
   /** The driver image OS tag, e.g. ubuntu22.04 or rhel9; null when the OS is unknown. */
   public String osTag() {
-    return osTag(osId, osVersion);
-  }
-
-  /** The OS tag for an os_release ID and VERSION_ID; null when either is unknown. */
-  public static String osTag(String id, String version) {
-    if (blank(id) || blank(version)) {
-      return null;
-    }
-    String os = id.trim().toLowerCase(Locale.ROOT);
-    return os + (MAJOR_ONLY.contains(os) ? version.trim().split("\\.")[0] : version.trim());
+    return NodeFacts.osTag(osId, osVersion);
   }
 
   /**
@@ -72,7 +59,7 @@ public record NodeSystem(String osId, String osVersion, String kernel) {
     if (osTag() == null) {
       return Map.of();
     }
-    return MAJOR_ONLY.contains(osId)
+    return NodeFacts.os(osId).majorOnly()
         ? Map.of(Labels.NFD_OS_ID, osId, OS_VERSION_MAJOR, osVersion.split("\\.")[0])
         : Map.of(Labels.NFD_OS_ID, osId, Labels.NFD_OS_VERSION_ID, osVersion);
   }

@@ -13,6 +13,10 @@ import picocli.CommandLine;
  * @param images the operator's image overrides per operand (keys as the operand names), from env
  *     such as DRIVER_IMAGE; an operand without one gets its default (our image where this binary
  *     has its agent, else NVIDIA's, see {@code Operands#defaultImage})
+ * @param reconcileBackoffMax RECONCILE_BACKOFF_MAX: a failed reconcile is retried without end,
+ *     after 1 s, 2 s, 4 s ... up to this interval
+ * @param resyncPeriod RESYNC_PERIOD: every policy and node is reconciled at least this often, even
+ *     without an event (a pass that finds nothing to change writes nothing)
  * @param agents the subcommands of this binary ({@code device-plugin}, {@code validator} ...):
  *     which operands this project's image can run. Empty: none, every operand runs NVIDIA's image.
  */
@@ -26,6 +30,8 @@ public record OperatorConfig(
     Duration leaseDuration,
     Duration renewDeadline,
     Duration retryPeriod,
+    Duration reconcileBackoffMax,
+    Duration resyncPeriod,
     Set<String> agents) {
 
   public OperatorConfig {
@@ -55,7 +61,17 @@ public record OperatorConfig(
         Env.LEASE_DURATION.getDuration(env),
         Env.RENEW_DEADLINE.getDuration(env),
         Env.RETRY_PERIOD.getDuration(env),
+        positive(Env.RECONCILE_BACKOFF_MAX, env),
+        positive(Env.RESYNC_PERIOD, env),
         Set.of());
+  }
+
+  private static Duration positive(Env var, Map<String, String> env) {
+    Duration d = var.getDuration(env);
+    if (d.isZero()) {
+      throw new IllegalArgumentException(var.name() + "=" + var.get(env) + ": must be above 0");
+    }
+    return d;
   }
 
   /** The operator's image override for an operand (its {@code *_IMAGE} env), or null. */
@@ -83,6 +99,8 @@ public record OperatorConfig(
         leaseDuration,
         renewDeadline,
         retryPeriod,
+        reconcileBackoffMax,
+        resyncPeriod,
         subcommands);
   }
 
@@ -98,6 +116,8 @@ public record OperatorConfig(
         leaseDuration,
         renewDeadline,
         retryPeriod,
+        reconcileBackoffMax,
+        resyncPeriod,
         agents);
   }
 }

@@ -13,7 +13,7 @@ import io.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
-import io.gpuoperator.operator.operand.ContentHash;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.upgrade.UpgradeSettings;
@@ -159,7 +159,11 @@ public final class NvidiaDriverModel {
         selector.put(DriverOwners.OWNER, cr);
         pod.setNodeSelector(selector);
         schedule(ds, d.getSpec() == null ? new NVIDIADriverSpec() : d.getSpec());
-        ContentHash.annotate(ds);
+        // Hashed, not stamped: the ClusterPolicy's driver operand label would make these the
+        // policy's to delete.
+        ds.getMetadata()
+            .getAnnotations()
+            .put(ManagedObjects.HASH_ANNOTATION, ManagedObjects.hash(ds));
         out.add(ds);
       }
     }

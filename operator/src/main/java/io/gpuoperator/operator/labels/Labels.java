@@ -106,20 +106,12 @@ public final class Labels {
   public static final List<String> DRA_OPERANDS =
       List.of("dra-driver", "dra-validator", "dcgm-dra", "dcgm-exporter-dra");
 
-  // Labels and annotations on the objects the operator renders.
-
-  /** Every rendered object carries this label with value {@link #MANAGED_BY_VALUE}. */
-  public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-
-  public static final String MANAGED_BY_VALUE = "gpu-operator";
+  // Labels on the objects the operator renders (ownership and hash: ManagedObjects).
 
   /** The label operands are selected by; never overridden by daemonsets.labels. */
   public static final String APP = "app";
 
   public static final String PART_OF = "app.kubernetes.io/part-of";
-
-  /** Hash of a rendered object's content; an unchanged hash means no write is needed. */
-  public static final String LAST_APPLIED_HASH = "nvidia.com/last-applied-hash";
 
   private Labels() {}
 

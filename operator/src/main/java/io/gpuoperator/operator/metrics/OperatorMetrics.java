@@ -1,16 +1,22 @@
 package io.gpuoperator.operator.metrics;
 
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 
 /**
- * The operator's Prometheus metrics, named as the original's controllers/operator_metrics.go. One
- * registry per operator instance (two instances can share a JVM in tests).
+ * The operator's Prometheus metrics: the original's (controllers/operator_metrics.go, same names
+ * and meanings), the JVM's, and JOSDK's reconcile metrics ({@link ReconcileMetrics}). One registry
+ * per operator instance (two instances can share a JVM in tests); served by the Prometheus client's
+ * HTTP exporter.
+ *
+ * <p>As in the original, a pass counts in {@code gpu_operator_reconciliation_total}; one that does
+ * not end ready (operands not ready, an invalid policy, an API error) also counts in {@code
+ * gpu_operator_reconciliation_failed_total}; only a ready pass moves {@code
+ * gpu_operator_reconciliation_last_success_ts_seconds}.
  */
 public final class OperatorMetrics {
   /** Values of gpu_operator_reconciliation_status, as the original's. */
@@ -24,7 +30,6 @@ public final class OperatorMetrics {
   private final Counter reconciliations;
   private final Counter failures;
   private final Gauge lastSuccess;
-  private volatile double gpuNodes;
   private final Gauge status;
   private final Gauge nfdLabels;
   private final Gauge autoUpgrade;
@@ -33,6 +38,8 @@ public final class OperatorMetrics {
   private final Gauge upgradesFailed;
   private final Gauge upgradesPending;
   private final Gauge upgradesAvailable;
+  private final ReconcileMetrics josdk;
+  private volatile double gpuNodes;
 
   public OperatorMetrics() {
     reconciliations =
@@ -43,12 +50,12 @@ public final class OperatorMetrics {
     failures =
         Counter.builder()
             .name("gpu_operator_reconciliation_failed_total")
-            .help("Number of failed ClusterPolicy reconciliations")
+            .help("Number of ClusterPolicy reconciliations that did not end ready")
             .register(registry);
     lastSuccess =
         Gauge.builder()
             .name("gpu_operator_reconciliation_last_success_ts_seconds")
-            .help("Timestamp of the last successful ClusterPolicy reconciliation")
+            .help("Timestamp of the last ClusterPolicy reconciliation that ended ready")
             .register(registry);
     status =
         Gauge.builder()
@@ -71,7 +78,21 @@ public final class OperatorMetrics {
     upgradesPending = gauge("gpu_operator_nodes_upgrades_pending", "Nodes in upgrade-required");
     upgradesAvailable =
         gauge("gpu_operator_nodes_upgrades_available", "Nodes allowed to start upgrading now");
+    // The original's gauge gpu_operator_gpu_nodes_total has a name the client library refuses
+    // for gauges (it reserves _total for counters); a counter snapshot of base name
+    // gpu_operator_gpu_nodes is exposed under exactly that name, so dashboards and alerts made
+    // for the original keep working. Its value is the current count and may go down.
+    registry.register(
+        () ->
+            CounterSnapshot.builder()
+                .name("gpu_operator_gpu_nodes")
+                .help("Number of nodes with NVIDIA GPUs")
+                .dataPoint(
+                    CounterSnapshot.CounterDataPointSnapshot.builder().value(gpuNodes).build())
+                .build());
     status.set(STATUS_CLUSTER_POLICY_UNAVAILABLE);
+    JvmMetrics.builder().register(registry);
+    josdk = new ReconcileMetrics(registry);
   }
 
   private Gauge gauge(String name, String help) {
@@ -93,20 +114,9 @@ public final class OperatorMetrics {
     return registry;
   }
 
-  /**
-   * Writes every metric in the Prometheus text format. gpu_operator_gpu_nodes_total is a gauge
-   * whose name the client library refuses (it reserves _total for counters); it is written here by
-   * hand so dashboards and alerts made for the original keep working.
-   */
-  public void writeTo(OutputStream out) throws IOException {
-    new PrometheusTextFormatWriter(false).write(out, registry.scrape());
-    String gauge =
-        "# HELP gpu_operator_gpu_nodes_total Number of nodes with NVIDIA GPUs\n"
-            + "# TYPE gpu_operator_gpu_nodes_total gauge\n"
-            + "gpu_operator_gpu_nodes_total "
-            + gpuNodes
-            + "\n";
-    out.write(gauge.getBytes(StandardCharsets.UTF_8));
+  /** The JOSDK hook that records every controller's reconciles in this registry. */
+  public Metrics josdk() {
+    return josdk;
   }
 
   /** How many ClusterPolicy reconciliations ran (for tests and logs). */
@@ -114,23 +124,38 @@ public final class OperatorMetrics {
     return (long) reconciliations.get();
   }
 
+  /** How many did not end ready. */
+  public long failures() {
+    return (long) failures.get();
+  }
+
   /** The current GPU node count as last reconciled. */
   public double gpuNodes() {
     return gpuNodes;
   }
 
-  /** Records one reconciliation's outcome. */
+  /** The last ready pass, in seconds since the epoch (0: none yet). */
+  public double lastSuccessSeconds() {
+    return lastSuccess.get();
+  }
+
+  /**
+   * Records a pass that ran to its end: {@link #STATUS_SUCCESS} when the policy is ready, {@link
+   * #STATUS_NOT_READY} otherwise (operands not ready, or an invalid policy).
+   */
   public void reconciled(int statusValue, int gpuNodeCount, boolean nfd) {
     reconciliations.inc();
     status.set(statusValue);
     gpuNodes = gpuNodeCount;
     nfdLabels.set(nfd ? 1 : 0);
-    if (statusValue == STATUS_SUCCESS || statusValue == STATUS_NOT_READY) {
+    if (statusValue == STATUS_SUCCESS) {
       lastSuccess.set(System.currentTimeMillis() / 1000.0);
+    } else {
+      failures.inc();
     }
   }
 
-  /** Records a failed reconciliation (API error; retried). */
+  /** Records a pass that failed (an API error; retried). */
   public void failed() {
     reconciliations.inc();
     failures.inc();

@@ -82,7 +82,7 @@ public final class DaemonSets {
     if (d.annotations != null) {
       d.annotations.forEach(
           (k, v) -> {
-            if (!Labels.LAST_APPLIED_HASH.equals(k) && v != null) {
+            if (!ManagedObjects.HASH_ANNOTATION.equals(k) && v != null) {
               mutable(meta.getAnnotations(), meta::setAnnotations).put(k, v);
               mutable(podMeta.getAnnotations(), podMeta::setAnnotations).put(k, v);
             }

@@ -34,8 +34,7 @@ public final class DcgmExporterTransform implements Transform {
     if (object.getMetadata().getName().equals(READ_PODS)) {
       return podMetadata(spec);
     }
-    if (!ServiceMonitors.is(object)
-        && !io.gpuoperator.operator.reconciler.Kinds.PROMETHEUS_RULE.equals(object.getKind())) {
+    if (!ServiceMonitors.is(object) && !ManagedObjects.PROMETHEUS_RULE.equals(object.getKind())) {
       return true;
     }
     // The alerts (PrometheusRule nvidia-dcgm-exporter-alerts) go with the ServiceMonitor; the

@@ -7,13 +7,12 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.gpuoperator.api.v1.DriverSpec;
+import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The driver container's conditional mounts, in the original's order: vGPU licensing, virtual
@@ -22,8 +21,6 @@ import java.util.regex.Pattern;
  * file per key where the image's OS looks for them) and the host's RHEL or SUSE entitlements.
  */
 final class DriverConfigMounts {
-  private static final Pattern OS_ID = Pattern.compile("^([a-z]+(?:-[a-z]+)?)");
-
   private DriverConfigMounts() {}
 
   static void apply(PodSpec pod, Container driver, DriverSpec d, RenderContext ctx) {
@@ -138,27 +135,14 @@ final class DriverConfigMounts {
 
   /** The OS id of an OS tag ("rhel9" → "rhel", "sl-micro6.0" → "sl-micro"), or null. */
   static String osId(String osTag) {
-    if (osTag == null) {
-      return null;
-    }
-    Matcher m = OS_ID.matcher(osTag.toLowerCase(Locale.ROOT));
-    return m.find() ? m.group(1) : null;
+    return NodeFacts.osId(osTag);
   }
 
+  /** The package family from the one OS table; an OS the table does not know is refused. */
   private static String family(String os, String field) {
-    if (os != null) {
-      switch (os) {
-        case "centos", "rhcos", "rhel", "rocky", "ol" -> {
-          return "rhel";
-        }
-        case "debian", "ubuntu" -> {
-          return "debian";
-        }
-        case "sles", "sl-micro" -> {
-          return "sles";
-        }
-        default -> {}
-      }
+    NodeFacts.Os known = os == null ? null : NodeFacts.known(os).orElse(null);
+    if (known != null) {
+      return known.family().name().toLowerCase(Locale.ROOT);
     }
     throw new PolicyValidationException(
         List.of(
@@ -166,8 +150,9 @@ final class DriverConfigMounts {
                 field,
                 "the GPU nodes' OS "
                     + (os == null ? "is unknown" : "'" + os + "' is not supported")
-                    + ": repository and certificate files can be placed for centos, rhcos, rhel,"
-                    + " rocky, ol, debian, ubuntu, sles and sl-micro")));
+                    + ": repository and certificate files can be placed for "
+                    + String.join(
+                        ", ", NodeFacts.OS_TABLE.stream().map(NodeFacts.Os::id).toList()))));
   }
 
   /** One read-only file mount per key of the ConfigMap, as the original does. */

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
-import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.spec.Section;
 import io.gpuoperator.operator.validation.PolicyValidationException;
@@ -28,12 +27,10 @@ import java.util.Set;
  * runs the original's contract from {@code manifests/<operand>/}, our image runs our agent with the
  * {@code agent/} overlay), loads the manifests as typed objects and changes only the fields the
  * policy controls, first with the transforms every DaemonSet gets (the original's common ones, in
- * its order), then with the rendering's own {@link Transform}.
+ * its order), then with the rendering's own {@link Transform}. Ownership and hash are stamped
+ * afterwards, by {@link ManagedObjects#stamp} in {@link Operands#renderAll}.
  */
 final class ManifestRenderer {
-  private static final Set<String> CLUSTER_SCOPED =
-      Set.of("RuntimeClass", "ClusterRole", "ClusterRoleBinding");
-
   /** The original's validator binary, which our image runs as the {@code validator} subcommand. */
   static final String NVIDIA_VALIDATOR = "nvidia-validator";
 
@@ -49,7 +46,7 @@ final class ManifestRenderer {
       if (!transform.keep(object, ctx)) {
         continue;
       }
-      if (!CLUSTER_SCOPED.contains(object.getKind())) {
+      if (ManagedObjects.isNamespaced(object)) {
         object.getMetadata().setNamespace(ctx.namespace());
       }
       bindToNamespace(object, ctx.namespace());
@@ -63,12 +60,9 @@ final class ManifestRenderer {
       if (object instanceof DaemonSet ds) {
         afterTransform(operand, transform, ds, ctx);
       }
-      object.getMetadata().getLabels().put(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
       out.add(object);
     }
-    out = transform.finish(out, ctx);
-    out.forEach(ContentHash::annotate);
-    return out;
+    return transform.finish(out, ctx);
   }
 
   /**

@@ -52,8 +52,9 @@ public record Operand(
   }
 
   /**
-   * The objects to apply, in manifest order, each with namespace, labels and content hash set.
-   * Owner references are added by the reconciler.
+   * The objects as rendered, in manifest order, with namespace and labels set; {@link
+   * Operands#renderAll} stamps the ownership label and hash ({@link ManagedObjects#stamp}), the
+   * reconciler the owner reference.
    *
    * @throws io.gpuoperator.operator.validation.PolicyValidationException when the policy cannot be
    *     rendered (for example a half-set image triple), naming the field

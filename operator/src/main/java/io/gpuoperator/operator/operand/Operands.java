@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.operand;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
@@ -227,8 +228,9 @@ public final class Operands {
   }
 
   /**
-   * Renders every operand: enabled ones with their objects, disabled ones with none (the reconciler
-   * deletes what exists). All rendering errors are collected into one exception.
+   * Renders every operand: enabled ones with their objects, stamped as the operator's ({@link
+   * ManagedObjects#stamp}), disabled ones with none (the reconciler deletes what exists). All
+   * rendering errors are collected into one exception.
    *
    * @throws PolicyValidationException naming every invalid field
    */
@@ -247,9 +249,9 @@ public final class Operands {
       try {
         RenderContext ctx = RenderContext.of(policy, facts, config);
         Rendering rendering = ManifestRenderer.choose(operand, ctx);
-        out.add(
-            new RenderedOperand(
-                operand.name(), true, ManifestRenderer.render(operand, ctx), rendering));
+        List<HasMetadata> objects = ManifestRenderer.render(operand, ctx);
+        objects.forEach(o -> ManagedObjects.stamp(o, operand.name(), config.namespace()));
+        out.add(new RenderedOperand(operand.name(), true, objects, rendering));
       } catch (PolicyValidationException e) {
         violations.addAll(e.violations());
       }

@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.common.ServiceMonitorConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,12 +9,11 @@ import java.util.Map;
 
 /** Applies a policy's {@link ServiceMonitorConfig} to a rendered ServiceMonitor. */
 final class ServiceMonitors {
-  static final String KIND = "ServiceMonitor";
-
   private ServiceMonitors() {}
 
   static boolean is(Object object) {
-    return object instanceof GenericKubernetesResource g && KIND.equals(g.getKind());
+    return object instanceof GenericKubernetesResource g
+        && ManagedObjects.SERVICE_MONITOR.equals(g.getKind());
   }
 
   /** Fills the namespace selector's placeholder with the operator namespace. */
@@ -47,7 +47,11 @@ final class ServiceMonitors {
         endpoint.put("honorLabels", config.honorLabels);
       }
       if (config.relabelings != null) {
-        endpoint.put("relabelings", new ArrayList<>(config.relabelings));
+        endpoint.put(
+            "relabelings",
+            config.relabelings.stream()
+                .map(r -> Serialization.jsonMapper().convertValue(r, Map.class))
+                .toList());
       }
     }
   }

@@ -2,7 +2,7 @@ package io.gpuoperator.operator.plan;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,8 +15,9 @@ import java.util.Set;
 
 /**
  * Compares what the operator would render with the live objects: each object is created, updated
- * (with the fields that change), deleted or unchanged. Unchanged means the live hash annotation
- * equals the rendered one, which is exactly when the operator would not write.
+ * (with the fields that change), deleted or unchanged. Unchanged is {@link
+ * ManagedObjects#upToDate}, the test the operator's applier makes before it writes; deleted are
+ * live objects with the ownership label that nothing renders any more.
  */
 public final class ObjectDiff {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -62,7 +63,7 @@ public final class ObjectDiff {
    *
    * @param rendered every operand as {@code Operands.renderAll} returns it
    * @param live the live objects that may match: rendered objects found on the cluster and every
-   *     operator-managed object (with a hash annotation); empty offline
+   *     object with the ownership label; empty offline
    */
   public static List<Entry> diff(List<RenderedOperand> rendered, Collection<HasMetadata> live) {
     Map<String, HasMetadata> byKey = new LinkedHashMap<>();
@@ -78,7 +79,7 @@ public final class ObjectDiff {
         List<String> changes = List.of();
         if (have == null) {
           action = Action.CREATE;
-        } else if (Objects.equals(hash(want), hash(have))) {
+        } else if (ManagedObjects.upToDate(want, have)) {
           action = Action.UNCHANGED;
         } else {
           action = Action.UPDATE;
@@ -88,8 +89,9 @@ public final class ObjectDiff {
       }
     }
     for (HasMetadata have : live) {
-      if (!desiredKeys.contains(key(have)) && hash(have) != null) {
-        out.add(entry(operandOf(have), have, Action.DELETE, List.of()));
+      String operand = ManagedObjects.operandOf(have);
+      if (!desiredKeys.contains(key(have)) && operand != null) {
+        out.add(entry(operand, have, Action.DELETE, List.of()));
       }
     }
     return out;
@@ -106,7 +108,7 @@ public final class ObjectDiff {
     for (String field : List.of("labels", "annotations")) {
       Map<String, Object> wl =
           new LinkedHashMap<>((Map<String, Object>) wm.getOrDefault(field, Map.of()));
-      wl.remove(Labels.LAST_APPLIED_HASH);
+      wl.remove(ManagedObjects.HASH_ANNOTATION);
       compare("metadata." + field, wl, hm.get(field), out);
     }
     for (var e : w.entrySet()) {
@@ -181,16 +183,6 @@ public final class ObjectDiff {
     }
     String s = v instanceof String str ? "\"" + str + "\"" : SERIALIZATION.asJson(v);
     return s.length() > 80 ? s.substring(0, 77) + "..." : s;
-  }
-
-  private static String hash(HasMetadata o) {
-    var a = o.getMetadata().getAnnotations();
-    return a == null ? null : a.get(Labels.LAST_APPLIED_HASH);
-  }
-
-  private static String operandOf(HasMetadata o) {
-    var l = o.getMetadata().getLabels();
-    return l == null || l.get(Labels.APP) == null ? "" : l.get(Labels.APP);
   }
 
   private static Entry entry(String operand, HasMetadata o, Action a, List<String> changes) {

@@ -11,7 +11,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
+import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.reconciler.ConfigMapKeys;
 import io.gpuoperator.operator.validation.PolicyValidationException;
@@ -23,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -114,19 +117,21 @@ public class PlanCommand implements Callable<Integer> {
       if (kubeconfig != null) {
         try (KubernetesClient client = client()) {
           List<Node> nodes = client.nodes().list().getItems();
-          boolean sm = LiveObjects.serviceMonitorCrd(client);
+          Set<String> monitoring = LiveObjects.monitoringKinds(client);
+          boolean sm = monitoring.contains(ManagedObjects.SERVICE_MONITOR);
           ClusterFacts facts =
-              PlanFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
+              NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
                   .withConfigMapKeys(
                       ConfigMapKeys.read(client, config.namespace(), policy.policy()));
           var rendered = Operands.renderAll(policy.policy(), facts, config);
-          List<HasMetadata> live = LiveObjects.read(client, config.namespace(), rendered, sm);
+          List<HasMetadata> live =
+              LiveObjects.read(client, config.namespace(), rendered, monitoring);
           plan = Plan.build(policy.policy(), nodes, facts, config, live);
           source = "live, " + client.getMasterUrl().getHost();
         }
       } else {
         List<Node> nodes = nodesFile == null ? List.of() : readNodes(nodesFile);
-        ClusterFacts facts = PlanFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
+        ClusterFacts facts = NodeFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
         plan = Plan.build(policy.policy(), nodes, facts, config, List.of());
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }

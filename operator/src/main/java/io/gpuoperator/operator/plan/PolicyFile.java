@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.operand.Operands;
+import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.SchemaValidator;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.Map;
  *
  * @param policy the bound policy, or null when it could not be bound
  * @param errors everything that makes the policy invalid, with field paths
- * @param warnings fields the API server would drop
+ * @param warnings fields the API server would drop, and fields the operator would ignore
  */
 public record PolicyFile(ClusterPolicy policy, List<Violation> errors, List<Violation> warnings) {
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
@@ -78,7 +79,9 @@ public record PolicyFile(ClusterPolicy policy, List<Violation> errors, List<Viol
       return new PolicyFile(null, errors, schema.droppedFields());
     }
     errors.addAll(Operands.validate(policy));
-    return new PolicyFile(policy, errors, schema.droppedFields());
+    List<Violation> warnings = new ArrayList<>(schema.droppedFields());
+    warnings.addAll(IgnoredFields.of(policy));
+    return new PolicyFile(policy, errors, warnings);
   }
 
   /** A Jackson binding failure as a field path and reason. */

@@ -18,8 +18,10 @@ import io.gpuoperator.operator.compat.DriverCompatibility;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.operand.DriverTransform;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
@@ -30,6 +32,7 @@ import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeRollout;
 import io.gpuoperator.operator.upgrade.UpgradeSettings;
+import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
@@ -117,7 +120,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
                 .withName(DAEMONSETS)
                 .withNamespaces(Set.of(config.namespace()))
-                .withLabelSelector(ReconcilerKeys.OPERAND_LABEL)
+                .withLabelSelector(ManagedObjects.OPERAND_LABEL)
                 .withSecondaryToPrimaryMapper(
                     Mappers.fromOwnerReferences(ClusterPolicy.class, true))
                 .build(),
@@ -148,8 +151,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             context);
     // Installing the Prometheus operator later must add the ServiceMonitors and PrometheusRules:
     // watch those two CRDs (by name; the field selector takes one value each).
-    monitoringCrd = crdSource(CRDS, Kinds.SERVICE_MONITOR_CRD, policies, context);
-    ruleCrd = crdSource(RULE_CRDS, Kinds.PROMETHEUS_RULE_CRD, policies, context);
+    monitoringCrd = crdSource(CRDS, ManagedObjects.SERVICE_MONITOR_CRD, policies, context);
+    ruleCrd = crdSource(RULE_CRDS, ManagedObjects.PROMETHEUS_RULE_CRD, policies, context);
     applier = new OperandApplier(client, config.namespace(), daemonSets);
     return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd);
   }
@@ -177,9 +180,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     List<String> keys = new ArrayList<>(Labels.NFD_GPU_LABELS);
     keys.addAll(
         List.of(
-            NodeFacts.GPU_PRESENT,
-            NodeFacts.OS_ID,
-            NodeFacts.OS_VERSION,
+            Labels.GPU_PRESENT,
+            Labels.NFD_OS_ID,
+            Labels.NFD_OS_VERSION_ID,
             Labels.NFD_KERNEL_FULL,
             UpgradeKeys.STATE));
     for (String key : keys) {
@@ -195,6 +198,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       ClusterPolicy policy, Context<ClusterPolicy> context) {
     String name = policy.getMetadata().getName();
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
+    ClusterPolicyStatus previous = previousStatus(policy);
     // The peers informer, not the primary cache: its events are what re-run this decision, so
     // reading its own cache cannot miss the change that triggered them (a deleted active policy).
     List<ClusterPolicy> all = peers.list().toList();
@@ -205,11 +209,11 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     lastWritten.keySet().retainAll(uids);
     ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
     if (!active.getMetadata().getName().equals(name)) {
-      LOG.info("ClusterPolicy {}: ignored, {} is active", name, active.getMetadata().getName());
+      LOG.info("ignored, {} is active", active.getMetadata().getName());
       writeStatus(
           policy,
           PolicyStatusModel.ignored(
-              generation, config.namespace(), active.getMetadata().getName(), policy.getStatus()));
+              generation, config.namespace(), active.getMetadata().getName(), previous));
       return UpdateControl.noUpdate();
     }
 
@@ -218,8 +222,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       if (writeStatus(
           policy,
           PolicyStatusModel.unsupportedServer(
-              generation, config.namespace(), unsupported.get(), policy.getStatus()))) {
-        LOG.error("ClusterPolicy {}: {}", name, unsupported.get());
+              generation, config.namespace(), unsupported.get(), previous))) {
+        LOG.error("{}", unsupported.get());
         warn(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get());
       }
       return UpdateControl.noUpdate();
@@ -239,15 +243,19 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       String message =
           "Invalid ClusterPolicy: "
               + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
-      LOG.warn("ClusterPolicy {}: {}; operands keep their last valid spec", name, message);
-      List<RenderedOperand> previous = lastValid.get(policy.getMetadata().getUid());
+      LOG.warn("{}; operands keep their last valid spec", message);
+      List<RenderedOperand> lastGood = lastValid.get(policy.getMetadata().getUid());
       ClusterPolicyStatus status =
-          PolicyStatusModel.invalid(
+          PolicyStatusModel.withIgnoredFields(
+              PolicyStatusModel.invalid(
+                  generation,
+                  config.namespace(),
+                  message,
+                  lastGood == null ? null : readiness(lastGood),
+                  previous),
+              IgnoredFields.of(policy),
               generation,
-              config.namespace(),
-              message,
-              previous == null ? null : readiness(previous),
-              policy.getStatus());
+              previous);
       if (writeStatus(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
       }
@@ -257,7 +265,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       return UpdateControl.noUpdate();
     }
 
-    List<Node> gpuNodes = nodes.list().filter(NodeFacts::isGpuNode).toList();
+    List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
     DriverChecks.Result checks = driverChecks(policy, gpuNodes, facts);
     OperandApplier.Result result;
     try {
@@ -277,13 +285,17 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     lastValid.put(policy.getMetadata().getUid(), rendered);
     List<OperandReadiness> readiness = readiness(rendered);
     ClusterPolicyStatus status =
-        PolicyStatusModel.applied(
+        PolicyStatusModel.withIgnoredFields(
+            PolicyStatusModel.applied(
+                generation,
+                config.namespace(),
+                readiness,
+                facts.gpuNodeCount(),
+                facts.nfdLabelsPresent(),
+                previous),
+            IgnoredFields.of(policy),
             generation,
-            config.namespace(),
-            readiness,
-            facts.gpuNodeCount(),
-            facts.nfdLabelsPresent(),
-            policy.getStatus());
+            previous);
     status.driverUpgrade = UpgradeRollout.status(nodes.list().toList(), UpgradeSettings.of(policy));
     String refused = null;
     if (checks != null && !gpuNodes.isEmpty()) {
@@ -291,18 +303,17 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       status.gpuDirect = checks.listedUnmet();
       refused = checks.refusedMessage();
       if (refused != null) {
-        PolicyStatusModel.driverRefused(status, generation, refused, policy.getStatus());
+        PolicyStatusModel.driverRefused(status, generation, refused, previous);
       }
     }
     boolean changed = writeStatus(policy, status);
     if (changed && refused != null) {
-      LOG.warn("ClusterPolicy {}: {}", name, refused);
+      LOG.warn("{}", refused);
       warn(policy, Conditions.DRIVER_INCOMPATIBLE, refused);
     }
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(
-          "ClusterPolicy {}: applied {}, deleted {}, state {} ({} GPU nodes)",
-          name,
+          "applied {}, deleted {}, state {} ({} GPU nodes)",
           result.applied(),
           result.deleted(),
           status.state.value(),
@@ -324,16 +335,13 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     String message = "Reconcile failed: " + e.getMessage();
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
     ClusterPolicyStatus status =
-        PolicyStatusModel.failed(generation, config.namespace(), message, policy.getStatus());
+        PolicyStatusModel.failed(generation, config.namespace(), message, previousStatus(policy));
     try {
       if (writeStatus(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
       }
     } catch (RuntimeException statusError) {
-      LOG.warn(
-          "ClusterPolicy {}: cannot record the failure in status: {}",
-          policy.getMetadata().getName(),
-          statusError.getMessage());
+      LOG.warn("cannot record the failure in status: {}", statusError.getMessage());
     }
     return ErrorStatusUpdateControl.noStatusUpdate();
   }
@@ -342,10 +350,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private Set<String> monitoringKinds() {
     Set<String> kinds = new java.util.HashSet<>();
     if (monitoringCrd.list().findAny().isPresent()) {
-      kinds.add(Kinds.SERVICE_MONITOR);
+      kinds.add(ManagedObjects.SERVICE_MONITOR);
     }
     if (ruleCrd.list().findAny().isPresent()) {
-      kinds.add(Kinds.PROMETHEUS_RULE);
+      kinds.add(ManagedObjects.PROMETHEUS_RULE);
     }
     return kinds;
   }
@@ -472,6 +480,19 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   }
 
   private record WrittenStatus(String resourceVersion, ClusterPolicyStatus status) {}
+
+  /**
+   * The status a pass builds on: the cached policy's, unless this process has written a newer one
+   * the cache has not caught up with. From the stale one, a condition that just changed would get a
+   * new transition time, differ from what was written, and make an idle pass write again.
+   */
+  private ClusterPolicyStatus previousStatus(ClusterPolicy policy) {
+    WrittenStatus last = lastWritten.get(policy.getMetadata().getUid());
+    if (last != null && !newer(policy.getMetadata().getResourceVersion(), last.resourceVersion())) {
+      return last.status();
+    }
+    return policy.getStatus();
+  }
 
   /** Whether resourceVersion a is newer than b (numeric on every API server in practice). */
   private static boolean newer(String a, String b) {

@@ -117,7 +117,7 @@ public class NodeLabelReconciler implements Reconciler<Node> {
     if (mergePatch == null) {
       return UpdateControl.noUpdate();
     }
-    LOG.info("Node {}: {}: {}", name, what, mergePatch);
+    LOG.info("{}: {}", what, mergePatch);
     Node result =
         client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
     Long now = version(result);

@@ -2,6 +2,7 @@ package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -21,7 +22,9 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.driver.NvidiaDriverModel;
+import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.operand.DriverTransform;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.OperandReadiness;
@@ -179,7 +182,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
       return UpdateControl.noUpdate();
     }
 
-    List<Node> gpuNodes = nodes.list().filter(NodeFacts::isGpuNode).toList();
+    List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
     DriverOwners owners = DriverOwners.assign(peers.list().toList(), gpuNodes);
     labelNodes(name, owners, gpuNodes);
     List<Node> assigned =
@@ -282,29 +285,24 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
             "{\"metadata\":{\"labels\":{\"" + DriverOwners.OWNER + "\":" + value + "}}}");
   }
 
-  /** Server-side apply with this driver as controller, unless the recorded hash is the same. */
+  /** Server-side apply with this driver as controller, unless the live one is up to date. */
   private void apply(NVIDIADriver owner, DaemonSet rendered) {
     DaemonSet desired = Serialization.clone(rendered);
     desired.getMetadata().setNamespace(config.namespace());
-    desired
-        .getMetadata()
-        .setOwnerReferences(
-            List.of(
-                new OwnerReferenceBuilder()
-                    .withApiVersion(owner.getApiVersion())
-                    .withKind(owner.getKind())
-                    .withName(owner.getMetadata().getName())
-                    .withUid(owner.getMetadata().getUid())
-                    .withController(true)
-                    .withBlockOwnerDeletion(true)
-                    .build()));
-    desired.getMetadata().getAnnotations().remove(ReconcilerKeys.HASH_ANNOTATION);
-    desired
-        .getMetadata()
-        .getAnnotations()
-        .put(ReconcilerKeys.HASH_ANNOTATION, ObjectHash.of(desired));
+    OwnerReference ref =
+        new OwnerReferenceBuilder()
+            .withApiVersion(owner.getApiVersion())
+            .withKind(owner.getKind())
+            .withName(owner.getMetadata().getName())
+            .withUid(owner.getMetadata().getUid())
+            .withController(true)
+            .withBlockOwnerDeletion(true)
+            .build();
+    desired.getMetadata().setOwnerReferences(List.of(ref));
     Optional<DaemonSet> live = daemonSets.get(ResourceID.fromResource(desired));
-    if (live.isPresent() && ObjectHash.recorded(desired).equals(ObjectHash.recorded(live.get()))) {
+    if (live.isPresent()
+        && ManagedObjects.upToDate(desired, live.get())
+        && ManagedObjects.ownedBy(live.get(), ref)) {
       return;
     }
     LOG.info(

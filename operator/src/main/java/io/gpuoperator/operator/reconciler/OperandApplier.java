@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -10,12 +9,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,28 +27,10 @@ import org.slf4j.LoggerFactory;
  * Brings the operands' objects to what the policy rendered, writing only what differs: an object
  * whose recorded hash equals the rendered one is left alone, so a pass that changes nothing makes
  * no write call. Objects of disabled operands, and objects an operand no longer renders, are
- * deleted; they are found through the operand label the applier adds to everything it writes.
+ * deleted; they are found through the ownership label ({@link ManagedObjects#OPERAND_LABEL}).
  */
 public final class OperandApplier {
   private static final Logger LOG = LoggerFactory.getLogger(OperandApplier.class);
-
-  /** Every kind an operand may consist of; listed once at start to find existing objects. */
-  static final List<KindRef> KINDS =
-      List.of(
-          new KindRef("apps/v1", "DaemonSet", true),
-          new KindRef("v1", "ServiceAccount", true),
-          new KindRef("v1", "ConfigMap", true),
-          new KindRef("v1", "Service", true),
-          new KindRef("rbac.authorization.k8s.io/v1", "Role", true),
-          new KindRef("rbac.authorization.k8s.io/v1", "RoleBinding", true),
-          new KindRef("rbac.authorization.k8s.io/v1", "ClusterRole", false),
-          new KindRef("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
-          new KindRef("node.k8s.io/v1", "RuntimeClass", false),
-          new KindRef(Kinds.API_VERSION, Kinds.SERVICE_MONITOR, true),
-          new KindRef(Kinds.API_VERSION, Kinds.PROMETHEUS_RULE, true));
-
-  /** A kind and whether its objects live in a namespace. */
-  record KindRef(String apiVersion, String kind, boolean namespaced) {}
 
   private final KubernetesClient client;
   private final String namespace;
@@ -98,10 +79,10 @@ public final class OperandApplier {
       Set<ObjectKey> wanted = new HashSet<>();
       if (operand.enabled()) {
         for (HasMetadata object : operand.objects()) {
-          if (Kinds.isMonitoring(object) && !monitoringKinds.contains(object.getKind())) {
+          if (!ManagedObjects.present(object.getApiVersion(), object.getKind(), monitoringKinds)) {
             continue;
           }
-          HasMetadata desired = prepare(owner, operand.name(), object);
+          HasMetadata desired = prepare(owner, object);
           wanted.add(ObjectKey.of(desired));
           if (frozen.test(object)) {
             continue;
@@ -113,7 +94,7 @@ public final class OperandApplier {
       }
       Set<ObjectKey> existing = known.getOrDefault(operand.name(), Set.of());
       for (ObjectKey key : existing) {
-        if (key.apiVersion().equals(Kinds.API_VERSION) && !monitoringKinds.contains(key.kind())) {
+        if (!ManagedObjects.present(key.apiVersion(), key.kind(), monitoringKinds)) {
           continue; // the CRD is gone, and its objects with it
         }
         if (!wanted.contains(key)) {
@@ -137,75 +118,56 @@ public final class OperandApplier {
       return known;
     }
     known = new ConcurrentHashMap<>();
-    for (KindRef kind : KINDS) {
-      if (Kinds.API_VERSION.equals(kind.apiVersion()) && !monitoringKinds.contains(kind.kind())) {
-        continue;
-      }
-      var resources = client.genericKubernetesResources(kind.apiVersion(), kind.kind());
-      List<GenericKubernetesResource> items =
-          kind.namespaced()
-              ? resources
-                  .inNamespace(namespace)
-                  .withLabel(ReconcilerKeys.OPERAND_LABEL)
-                  .list()
-                  .getItems()
-              : resources.withLabel(ReconcilerKeys.OPERAND_LABEL).list().getItems();
-      for (GenericKubernetesResource item : items) {
-        String operand = item.getMetadata().getLabels().get(ReconcilerKeys.OPERAND_LABEL);
-        known.computeIfAbsent(operand, k -> ConcurrentHashMap.newKeySet()).add(ObjectKey.of(item));
-      }
+    for (HasMetadata item : ManagedObjects.list(client, namespace, monitoringKinds)) {
+      known
+          .computeIfAbsent(ManagedObjects.operandOf(item), k -> ConcurrentHashMap.newKeySet())
+          .add(ObjectKey.of(item));
     }
     inventory = known;
     return known;
   }
 
-  /** The object as written: namespace, operand label, owner reference and content hash. */
-  HasMetadata prepare(ClusterPolicy owner, String operand, HasMetadata rendered) {
+  /**
+   * The object as written: the rendered one (already stamped with ownership and hash by {@link
+   * ManagedObjects#stamp}) plus the policy as its controller owner.
+   */
+  HasMetadata prepare(ClusterPolicy owner, HasMetadata rendered) {
     HasMetadata o = Serialization.clone(rendered);
-    if (Kinds.isNamespaced(o) && o.getMetadata().getNamespace() == null) {
-      o.getMetadata().setNamespace(namespace);
-    }
-    Map<String, String> labels = new LinkedHashMap<>();
-    if (o.getMetadata().getLabels() != null) {
-      labels.putAll(o.getMetadata().getLabels());
-    }
-    labels.put(ReconcilerKeys.OPERAND_LABEL, operand);
-    o.getMetadata().setLabels(labels);
-    OwnerReference ref =
-        new OwnerReferenceBuilder()
-            .withApiVersion(owner.getApiVersion())
-            .withKind(owner.getKind())
-            .withName(owner.getMetadata().getName())
-            .withUid(owner.getMetadata().getUid())
-            .withController(true)
-            .withBlockOwnerDeletion(true)
-            .build();
-    o.getMetadata().setOwnerReferences(List.of(ref));
-    Map<String, String> annotations = new LinkedHashMap<>();
-    if (o.getMetadata().getAnnotations() != null) {
-      annotations.putAll(o.getMetadata().getAnnotations());
-    }
-    annotations.remove(ReconcilerKeys.HASH_ANNOTATION);
-    o.getMetadata().setAnnotations(annotations.isEmpty() ? null : annotations);
-    annotations = new LinkedHashMap<>(annotations);
-    annotations.put(ReconcilerKeys.HASH_ANNOTATION, ObjectHash.of(o));
-    o.getMetadata().setAnnotations(annotations);
+    o.getMetadata().setOwnerReferences(List.of(ownerReference(owner)));
     return o;
   }
 
+  static OwnerReference ownerReference(ClusterPolicy owner) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(owner.getApiVersion())
+        .withKind(owner.getKind())
+        .withName(owner.getMetadata().getName())
+        .withUid(owner.getMetadata().getUid())
+        .withController(true)
+        .withBlockOwnerDeletion(true)
+        .build();
+  }
+
+  /**
+   * Whether an apply is needed: the object is missing, its recorded hash differs from the rendered
+   * one (the same comparison {@code plan} makes), or another policy owns it (the policy was
+   * recreated).
+   */
+  static boolean needsWrite(HasMetadata desired, HasMetadata live) {
+    return !ManagedObjects.upToDate(desired, live)
+        || !ManagedObjects.ownedBy(live, desired.getMetadata().getOwnerReferences().get(0));
+  }
+
   private boolean applyIfChanged(ClusterPolicy owner, HasMetadata desired) {
-    String hash = ObjectHash.recorded(desired);
     HasMetadata live = live(desired);
-    if (live != null && hash.equals(ObjectHash.recorded(live))) {
+    if (!needsWrite(desired, live)) {
       return false;
     }
     LOG.info(
-        "{} {}: {} {} (hash {})",
-        owner.getKind(),
-        owner.getMetadata().getName(),
+        "{} {} (hash {})",
         live == null ? "creating" : "updating",
         ObjectKey.of(desired),
-        hash);
+        ManagedObjects.recordedHash(desired));
     HasMetadata written =
         client
             .resource(desired)
@@ -252,9 +214,7 @@ public final class OperandApplier {
 
   private void delete(ClusterPolicy owner, String operand, ObjectKey key, boolean orphan) {
     LOG.info(
-        "{} {}: deleting {} of operand {}{}",
-        owner.getKind(),
-        owner.getMetadata().getName(),
+        "deleting {} of operand {}{}",
         key,
         operand,
         orphan ? ", leaving its pods to the driver upgrade" : "");

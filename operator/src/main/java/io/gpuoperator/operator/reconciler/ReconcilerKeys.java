@@ -1,15 +1,7 @@
 package io.gpuoperator.operator.reconciler;
 
-import io.gpuoperator.operator.labels.Labels;
-
 /** Label and annotation keys and names the reconcilers write or select on. */
 public final class ReconcilerKeys {
-  /** Hash of an applied object's content; an object whose hash matches is not written again. */
-  public static final String HASH_ANNOTATION = Labels.LAST_APPLIED_HASH;
-
-  /** Names the operand an object belongs to, so a disabled operand's objects can be found. */
-  public static final String OPERAND_LABEL = "nvidia.com/gpu-operator.operand";
-
   /** Field manager of the operator's server-side applies. */
   public static final String FIELD_MANAGER = "gpu-operator";
 

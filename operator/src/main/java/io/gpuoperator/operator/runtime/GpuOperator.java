@@ -14,7 +14,10 @@ import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -29,11 +32,25 @@ import org.slf4j.LoggerFactory;
 public final class GpuOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GpuOperator.class);
 
-  /** How an instance is wired; tests pass their own renderer, identity and exit behaviour. */
+  /**
+   * How an instance is wired; tests pass their own renderer, identity and exit behaviour.
+   *
+   * @param metricsHost the address /metrics binds (from --metrics-bind-address)
+   * @param healthHost the address /healthz and /readyz bind (from --health-probe-bind-address)
+   */
   public record Options(
-      String identity, String bindHost, boolean exitOnLostLease, int nodeWorkers) {
+      String identity,
+      String metricsHost,
+      String healthHost,
+      boolean exitOnLostLease,
+      int nodeWorkers) {
     public static Options defaults(String identity) {
-      return new Options(identity, "0.0.0.0", true, 32);
+      return new Options(identity, "0.0.0.0", "0.0.0.0", true, 32);
+    }
+
+    /** Both servers on one host (tests: 127.0.0.1). */
+    public static Options on(String host, String identity, boolean exitOnLostLease, int workers) {
+      return new Options(identity, host, host, exitOnLostLease, workers);
     }
   }
 
@@ -45,7 +62,7 @@ public final class GpuOperator implements AutoCloseable {
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
-  private HttpEndpoints metricsServer;
+  private HTTPServer metricsServer;
   private HttpEndpoints healthServer;
 
   public GpuOperator(
@@ -64,6 +81,7 @@ public final class GpuOperator implements AutoCloseable {
                   .withCloseClientOnStop(false)
                   .checkingCRDAndValidateLocalModel(false)
                   .withConcurrentReconciliationThreads(options.nodeWorkers())
+                  .withMetrics(metrics.josdk())
                   .withUseSSAToPatchPrimaryResource(false);
               if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(
@@ -94,7 +112,10 @@ public final class GpuOperator implements AutoCloseable {
         .ifPresent(reason -> LOG.error("{}; every ClusterPolicy will report it", reason));
     operator.register(
         new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion),
-        c -> c.withName("clusterpolicy"));
+        c ->
+            c.withName("clusterpolicy")
+                .withRetry(retry(config))
+                .withReconciliationMaxInterval(config.resyncPeriod()));
     operator.register(
         new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC()),
         c -> c.withName("driverupgrade"));
@@ -105,27 +126,39 @@ public final class GpuOperator implements AutoCloseable {
         c ->
             c.withGenerationAware(false)
                 .withName("nodelabels")
+                .withRetry(retry(config))
+                .withReconciliationMaxInterval(config.resyncPeriod())
                 .withItemStore(io.gpuoperator.operator.cluster.NodeSlimming.store()));
     if (!config.leaderElection()) {
       leader.set(true);
     }
   }
 
+  /**
+   * Retries a failed reconcile without end: JOSDK's default gives up after 5 attempts (about 25 s)
+   * and nothing requeues, so an API server outage longer than that would leave the policy
+   * unreconciled until its next event, possibly hours away. Backoff doubles from 1 s up to
+   * RECONCILE_BACKOFF_MAX.
+   */
+  static GenericRetry retry(OperatorConfig config) {
+    return new GenericRetry()
+        .setInitialInterval(Duration.ofSeconds(1))
+        .setIntervalMultiplier(2)
+        .setMaxInterval(config.reconcileBackoffMax().toMillis())
+        .withoutMaxAttempts();
+  }
+
   /** Starts the metrics and health servers, then the controllers (blocks until caches sync). */
   public GpuOperator start() throws IOException {
     metricsServer =
-        HttpEndpoints.start(
-            options.bindHost(),
-            config.metricsPort(),
-            Map.of(
-                "/metrics",
-                out -> {
-                  metrics.writeTo(out);
-                  return 200;
-                }));
+        HTTPServer.builder()
+            .hostname(options.metricsHost())
+            .port(config.metricsPort())
+            .registry(metrics.registry())
+            .buildAndStart();
     healthServer =
         HttpEndpoints.start(
-            options.bindHost(),
+            options.healthHost(),
             config.healthPort(),
             Map.of(
                 "/healthz",
@@ -136,10 +169,12 @@ public final class GpuOperator implements AutoCloseable {
                 "/readyz",
                 out -> answer(out, started.get())));
     LOG.info(
-        "gpu-operator {}: namespace {}, metrics :{}, health :{}, leader election {}",
+        "gpu-operator {}: namespace {}, metrics {}:{}, health {}:{}, leader election {}",
         options.identity(),
         config.namespace(),
-        metricsServer.port(),
+        options.metricsHost(),
+        metricsServer.getPort(),
+        options.healthHost(),
         healthServer.port(),
         config.leaderElection());
     operator.start();
@@ -173,7 +208,7 @@ public final class GpuOperator implements AutoCloseable {
   }
 
   public int metricsPort() {
-    return metricsServer.port();
+    return metricsServer.getPort();
   }
 
   public int healthPort() {

@@ -7,8 +7,8 @@ import java.net.InetSocketAddress;
 import java.util.Map;
 
 /**
- * A small HTTP server for the operator's endpoints: /metrics on the metrics port, /healthz and
- * /readyz on the health port (as controller-runtime serves them).
+ * A small HTTP server for the operator's health endpoints, /healthz and /readyz on the health
+ * address (as controller-runtime serves them). Metrics have the Prometheus client's own server.
  */
 public final class HttpEndpoints implements AutoCloseable {
   /** One endpoint: status code and body, computed per request. */

@@ -2,6 +2,7 @@ package io.gpuoperator.operator.runtime;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.OperandImages;
+import io.gpuoperator.operator.config.Env;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
 import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
@@ -53,18 +54,32 @@ public class OperatorCommand implements Callable<Integer> {
           "Namespace of the Lease (default $LEADER_ELECT_NAMESPACE or OPERATOR_NAMESPACE).")
   String leaderElectNamespace;
 
+  @Option(
+      names = "--log-level",
+      paramLabel = "LEVEL",
+      description = "trace, debug, info, warn or error (default $LOG_LEVEL, info).")
+  String logLevel;
+
+  @Option(
+      names = "--log-format",
+      paramLabel = "FORMAT",
+      description =
+          "text, or json: one JSON object per line (Logback's encoder) with the reconciled"
+              + " resource's kind, namespace and name (default $LOG_FORMAT, text).")
+  String logFormat;
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
     OperatorConfig config;
     try {
+      logSettings(System.getenv()).apply();
       config = overrides(OperatorConfig.fromEnv(System.getenv()));
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("gpu-operator operator: " + e.getMessage());
       return 2;
     }
-    String host = bindHost(metricsAddress);
     String identity = identity();
     KubernetesClient client =
         OperatorClients.create(kubeconfig, "gpu-operator/" + OperandImages.projectVersion());
@@ -74,7 +89,8 @@ public class OperatorCommand implements Callable<Integer> {
             config,
             new OperandRegistryRenderer(),
             new NodeLabelRulesPlanner(),
-            new GpuOperator.Options(identity, host, true, 32));
+            new GpuOperator.Options(
+                identity, bindHost(metricsAddress), bindHost(healthAddress), true, 32));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -104,7 +120,34 @@ public class OperatorCommand implements Callable<Integer> {
         env.leaseDuration(),
         env.renewDeadline(),
         env.retryPeriod(),
+        env.reconcileBackoffMax(),
+        env.resyncPeriod(),
         OperatorConfig.subcommandsOf(spec));
+  }
+
+  /**
+   * The log settings from --log-level/--log-format, else LOG_LEVEL/LOG_FORMAT; a bad value names
+   * the flag or variable.
+   */
+  LogSettings logSettings(Map<String, String> env) {
+    return new LogSettings(
+        named(logLevel, "--log-level", Env.LOG_LEVEL, env, LogSettings::parseLevel),
+        named(logFormat, "--log-format", Env.LOG_FORMAT, env, LogSettings.Format::parse));
+  }
+
+  private static <T> T named(
+      String flag,
+      String flagName,
+      Env var,
+      Map<String, String> env,
+      java.util.function.Function<String, T> parse) {
+    String value = flag != null ? flag : var.get(env);
+    try {
+      return parse.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          (flag != null ? flagName : var.name()) + ": " + e.getMessage(), e);
+    }
   }
 
   /** ":8080" or "host:8080" → the port. */

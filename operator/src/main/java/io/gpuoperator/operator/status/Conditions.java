@@ -29,5 +29,11 @@ public final class Conditions {
   /** Not in the original (it keeps ignored policies' status untouched): names the active one. */
   public static final String IGNORED = "Ignored";
 
+  /**
+   * Not in the original: fields of the policy this operator accepts but does not act on (type and
+   * reason), listed in the message; absent when there are none.
+   */
+  public static final String IGNORED_FIELDS = "IgnoredFields";
+
   private Conditions() {}
 }

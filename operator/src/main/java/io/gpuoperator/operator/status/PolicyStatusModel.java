@@ -8,6 +8,7 @@ import io.gpuoperator.api.common.OperandStatus;
 import io.gpuoperator.api.common.PolicyStatus;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
+import io.gpuoperator.operator.validation.Violation;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -287,6 +288,31 @@ public final class PolicyStatusModel {
         .withObservedGeneration(generation)
         .withLastTransitionTime(since)
         .build();
+  }
+
+  /**
+   * The status with the {@link Conditions#IGNORED_FIELDS} condition (True, listing each field and
+   * why) when the policy sets fields this operator ignores; unchanged when it sets none.
+   */
+  public static ClusterPolicyStatus withIgnoredFields(
+      ClusterPolicyStatus status,
+      List<Violation> ignored,
+      long generation,
+      ClusterPolicyStatus previous) {
+    if (ignored.isEmpty()) {
+      return status;
+    }
+    List<Condition> conditions = new ArrayList<>(status.conditions);
+    conditions.add(
+        condition(
+            Conditions.IGNORED_FIELDS,
+            true,
+            Conditions.IGNORED_FIELDS,
+            ignored.stream().map(Violation::toString).collect(Collectors.joining("; ")),
+            generation,
+            previous));
+    status.conditions = conditions;
+    return status;
   }
 
   /** Whether two statuses say the same thing (so no write is needed). */

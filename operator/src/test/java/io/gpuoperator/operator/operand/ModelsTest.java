@@ -148,8 +148,6 @@ class ModelsTest {
         .isNotEqualTo(env(ds.get(1), DriverTransform.CONTAINER).get("DRIVER_CONFIG_DIGEST"));
     assertThat(objects.stream().filter(o -> !(o instanceof DaemonSet)).map(o -> o.getKind()))
         .doesNotHaveDuplicates();
-    assertThat(ds.get(0).getMetadata().getAnnotations().get(Labels.LAST_APPLIED_HASH))
-        .isEqualTo(ContentHash.of(ds.get(0)));
   }
 
   @Test
@@ -365,5 +363,40 @@ class ModelsTest {
         .doesNotContain("ConfigMap/default-mig-parted-config");
     assertThat(ds(objects).getSpec().getTemplate().getSpec().getVolumes())
         .anyMatch(v -> v.getConfigMap() != null && v.getConfigMap().getName().equals("mine"));
+  }
+
+  /**
+   * Our agent: NFD present, labels go through NodeFeature objects and it only reads Nodes, as
+   * NVIDIA's image; without NFD it writes its Node's labels and only then may patch Nodes.
+   */
+  @Test
+  void featureDiscoveryPatchesNodesOnlyWithoutNfd() {
+    var withNfd = new ClusterFacts("v1.36.3", "containerd", false, 2, true, "ubuntu22.04");
+    var withoutNfd = new ClusterFacts("v1.36.3", "containerd", false, 2, false, "ubuntu22.04");
+    for (var facts : List.of(withNfd, withoutNfd)) {
+      List<HasMetadata> objects =
+          render(Operands.byName(OperandNames.GPU_FEATURE_DISCOVERY), Policies.minimal(), facts);
+      var role =
+          objects.stream()
+              .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
+              .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
+              .findFirst()
+              .orElseThrow();
+      List<String> nodeVerbs =
+          role.getRules().stream()
+              .filter(r -> r.getResources().contains("nodes"))
+              .flatMap(r -> r.getVerbs().stream())
+              .toList();
+      String output =
+          env(ds(objects), GpuFeatureDiscoveryTransform.CONTAINER)
+              .get(GpuFeatureDiscoveryAgentTransform.OUTPUT_ENV);
+      if (facts.nfdLabelsPresent()) {
+        assertThat(nodeVerbs).containsExactly("get", "list", "watch");
+        assertThat(output).isEqualTo("node-feature");
+      } else {
+        assertThat(nodeVerbs).containsExactly("get", "list", "watch", "patch");
+        assertThat(output).isEqualTo("node-labels");
+      }
+    }
   }
 }

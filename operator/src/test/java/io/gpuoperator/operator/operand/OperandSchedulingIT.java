@@ -15,9 +15,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.NodeLabelRules;
-import io.gpuoperator.operator.plan.PlanFacts;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,7 +78,7 @@ class OperandSchedulingIT {
           .as("one patch converges")
           .isTrue();
 
-      var facts = PlanFacts.of(client.nodes().list().getItems(), "v1.36.3", false);
+      var facts = NodeFacts.of(client.nodes().list().getItems(), "v1.36.3", false);
       var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS));
       Set<String> daemonSets = new java.util.TreeSet<>();
       for (RenderedOperand op : Operands.renderAll(policy, facts, config)) {

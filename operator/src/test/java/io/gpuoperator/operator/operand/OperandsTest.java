@@ -84,8 +84,8 @@ class OperandsTest {
     for (RenderedOperand op : render(policy)) {
       for (HasMetadata o : op.objects()) {
         assertThat(o.getMetadata().getLabels())
-            .containsEntry(Labels.MANAGED_BY, Labels.MANAGED_BY_VALUE);
-        assertThat(o.getMetadata().getAnnotations()).containsKey(Labels.LAST_APPLIED_HASH);
+            .containsEntry(ManagedObjects.OPERAND_LABEL, op.name());
+        assertThat(ManagedObjects.recordedHash(o)).isEqualTo(ManagedObjects.hash(o));
         if (o instanceof DaemonSet ds) {
           var pod = ds.getSpec().getTemplate().getSpec();
           // The MPS control daemon runs where the device plugin runs and MPS is configured.
@@ -148,7 +148,6 @@ class OperandsTest {
         .flatMap(o -> o.objects().stream())
         .collect(
             Collectors.toMap(
-                o -> o.getKind() + "/" + o.getMetadata().getName(),
-                o -> o.getMetadata().getAnnotations().get(Labels.LAST_APPLIED_HASH)));
+                o -> o.getKind() + "/" + o.getMetadata().getName(), ManagedObjects::recordedHash));
   }
 }

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.labels.Labels;
-import io.gpuoperator.operator.operand.ContentHash;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import java.util.ArrayList;
@@ -71,7 +71,7 @@ class ObjectDiffTest {
     c.setImage("nvcr.io/nvidia/k8s-device-plugin:v0.16.0");
     c.getEnv().removeIf(e -> e.getName().equals("MIG_STRATEGY"));
     c.getEnv().add(new io.fabric8.kubernetes.api.model.EnvVar("OLD", "1", null));
-    ContentHash.annotate(dp);
+    ManagedObjects.stamp(dp, "device-plugin", "gpu-operator");
     DaemonSet stale = K.clone(dp);
     stale.getMetadata().setName("nvidia-dcgm");
     stale.getMetadata().getLabels().put(Labels.APP, "nvidia-dcgm");
@@ -98,7 +98,7 @@ class ObjectDiffTest {
   }
 
   @Test
-  void liveObjectsWithoutOurHashAreNeverDeleted() {
+  void liveObjectsWithoutTheOwnershipLabelAreNeverDeleted() {
     var foreign =
         new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
             .withNewMetadata()

@@ -163,12 +163,13 @@ class PlanCommandTest {
         write(
             "unknown.yaml",
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
-                + "  futureSection:\n    on: true\n  devicePlugin:\n    futureKnob: 1\n");
+                + "  futureSection:\n    on: true\n  devicePlugin:\n    enable: false\n");
     Run r = run("-f", p.toString());
     assertThat(r.rc()).as(r.err()).isZero();
     assertThat(r.err()).contains("warning:").contains("spec.futureSection: unknown field");
-    // Operand sections keep unknown fields (preserve-unknown-fields): no warning for them.
-    assertThat(r.err()).doesNotContain("futureKnob");
+    // Operand sections prune unknown fields too: a typo is named, never silently accepted.
+    assertThat(r.err())
+        .contains("spec.devicePlugin.enable: unknown field: the API server drops it");
   }
 
   @Test

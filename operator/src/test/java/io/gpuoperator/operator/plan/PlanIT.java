@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
@@ -42,7 +43,7 @@ class PlanIT {
     String ns = ControlPlaneExtension.newNamespace(client, "plan");
     OperatorConfig config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", ns));
     // The API server has no GPU nodes yet: render as the operator would for such a cluster.
-    ClusterFacts facts = PlanFacts.of(List.of(), "v1.36.3", false);
+    ClusterFacts facts = NodeFacts.of(List.of(), "v1.36.3", false);
     List<HasMetadata> applied = new ArrayList<>();
     for (RenderedOperand op : Operands.renderAll(Policies.sample(), facts, config)) {
       for (HasMetadata o : op.objects()) {

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.sim.controlplane.ControlPlane;
@@ -143,7 +144,7 @@ class ClusterPolicyReconcilerIT {
     assertThat(driver.getMetadata().getOwnerReferences())
         .singleElement()
         .satisfies(o -> assertThat(o.getName()).isEqualTo(POLICY));
-    assertThat(driver.getMetadata().getAnnotations()).containsKey(ReconcilerKeys.HASH_ANNOTATION);
+    assertThat(driver.getMetadata().getAnnotations()).containsKey(ManagedObjects.HASH_ANNOTATION);
     assertThat(admin.apps().daemonSets().inNamespace(ns).withName("nvidia-dcgm").get()).isNull();
     assertThat(admin.serviceAccounts().inNamespace(ns).withName("nvidia-driver").get()).isNotNull();
     assertThat(admin.rbac().clusterRoles().withName("nvidia-device-plugin").get()).isNotNull();
@@ -224,6 +225,9 @@ class ClusterPolicyReconcilerIT {
     assertThat(ready.getStatus().namespace).isEqualTo(ns);
     assertThat(PolicyStatusModel.ready(ready.getStatus()).getReason())
         .isEqualTo(Conditions.RECONCILED);
+    // The sample sets nothing this operator ignores (driver.upgradePolicy.autoUpgrade is acted on).
+    assertThat(ready.getStatus().conditions)
+        .noneMatch(c -> c.getType().equals(Conditions.IGNORED_FIELDS));
     assertThat(ready.getStatus().operands)
         .filteredOn(o -> o.name.equals("driver"))
         .singleElement()
@@ -235,7 +239,13 @@ class ClusterPolicyReconcilerIT {
         .contains("gpu_operator_gpu_nodes_total 2.0")
         .contains("gpu_operator_reconciliation_status 1.0")
         .contains("gpu_operator_reconciliation_has_nfd_labels 1.0")
-        .contains("gpu_operator_reconciliation_total");
+        .contains("gpu_operator_reconciliation_total")
+        .containsPattern("gpu_operator_reconciliation_last_success_ts_seconds \\d\\.\\d+E9")
+        .containsPattern(
+            "operator_sdk_reconciliations_started_total\\{controller=\"clusterpolicy\"} [1-9]")
+        .containsPattern(
+            "operator_sdk_reconciliations_success_total\\{controller=\"nodelabels\"} [1-9]")
+        .contains("jvm_threads_current");
     assertThat(get("http://127.0.0.1:" + operator.operator.healthPort() + "/healthz"))
         .isEqualTo("ok");
     assertThat(get("http://127.0.0.1:" + operator.operator.healthPort() + "/readyz"))
@@ -345,9 +355,9 @@ class ClusterPolicyReconcilerIT {
             .collect(
                 Collectors.toMap(
                     d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
-    patchPolicy(
-        "{\"spec\":{\"cdi\":{\"enabled\":false,\"nriPluginEnabled\":true},"
-            + "\"devicePlugin\":{\"version\":\"v9.9.9\"}}}");
+    // A half-set image: a rule of the operator's own (for deployed operands only), not a CEL rule
+    // (those the API server enforces: StrictCrdIT).
+    patchPolicy("{\"spec\":{\"devicePlugin\":{\"repository\":\"\",\"version\":\"v9.9.9\"}}}");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -356,7 +366,7 @@ class ClusterPolicyReconcilerIT {
               var ready = PolicyStatusModel.ready(p.getStatus());
               assertThat(ready.getStatus()).isEqualTo("False");
               assertThat(ready.getReason()).isEqualTo(Conditions.RECONCILE_FAILED);
-              assertThat(ready.getMessage()).contains("spec.cdi.nriPluginEnabled");
+              assertThat(ready.getMessage()).contains("spec.devicePlugin.repository");
               assertThat(p.getStatus().observedGeneration)
                   .isEqualTo(p.getMetadata().getGeneration());
             });
@@ -372,10 +382,10 @@ class ClusterPolicyReconcilerIT {
             e ->
                 e.getInvolvedObject().getName().equals(POLICY)
                     && e.getType().equals("Warning")
-                    && e.getMessage().contains("spec.cdi.nriPluginEnabled"));
+                    && e.getMessage().contains("spec.devicePlugin.repository"));
 
     // Fixing the policy applies the pending change again.
-    patchPolicy("{\"spec\":{\"cdi\":{\"enabled\":true,\"nriPluginEnabled\":false}}}");
+    patchPolicy("{\"spec\":{\"devicePlugin\":{\"repository\":\"nvcr.io/nvidia\"}}}");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -433,7 +443,7 @@ class ClusterPolicyReconcilerIT {
     var crd =
         new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
             .withNewMetadata()
-            .withName(Kinds.SERVICE_MONITOR_CRD)
+            .withName(ManagedObjects.SERVICE_MONITOR_CRD)
             .endMetadata()
             .withNewSpec()
             .withGroup("monitoring.coreos.com")
@@ -465,7 +475,9 @@ class ClusterPolicyReconcilerIT {
               () ->
                   assertThat(
                           admin
-                              .genericKubernetesResources(Kinds.API_VERSION, Kinds.SERVICE_MONITOR)
+                              .genericKubernetesResources(
+                                  ManagedObjects.MONITORING_API_VERSION,
+                                  ManagedObjects.SERVICE_MONITOR)
                               .inNamespace(ns)
                               .withName("gpu-operator")
                               .get())
@@ -475,7 +487,7 @@ class ClusterPolicyReconcilerIT {
           .apiextensions()
           .v1()
           .customResourceDefinitions()
-          .withName(Kinds.SERVICE_MONITOR_CRD)
+          .withName(ManagedObjects.SERVICE_MONITOR_CRD)
           .delete();
     }
   }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /** An in-process operator with its own client, whose requests carry a distinct user agent. */
 final class OperatorInstance implements AutoCloseable {
@@ -32,11 +33,25 @@ final class OperatorInstance implements AutoCloseable {
       NodeLabelPlanner planner,
       Map<String, String> extraEnv)
       throws IOException {
+    return start(cp, namespace, identity, renderer, planner, extraEnv, c -> {});
+  }
+
+  /** Starts an operator whose client configuration the caller adjusts first. */
+  static OperatorInstance start(
+      ControlPlane cp,
+      String namespace,
+      String identity,
+      PolicyRenderer renderer,
+      NodeLabelPlanner planner,
+      Map<String, String> extraEnv,
+      Consumer<Config> clientConfig)
+      throws IOException {
     Config config = Config.fromKubeconfig(Files.readString(cp.kubeconfig()));
     String agent = "gpu-operator-it/" + identity;
     config.setUserAgent(agent);
     config.setMaxConcurrentRequests(128);
     config.setMaxConcurrentRequestsPerHost(128);
+    clientConfig.accept(config);
     KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
     Map<String, String> env = new HashMap<>();
     env.put("OPERATOR_NAMESPACE", namespace);
@@ -49,7 +64,7 @@ final class OperatorInstance implements AutoCloseable {
             OperatorConfig.fromEnv(env),
             renderer,
             planner,
-            new GpuOperator.Options(identity, "127.0.0.1", false, 16));
+            GpuOperator.Options.on("127.0.0.1", identity, false, 16));
     operator.start();
     return new OperatorInstance(agent, client, operator);
   }

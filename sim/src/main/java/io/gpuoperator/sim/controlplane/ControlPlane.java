@@ -312,13 +312,47 @@ public final class ControlPlane implements AutoCloseable {
                 "--audit-policy-file=" + writeAuditPolicy(),
                 "--audit-log-format=json"));
     args.addAll(options.extraApiServerArgs);
-    ManagedProcess api = launch("kube-apiserver", args);
+    apiServerCommand = List.copyOf(args);
+    launchApiServer();
+  }
+
+  private List<String> apiServerCommand;
+  private ManagedProcess apiServer;
+
+  private void launchApiServer() throws IOException, InterruptedException {
+    apiServer = launch("kube-apiserver", apiServerCommand);
     waitHttp(
-        api,
+        apiServer,
         URI.create(apiServerUrl() + "/readyz"),
         trustingHttp(pki.caCert),
         tokens.get("admin"),
         Duration.ofSeconds(90));
+  }
+
+  /**
+   * Stops kube-apiserver (SIGTERM, then SIGKILL after 10 s) and leaves everything else running, so
+   * tests can see what clients do during an outage. {@link #restartApiServer()} brings it back.
+   */
+  public synchronized void stopApiServer() {
+    if (apiServer == null) {
+      throw new IllegalStateException("kube-apiserver is not running");
+    }
+    apiServer.stop(Duration.ofSeconds(10));
+    processes.remove(apiServer);
+    apiServer = null;
+    LOG.info("kube-apiserver at {} stopped", apiServerUrl());
+  }
+
+  /**
+   * Starts kube-apiserver again with the same flags, port and data (etcd kept running) and waits
+   * until it is ready.
+   */
+  public synchronized void restartApiServer() throws IOException, InterruptedException {
+    if (apiServer != null) {
+      throw new IllegalStateException("kube-apiserver is running");
+    }
+    launchApiServer();
+    LOG.info("kube-apiserver at {} started again", apiServerUrl());
   }
 
   /**
@@ -398,7 +432,7 @@ public final class ControlPlane implements AutoCloseable {
         Duration.ofSeconds(60));
   }
 
-  private ManagedProcess launch(String name, List<String> command) throws IOException {
+  private synchronized ManagedProcess launch(String name, List<String> command) throws IOException {
     ManagedProcess p = ManagedProcess.start(name, command, dir.resolve(name + ".log"));
     processes.add(p);
     LOG.debug("started {} (pid {})", name, p.childPids());

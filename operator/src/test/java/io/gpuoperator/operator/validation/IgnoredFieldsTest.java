@@ -1,0 +1,48 @@
+package io.gpuoperator.operator.validation;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuoperator.api.v1.EnabledSpec;
+import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
+import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.plan.PolicyFile;
+import org.junit.jupiter.api.Test;
+
+class IgnoredFieldsTest {
+  @Test
+  void onlyFieldsSetToSomethingTheOriginalWouldActOnAreReported() {
+    assertThat(IgnoredFields.of(Policies.minimal())).isEmpty();
+
+    // The chart's values: autoUpgrade true (driver upgrades are automated), sandbox off, psa off.
+    var sample = Policies.sample();
+    assertThat(IgnoredFields.of(sample)).isEmpty();
+    sample.getSpec().driver.useNvidiaDriverCRD = true;
+    assertThat(IgnoredFields.of(sample)).isEmpty();
+
+    sample.getSpec().sandboxWorkloads = new SandboxWorkloadsSpec();
+    sample.getSpec().sandboxWorkloads.enabled = true;
+    sample.getSpec().psa = new EnabledSpec();
+    sample.getSpec().psa.enabled = true;
+    assertThat(IgnoredFields.of(sample))
+        .extracting(Violation::path)
+        .containsExactly("spec.sandboxWorkloads.enabled", "spec.psa.enabled");
+    assertThat(IgnoredFields.of(sample).get(0).reason())
+        .startsWith("accepted but ignored: VM workloads");
+  }
+
+  @Test
+  void planWarnsAboutIgnoredAndPrunedFieldsButTheyKeepThePolicyValid() {
+    PolicyFile file =
+        PolicyFile.parse(
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                + "  devicePlugin: {enable: false}\n  psa: {enabled: true}\n");
+    assertThat(file.valid()).isTrue();
+    assertThat(file.warnings())
+        .extracting(Violation::toString)
+        .containsExactly(
+            "spec.devicePlugin.enable: unknown field: the API server drops it",
+            "spec.psa.enabled: accepted but ignored: the operator namespace's pod-security labels"
+                + " are not set by this operator: label it"
+                + " pod-security.kubernetes.io/enforce=privileged");
+  }
+}
