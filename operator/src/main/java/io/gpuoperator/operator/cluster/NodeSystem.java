@@ -5,7 +5,6 @@ import io.gpuoperator.operator.labels.Labels;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The operating system and kernel of a GPU node, from its NFD labels: what decides which driver
@@ -62,16 +61,6 @@ public record NodeSystem(String osId, String osVersion, String kernel) {
     return NodeFacts.os(osId).majorOnly()
         ? Map.of(Labels.NFD_OS_ID, osId, OS_VERSION_MAJOR, osVersion.split("\\.")[0])
         : Map.of(Labels.NFD_OS_ID, osId, Labels.NFD_OS_VERSION_ID, osVersion);
-  }
-
-  /** The same OS without the kernel. */
-  public NodeSystem withoutKernel() {
-    return new NodeSystem(osId, osVersion, null);
-  }
-
-  /** Whether two systems get the same driver image OS tag. */
-  public boolean sameOs(NodeSystem other) {
-    return Objects.equals(osTag(), other.osTag());
   }
 
   private static boolean blank(String s) {
