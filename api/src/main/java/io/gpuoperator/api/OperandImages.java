@@ -14,6 +14,9 @@ public final class OperandImages {
   private static final String RESOURCE = "/io/gpuoperator/api/operand-images.properties";
   private static final Properties PROPS = load();
 
+  /** Key of the validator's CUDA workload image (a pod, not an operand DaemonSet). */
+  public static final String CUDA_WORKLOAD = "cuda-workload";
+
   private OperandImages() {}
 
   public static String projectVersion() {

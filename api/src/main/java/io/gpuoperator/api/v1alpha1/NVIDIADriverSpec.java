@@ -23,7 +23,9 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-    value = "!(has(self.nodeSelector) && size(self.nodeSelector) > 0 && self.default == true)",
+    value =
+        "!(has(self.nodeSelector) && size(self.nodeSelector) > 0 && has(self.default)"
+            + " && self.default == true)",
     message = "a default NVIDIADriver must not set nodeSelector")
 public class NVIDIADriverSpec extends ComponentSpec {
   @Default("gpu")

@@ -45,7 +45,8 @@ public final class Simulation implements AutoCloseable {
   /**
    * The project's default policy: this project's images (none set, so the operator's defaults), the
    * MIG strategy given, and the operands the original's Helm chart enables by default (the
-   * standalone DCGM and the node-status exporter are off there).
+   * standalone DCGM and the node-status exporter are off there), with driver auto-upgrade on as the
+   * chart has it.
    */
   public static String defaultPolicy(String migStrategy) {
     return """
@@ -60,6 +61,9 @@ public final class Simulation implements AutoCloseable {
             enabled: false
           nodeStatusExporter:
             enabled: false
+          driver:
+            upgradePolicy:
+              autoUpgrade: true
         """
         .formatted(migStrategy);
   }

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * End to end: one simulation (control plane with controller-manager and scheduler, simulated
  * kubelets, in-process agents, the operator) of a small cluster under a policy with the mixed MIG
- * strategy and a time-slicing device-plugin config, shared by the ordered tests below.
+ * strategy, a time-slicing device-plugin config and driver auto-upgrade, shared by the ordered
+ * tests below.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SimulateIT {
@@ -72,6 +73,12 @@ class SimulateIT {
         devicePlugin:
           config:
             name: time-slicing
+        driver:
+          upgradePolicy:
+            autoUpgrade: true
+            maxParallelUpgrades: 2
+            podDeletion:
+              force: true
       """;
 
   static final String TIME_SLICING_4 =
@@ -466,6 +473,75 @@ class SimulateIT {
 
   @Test
   @Order(10)
+  void aNewDriverVersionRollsOutNodeByNodeAndTheStackComesBack() {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .untilAsserted(() -> assertThat(sim.status().ready()).isTrue());
+    List<String> gpuNodes = List.of(H100, L4, MIG);
+    int registrations = sim.devicePlugins(L4).devices().registrations("nvidia.com/gpu");
+    assertThat(client.pods().inNamespace(WORKLOADS).withName("shared-0").get()).isNotNull();
+    client
+        .resources(io.gpuoperator.api.v1.ClusterPolicy.class)
+        .withName("cluster-policy")
+        .patch(
+            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+            "{\"spec\":{\"driver\":{\"repository\":\"nvcr.io/nvidia\",\"image\":\"driver\","
+                + "\"version\":\"999.1\"}}}");
+    await()
+        .atMost(Duration.ofMinutes(5))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              for (String n : gpuNodes) {
+                assertThat(labels(n))
+                    .as(n)
+                    .containsEntry("nvidia.com/gpu-driver-upgrade-state", "upgrade-done");
+                assertThat(driverImage(n)).as(n).contains(":999.1-");
+                assertThat(client.nodes().withName(n).get().getSpec().getUnschedulable())
+                    .as(n)
+                    .isNotEqualTo(Boolean.TRUE);
+              }
+              SimulationStatus status = sim.status();
+              assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
+            });
+    // The time-sliced GPU pods (no controller: podDeletion.force) were evicted for the restart.
+    assertThat(client.pods().inNamespace(WORKLOADS).list().getItems())
+        .noneMatch(p -> p.getMetadata().getName().startsWith("shared-"));
+    // The device plugin was stopped while the driver restarted, and registered again.
+    assertThat(sim.devicePlugins(L4).devices().registrations("nvidia.com/gpu"))
+        .isGreaterThan(registrations);
+    assertThat(row(L4).gpuAllocatable()).isEqualTo(4);
+    assertThat(client.v1().events().inNamespace("default").list().getItems())
+        .noneMatch(e -> "DriverUpgradeFailed".equals(e.getReason()));
+    var progress =
+        client
+            .resources(io.gpuoperator.api.v1.ClusterPolicy.class)
+            .withName("cluster-policy")
+            .get()
+            .getStatus()
+            .driverUpgrade;
+    assertThat(progress.done).isEqualTo(gpuNodes.size());
+    assertThat(progress.phase).isEqualTo("idle");
+  }
+
+  private static String driverImage(String node) {
+    return client
+        .pods()
+        .inNamespace(sim.namespace())
+        .withLabel("app.kubernetes.io/component", "nvidia-driver")
+        .withField("spec.nodeName", node)
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .map(p -> p.getSpec().getContainers().get(0).getImage())
+        .findFirst()
+        .orElse("");
+  }
+
+  @Test
+  @Order(11)
   void closingLeavesNoProcessAndNoDirectory() throws Exception {
     List<Long> pids = sim.controlPlane().pids();
     Path cpDir = sim.controlPlane().directory();

@@ -37,7 +37,8 @@ public final class ValidatorEnv {
   public static final String DEFAULT_CDI_DIR = "/var/run/cdi";
   public static final String DEFAULT_NAMESPACE = "gpu-operator";
   public static final String DEFAULT_CUDA_IMAGE =
-      "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0";
+      io.gpuoperator.api.OperandImages.nvidiaDefault(
+          io.gpuoperator.api.OperandImages.CUDA_WORKLOAD);
 
   /** The driver container's own readiness file in the validations directory. */
   public static final String DRIVER_CONTAINER_READY = ".driver-ctr-ready";

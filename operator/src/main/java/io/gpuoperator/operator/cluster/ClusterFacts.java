@@ -1,8 +1,10 @@
 package io.gpuoperator.operator.cluster;
 
 import io.gpuoperator.api.dra.ResourceApiVersion;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What the operator learned about the cluster before rendering (observe, then act).
@@ -21,6 +23,9 @@ import java.util.Map;
  * @param resourceApi the newest {@code resource.k8s.io} version the server serves (DeviceClasses
  *     are written in it), or null when it serves none with structured parameters (before Kubernetes
  *     1.32): the DRA driver cannot be deployed. Rendering without a server assumes {@code v1}.
+ * @param systems the distinct OS and kernel combinations of the GPU nodes, sorted ({@link
+ *     NodeSystem#ORDER}); GPU nodes of several OSes get one driver DaemonSet per OS. Empty when not
+ *     known (offline facts): the driver then renders for {@code osTag} and {@code kernelVersions}
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -31,14 +36,19 @@ public record ClusterFacts(
     String osTag,
     List<String> kernelVersions,
     Map<String, List<String>> configMapKeys,
-    ResourceApiVersion resourceApi) {
+    ResourceApiVersion resourceApi,
+    List<NodeSystem> systems) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
     configMapKeys = configMapKeys == null ? Map.of() : Map.copyOf(configMapKeys);
+    systems = systems == null ? List.of() : List.copyOf(systems);
   }
 
-  /** Facts of a server that serves {@code resource.k8s.io/v1}. */
+  /**
+   * Facts of a server that serves {@code resource.k8s.io/v1}, without per-node systems (one OS:
+   * {@code osTag}).
+   */
   public ClusterFacts(
       String kubernetesVersion,
       String containerRuntime,
@@ -57,7 +67,8 @@ public record ClusterFacts(
         osTag,
         kernelVersions,
         configMapKeys,
-        ResourceApiVersion.V1);
+        ResourceApiVersion.V1,
+        List.of());
   }
 
   /** Facts without ConfigMap keys. */
@@ -109,43 +120,70 @@ public record ClusterFacts(
 
   /** The same facts with the GPU nodes' kernel versions. */
   public ClusterFacts withKernelVersions(List<String> kernels) {
-    return new ClusterFacts(
-        kubernetesVersion,
-        containerRuntime,
-        serviceMonitorCrd,
-        gpuNodeCount,
-        nfdLabelsPresent,
+    return with(
         osTag,
         kernels == null ? List.of() : kernels.stream().distinct().sorted().toList(),
         configMapKeys,
-        resourceApi);
+        resourceApi,
+        systems);
   }
 
   /** The same facts with the keys of the ConfigMaps the driver mounts (by name). */
   public ClusterFacts withConfigMapKeys(Map<String, List<String>> keys) {
-    return new ClusterFacts(
-        kubernetesVersion,
-        containerRuntime,
-        serviceMonitorCrd,
-        gpuNodeCount,
-        nfdLabelsPresent,
-        osTag,
-        kernelVersions,
-        keys,
-        resourceApi);
+    return with(osTag, kernelVersions, keys, resourceApi, systems);
   }
 
   /** The same facts with the server's {@code resource.k8s.io} version (null: none). */
   public ClusterFacts withResourceApi(ResourceApiVersion version) {
+    return with(osTag, kernelVersions, configMapKeys, version, systems);
+  }
+
+  /** The same facts with the GPU nodes' systems (distinct, sorted). */
+  public ClusterFacts withSystems(Collection<NodeSystem> all) {
+    return with(
+        osTag,
+        kernelVersions,
+        configMapKeys,
+        resourceApi,
+        all == null ? List.of() : all.stream().distinct().sorted(NodeSystem.ORDER).toList());
+  }
+
+  /** The distinct OS tags of the GPU nodes whose OS is known, sorted. */
+  public List<String> osTags() {
+    return systems.stream().map(NodeSystem::osTag).filter(Objects::nonNull).distinct().toList();
+  }
+
+  /**
+   * The facts one OS's driver DaemonSet is rendered from: that OS's tag, and the kernels of its
+   * nodes only.
+   */
+  public ClusterFacts forOs(String tag) {
+    List<NodeSystem> mine = systems.stream().filter(s -> Objects.equals(tag, s.osTag())).toList();
+    return with(
+        tag,
+        mine.stream().map(NodeSystem::kernel).filter(Objects::nonNull).distinct().sorted().toList(),
+        configMapKeys,
+        resourceApi,
+        mine);
+  }
+
+  // The facts observed per node; the server-wide ones (version, runtime, counts) never change here.
+  private ClusterFacts with(
+      String os,
+      List<String> kernels,
+      Map<String, List<String>> keys,
+      ResourceApiVersion api,
+      List<NodeSystem> sys) {
     return new ClusterFacts(
         kubernetesVersion,
         containerRuntime,
         serviceMonitorCrd,
         gpuNodeCount,
         nfdLabelsPresent,
-        osTag,
-        kernelVersions,
-        configMapKeys,
-        version);
+        os,
+        kernels,
+        keys,
+        api,
+        sys);
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuoperator.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import java.util.Collection;
@@ -82,7 +83,11 @@ public final class NodeFacts {
             .map(String::trim)
             .distinct()
             .sorted()
-            .toList());
+            .toList(),
+        Map.of(),
+        // The server's resource.k8s.io version is not a node fact: the reconciler adds it.
+        ResourceApiVersion.V1,
+        gpuNodes.stream().map(NodeSystem::of).distinct().sorted(NodeSystem.ORDER).toList());
   }
 
   /** containerd, crio or docker from the node's containerRuntimeVersion, or null. */

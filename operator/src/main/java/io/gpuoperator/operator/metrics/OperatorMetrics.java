@@ -32,6 +32,12 @@ public final class OperatorMetrics {
   private final Gauge lastSuccess;
   private final Gauge status;
   private final Gauge nfdLabels;
+  private final Gauge autoUpgrade;
+  private final Gauge upgradesInProgress;
+  private final Gauge upgradesDone;
+  private final Gauge upgradesFailed;
+  private final Gauge upgradesPending;
+  private final Gauge upgradesAvailable;
   private final ReconcileMetrics josdk;
   private volatile double gpuNodes;
 
@@ -63,6 +69,15 @@ public final class OperatorMetrics {
             .name("gpu_operator_reconciliation_has_nfd_labels")
             .help("1 if NFD labels were found on the cluster's nodes")
             .register(registry);
+    autoUpgrade =
+        gauge("gpu_operator_driver_auto_upgrade_enabled", "1 if driver auto-upgrade is enabled");
+    upgradesInProgress =
+        gauge("gpu_operator_nodes_upgrades_in_progress", "Nodes between cordon and uncordon");
+    upgradesDone = gauge("gpu_operator_nodes_upgrades_done", "Nodes in upgrade-done");
+    upgradesFailed = gauge("gpu_operator_nodes_upgrades_failed", "Nodes in upgrade-failed");
+    upgradesPending = gauge("gpu_operator_nodes_upgrades_pending", "Nodes in upgrade-required");
+    upgradesAvailable =
+        gauge("gpu_operator_nodes_upgrades_available", "Nodes allowed to start upgrading now");
     // The original's gauge gpu_operator_gpu_nodes_total has a name the client library refuses
     // for gauges (it reserves _total for counters); a counter snapshot of base name
     // gpu_operator_gpu_nodes is exposed under exactly that name, so dashboards and alerts made
@@ -78,6 +93,21 @@ public final class OperatorMetrics {
     status.set(STATUS_CLUSTER_POLICY_UNAVAILABLE);
     JvmMetrics.builder().register(registry);
     josdk = new ReconcileMetrics(registry);
+  }
+
+  private Gauge gauge(String name, String help) {
+    return Gauge.builder().name(name).help(help).register(registry);
+  }
+
+  /** Records the driver upgrade's progress (the original's upgrade metrics). */
+  public void upgrades(
+      boolean enabled, int inProgress, int done, int failed, int pending, int available) {
+    autoUpgrade.set(enabled ? 1 : 0);
+    upgradesInProgress.set(inProgress);
+    upgradesDone.set(done);
+    upgradesFailed.set(failed);
+    upgradesPending.set(pending);
+    upgradesAvailable.set(available);
   }
 
   public PrometheusRegistry registry() {

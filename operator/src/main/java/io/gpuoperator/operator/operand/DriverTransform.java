@@ -9,8 +9,11 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.common.ProbeSpec;
+import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeSystem;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.spec.Section;
 import io.gpuoperator.operator.validation.ImageRules;
@@ -18,6 +21,7 @@ import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The NVIDIA driver DaemonSet {@code nvidia-driver-daemonset} (NVIDIA's driver image, OnDelete
@@ -33,10 +37,29 @@ public final class DriverTransform implements Transform {
   static final String DRIVER_CONFIG_DIGEST = "DRIVER_CONFIG_DIGEST";
   private static final KubernetesSerialization KUBE = new KubernetesSerialization();
 
-  /** Whether the ClusterPolicy deploys the driver (not with NVIDIADriver resources). */
+  /**
+   * Whether the ClusterPolicy deploys the driver operand: unless the driver is disabled. With
+   * {@code useNvidiaDriverCRD} the NVIDIADriver resources run the driver DaemonSets; the policy
+   * keeps the driver's service account and RBAC, which theirs use.
+   */
   static boolean enabled(ClusterPolicySpec spec) {
     DriverSpec d = spec.driver;
-    return d == null || (d.isEnabled(true) && !Boolean.TRUE.equals(d.useNvidiaDriverCRD));
+    return d == null || d.isEnabled(true);
+  }
+
+  /** Whether NVIDIADriver resources run the driver ({@code driver.useNvidiaDriverCRD}). */
+  public static boolean byNvidiaDriverResources(ClusterPolicy policy) {
+    return byNvidiaDriverResources(RenderContext.specOf(policy));
+  }
+
+  private static boolean byNvidiaDriverResources(ClusterPolicySpec spec) {
+    DriverSpec d = spec.driver;
+    return d != null && d.isEnabled(true) && Boolean.TRUE.equals(d.useNvidiaDriverCRD);
+  }
+
+  @Override
+  public boolean keep(HasMetadata object, RenderContext ctx) {
+    return !(object instanceof DaemonSet) || !byNvidiaDriverResources(ctx.spec());
   }
 
   /**
@@ -73,6 +96,47 @@ public final class DriverTransform implements Transform {
    */
   @Override
   public List<HasMetadata> finish(List<HasMetadata> objects, RenderContext ctx) {
+    List<String> tags = ctx.facts().osTags();
+    if (tags.size() > 1) {
+      return perOs(objects, ctx, tags);
+    }
+    return perKernel(objects, ctx);
+  }
+
+  /**
+   * GPU nodes of several OSes get one driver DaemonSet per OS, each rendered for that OS alone
+   * (image tags of the driver and its sidecars, package repository folders, and its own nodes'
+   * kernels when precompiled), named {@code <name>-<os>} (the precompiled ones carry the OS
+   * already) and selecting its nodes by {@link NodeSystem#osSelector()}. Nodes whose OS is unknown
+   * then get no driver until NFD labels them. The other objects (RBAC) are rendered once.
+   */
+  private static List<HasMetadata> perOs(
+      List<HasMetadata> objects, RenderContext ctx, List<String> tags) {
+    boolean precompiled =
+        ctx.spec().driver != null && Boolean.TRUE.equals(ctx.spec().driver.usePrecompiled);
+    List<HasMetadata> out = new ArrayList<>();
+    objects.stream().filter(o -> !(o instanceof DaemonSet)).forEach(out::add);
+    Operand driver = Operands.byName(OperandNames.DRIVER);
+    for (String tag : tags) {
+      ClusterFacts pool = ctx.facts().forOs(tag);
+      Map<String, String> selector = pool.systems().get(0).osSelector();
+      for (HasMetadata object : ManifestRenderer.render(driver, ctx.with(pool))) {
+        if (object instanceof DaemonSet ds) {
+          if (!precompiled) {
+            String name = ds.getMetadata().getName() + "-" + tag;
+            ds.getMetadata().setName(name);
+            ds.getSpec().getSelector().getMatchLabels().put(Labels.APP, name);
+            ds.getSpec().getTemplate().getMetadata().getLabels().put(Labels.APP, name);
+          }
+          ds.getSpec().getTemplate().getSpec().getNodeSelector().putAll(selector);
+          out.add(ds);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<HasMetadata> perKernel(List<HasMetadata> objects, RenderContext ctx) {
     DriverSpec d = ctx.spec().driver;
     List<HasMetadata> out = new ArrayList<>();
     for (HasMetadata object : objects) {

@@ -28,6 +28,11 @@ public record RenderContext(
     return new RenderContext(policy, spec, facts, config, r);
   }
 
+  /** The same pass for other facts (one driver node pool's). */
+  RenderContext with(ClusterFacts f) {
+    return new RenderContext(policy, spec, f, config, rendering);
+  }
+
   /** The policy's spec, empty (all defaults) when the policy has none. */
   static ClusterPolicySpec specOf(ClusterPolicy policy) {
     return policy == null || policy.getSpec() == null ? new ClusterPolicySpec() : policy.getSpec();

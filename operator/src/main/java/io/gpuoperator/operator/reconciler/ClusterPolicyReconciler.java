@@ -1,11 +1,8 @@
 package io.gpuoperator.operator.reconciler;
 
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -18,16 +15,24 @@ import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.cluster.NodeSlimming;
+import io.gpuoperator.operator.compat.DriverCompatibility;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.DriverTransform;
 import io.gpuoperator.operator.operand.ManagedObjects;
+import io.gpuoperator.operator.operand.OperandNames;
+import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.upgrade.UpgradeKeys;
+import io.gpuoperator.operator.upgrade.UpgradeRollout;
+import io.gpuoperator.operator.upgrade.UpgradeSettings;
 import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
@@ -43,14 +48,12 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -77,6 +80,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private final OperatorMetrics metrics;
   private final String kubernetesVersion;
   private final ResourceApiVersion resourceApi;
+  private final EventRecorder events;
 
   /** The last rendering that applied cleanly, per policy uid: an invalid spec keeps it running. */
   private final Map<String, List<RenderedOperand>> lastValid = new ConcurrentHashMap<>();
@@ -110,6 +114,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     this.metrics = metrics;
     this.kubernetesVersion = kubernetesVersion;
     this.resourceApi = resourceApi;
+    this.events = new EventRecorder(client);
   }
 
   @Override
@@ -162,7 +167,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
-  /** Only label changes that alter the facts (GPU presence, NFD GPU, OS) re-render the policy. */
+  /**
+   * Only label changes that alter the facts (GPU presence, NFD GPU, OS) or the driver upgrade's
+   * progress (a node's upgrade state) re-render the policy.
+   */
   static boolean factsChanged(Node before, Node after) {
     Map<String, String> a = relevant(before);
     Map<String, String> b = relevant(after);
@@ -186,7 +194,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             Labels.DEPLOY_OPERANDS,
             Labels.WORKLOAD_CONFIG,
             Labels.deploy(Labels.DEVICE_PLUGIN),
-            Labels.deploy(Labels.DRA_DRIVER)));
+            Labels.deploy(Labels.DRA_DRIVER),
+            UpgradeKeys.STATE));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
@@ -267,9 +276,19 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       return UpdateControl.noUpdate();
     }
 
+    List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
+    DriverChecks.Result checks = driverChecks(policy, gpuNodes, facts);
     OperandApplier.Result result;
     try {
-      result = applier.sync(policy, rendered, servedKinds());
+      result =
+          applier.sync(
+              policy,
+              rendered,
+              servedKinds(),
+              o ->
+                  checks != null
+                      && DriverUpgradeReconciler.isDriver(o)
+                      && checks.freezes((DaemonSet) o, gpuNodes));
     } catch (RuntimeException e) {
       applier.invalidate();
       throw e;
@@ -289,7 +308,21 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             IgnoredFields.of(policy),
             generation,
             previous);
+    status.driverUpgrade = UpgradeRollout.status(nodes.list().toList(), UpgradeSettings.of(policy));
+    String refused = null;
+    if (checks != null && !gpuNodes.isEmpty()) {
+      status.driverPools = checks.poolStatus();
+      status.gpuDirect = checks.listedUnmet();
+      refused = checks.refusedMessage();
+      if (refused != null) {
+        PolicyStatusModel.driverRefused(status, generation, refused, previous);
+      }
+    }
     boolean changed = writeStatus(policy, status);
+    if (changed && refused != null) {
+      LOG.warn("{}", refused);
+      warn(policy, Conditions.DRIVER_INCOMPATIBLE, refused);
+    }
     if (result.applied() + result.deleted() > 0 || changed) {
       LOG.info(
           "applied {}, deleted {}, state {} ({} GPU nodes)",
@@ -366,6 +399,24 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         .toList();
   }
 
+  /**
+   * The checks of the driver this policy deploys against its GPU nodes; null when it deploys none
+   * (disabled, or run by NVIDIADriver resources).
+   */
+  private DriverChecks.Result driverChecks(
+      ClusterPolicy policy, List<Node> gpuNodes, ClusterFacts facts) {
+    if (!Operands.byName(OperandNames.DRIVER).enabled(policy)
+        || DriverTransform.byNvidiaDriverResources(policy)) {
+      return null;
+    }
+    return DriverChecks.check(
+        DriverChecks.Settings.of(
+            policy.getSpec(), DriverChecks.defaultImage(config), DriverChecks.CUDA_DEFAULT),
+        gpuNodes,
+        DriverCompatibility.shipped(),
+        facts.osTags().size() > 1);
+  }
+
   private ClusterFacts facts(ClusterPolicy policy) {
     List<Node> all = nodes.list().toList();
     boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
@@ -404,10 +455,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           v =
               new DaemonSetReadiness.Verdict(
                   false, 0, 0, "DaemonSet " + ns + "/" + w.getMetadata().getName() + " missing");
-        } else if (DaemonSetReadiness.isOnDelete(live.get())) {
-          v = onDelete(live.get());
         } else {
-          v = DaemonSetReadiness.fromStatus(live.get());
+          v = LiveReadiness.verdict(client, live.get());
         }
         ready &= v.ready();
         nodesReady += v.nodesReady();
@@ -425,25 +474,6 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
               reasons.isEmpty() ? null : String.join("; ", reasons)));
     }
     return out;
-  }
-
-  /**
-   * OnDelete DaemonSets (the driver): pods and ControllerRevisions are listed live, by the
-   * DaemonSet's selector in the operator namespace, only when its status says it is not settled
-   * already and only for this DaemonSet; the operator never caches Pods.
-   */
-  private DaemonSetReadiness.Verdict onDelete(DaemonSet ds) {
-    if (ds.getStatus() == null
-        || ds.getStatus().getDesiredNumberScheduled() == null
-        || ds.getStatus().getDesiredNumberScheduled() == 0) {
-      return DaemonSetReadiness.fromPods(ds, List.of(), List.of());
-    }
-    Map<String, String> selector = ds.getSpec().getSelector().getMatchLabels();
-    String ns = ds.getMetadata().getNamespace();
-    List<ControllerRevision> revisions =
-        client.apps().controllerRevisions().inNamespace(ns).withLabels(selector).list().getItems();
-    List<Pod> pods = client.pods().inNamespace(ns).withLabels(selector).list().getItems();
-    return DaemonSetReadiness.fromPods(ds, revisions, pods);
   }
 
   /**
@@ -503,40 +533,6 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   /** Records a Warning Event on the policy (only sent along with a status change). */
   private void warn(HasMetadata policy, String reason, String message) {
-    String now = Instant.now().toString();
-    try {
-      client
-          .v1()
-          .events()
-          .inNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withName(
-                      policy.getMetadata().getName()
-                          + "."
-                          + UUID.randomUUID().toString().substring(0, 8))
-                  .withNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
-                  .endMetadata()
-                  .withNewInvolvedObject()
-                  .withApiVersion(policy.getApiVersion())
-                  .withKind(policy.getKind())
-                  .withName(policy.getMetadata().getName())
-                  .withUid(policy.getMetadata().getUid())
-                  .endInvolvedObject()
-                  .withType("Warning")
-                  .withReason(reason)
-                  .withMessage(message.length() > 1000 ? message.substring(0, 1000) : message)
-                  .withFirstTimestamp(now)
-                  .withLastTimestamp(now)
-                  .withCount(1)
-                  .withNewSource()
-                  .withComponent("gpu-operator")
-                  .endSource()
-                  .build())
-          .create();
-    } catch (RuntimeException e) {
-      LOG.warn("cannot record event: {}", e.getMessage());
-    }
+    events.warning(policy, reason, message);
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.reconciler;
 
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -9,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.operand.ManagedObjects;
+import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -17,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +59,19 @@ public final class OperandApplier {
    */
   public Result sync(
       ClusterPolicy owner, List<RenderedOperand> operands, Set<String> monitoringKinds) {
+    return sync(owner, operands, monitoringKinds, o -> false);
+  }
+
+  /**
+   * As {@link #sync(ClusterPolicy, List, Set)}, leaving the rendered objects that {@code frozen}
+   * accepts as they are on the server: not written, not created, not deleted (a driver DaemonSet
+   * whose node pool the compatibility check refused).
+   */
+  public Result sync(
+      ClusterPolicy owner,
+      List<RenderedOperand> operands,
+      Set<String> monitoringKinds,
+      Predicate<HasMetadata> frozen) {
     Map<String, Set<ObjectKey>> known = inventory(monitoringKinds);
     int applied = 0;
     int deleted = 0;
@@ -68,6 +84,9 @@ public final class OperandApplier {
           }
           HasMetadata desired = prepare(owner, object);
           wanted.add(ObjectKey.of(desired));
+          if (frozen.test(object)) {
+            continue;
+          }
           if (applyIfChanged(owner, desired)) {
             applied++;
           }
@@ -79,7 +98,7 @@ public final class OperandApplier {
           continue; // the CRD is gone, and its objects with it
         }
         if (!wanted.contains(key)) {
-          delete(owner, operand.name(), key);
+          delete(owner, operand.name(), key, orphans(operand, key));
           deleted++;
         }
       }
@@ -181,14 +200,34 @@ public final class OperandApplier {
     }
   }
 
-  private void delete(ClusterPolicy owner, String operand, ObjectKey key) {
-    LOG.info("deleting {} of operand {}", key, operand);
+  /**
+   * A driver DaemonSet that goes while the driver stays (renamed for a new node pool, or handed to
+   * NVIDIADriver resources) leaves its pods running: deleting them would take every node's driver
+   * away at once. The upgrade controller replaces them node by node, as orphans. A disabled
+   * driver's DaemonSets take their pods with them.
+   */
+  private static boolean orphans(RenderedOperand operand, ObjectKey key) {
+    return operand.enabled()
+        && OperandNames.DRIVER.equals(operand.name())
+        && "DaemonSet".equals(key.kind());
+  }
+
+  private void delete(ClusterPolicy owner, String operand, ObjectKey key, boolean orphan) {
+    LOG.info(
+        "deleting {} of operand {}{}",
+        key,
+        operand,
+        orphan ? ", leaving its pods to the driver upgrade" : "");
     try {
       var resources = client.genericKubernetesResources(key.apiVersion(), key.kind());
-      if (key.namespace() == null) {
-        resources.withName(key.name()).delete();
+      var one =
+          key.namespace() == null
+              ? resources.withName(key.name())
+              : resources.inNamespace(key.namespace()).withName(key.name());
+      if (orphan) {
+        one.withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
       } else {
-        resources.inNamespace(key.namespace()).withName(key.name()).delete();
+        one.delete();
       }
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {

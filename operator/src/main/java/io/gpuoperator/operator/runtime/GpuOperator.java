@@ -6,9 +6,11 @@ import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
+import io.gpuoperator.operator.reconciler.DriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
+import io.gpuoperator.operator.reconciler.NvidiaDriverReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.javaoperatorsdk.operator.Operator;
@@ -23,10 +25,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator process: the ClusterPolicy and node-label controllers on JOSDK, leader election on a
- * Lease, Prometheus metrics and health endpoints. Several instances may run against one cluster;
- * only the leader reconciles, the others keep their caches warm and take over when its lease
- * expires.
+ * The operator process: the ClusterPolicy, driver-upgrade and node-label controllers on JOSDK,
+ * leader election on a Lease, Prometheus metrics and health endpoints. Several instances may run
+ * against one cluster; only the leader reconciles, the others keep their caches warm and take over
+ * when its lease expires.
  */
 public final class GpuOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GpuOperator.class);
@@ -117,6 +119,11 @@ public final class GpuOperator implements AutoCloseable {
             c.withName("clusterpolicy")
                 .withRetry(retry(config))
                 .withReconciliationMaxInterval(config.resyncPeriod()));
+    operator.register(
+        new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC()),
+        c -> c.withName("driverupgrade"));
+    operator.register(
+        new NvidiaDriverReconciler(client, config, serverVersion), c -> c.withName("nvidiadriver"));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c ->

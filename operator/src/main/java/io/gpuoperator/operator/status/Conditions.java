@@ -17,6 +17,18 @@ public final class Conditions {
    */
   public static final String CONFLICTING_GPU_ALLOCATORS = "ConflictingGpuAllocators";
 
+  /** The original's, for an NVIDIADriver whose nodes another one also selects. */
+  public static final String CONFLICTING_NODE_SELECTOR = "ConflictingNodeSelector";
+
+  /** Not in the original: the driver is refused for some node pools (compatibility matrix). */
+  public static final String DRIVER_INCOMPATIBLE = "DriverIncompatible";
+
+  /**
+   * Not in the original: an NVIDIADriver is not used (no ClusterPolicy sets {@code
+   * driver.useNvidiaDriverCRD}, or it cannot run this driver type).
+   */
+  public static final String NOT_USED = "NotUsed";
+
   /** Not in the original (it fails at start instead): the API server is too old. */
   public static final String UNSUPPORTED_KUBERNETES_VERSION = "UnsupportedKubernetesVersion";
 

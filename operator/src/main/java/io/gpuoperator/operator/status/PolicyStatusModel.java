@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.common.OperandStatus;
+import io.gpuoperator.api.common.PolicyStatus;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
 import io.gpuoperator.operator.validation.Violation;
@@ -220,7 +221,60 @@ public final class PolicyStatusModel {
       boolean error,
       List<OperandReadiness> operands,
       ClusterPolicyStatus previous) {
-    ClusterPolicyStatus s = new ClusterPolicyStatus();
+    return fill(
+        new ClusterPolicyStatus(),
+        state,
+        generation,
+        namespace,
+        ready,
+        reason,
+        message,
+        error,
+        operands,
+        previous);
+  }
+
+  /**
+   * The driver was refused for some node pools (compatibility): not ready, with the reason naming
+   * the pools and their nodes in both conditions; what was applied stays as it is in the status.
+   */
+  public static <S extends PolicyStatus> S driverRefused(
+      S s, long generation, String message, PolicyStatus previous) {
+    s.state = State.NOT_READY;
+    s.conditions =
+        List.of(
+            condition(
+                Conditions.READY,
+                false,
+                Conditions.DRIVER_INCOMPATIBLE,
+                message,
+                generation,
+                previous),
+            condition(
+                Conditions.ERROR,
+                true,
+                Conditions.DRIVER_INCOMPATIBLE,
+                message,
+                generation,
+                previous));
+    return s;
+  }
+
+  /**
+   * Fills a ClusterPolicy's or an NVIDIADriver's status: state, the Ready and Error conditions
+   * (transition times kept from {@code previous} while unchanged) and the operands.
+   */
+  public static <S extends PolicyStatus> S fill(
+      S s,
+      State state,
+      long generation,
+      String namespace,
+      boolean ready,
+      String reason,
+      String message,
+      boolean error,
+      List<OperandReadiness> operands,
+      PolicyStatus previous) {
     s.state = state;
     s.namespace = namespace;
     s.observedGeneration = generation;
@@ -257,7 +311,7 @@ public final class PolicyStatusModel {
       String reason,
       String message,
       long generation,
-      ClusterPolicyStatus previous) {
+      PolicyStatus previous) {
     String statusValue = status ? "True" : "False";
     // Keep the transition time while the condition's status stays the same (metav1 semantics).
     String since = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
@@ -304,7 +358,7 @@ public final class PolicyStatusModel {
   }
 
   /** Whether two statuses say the same thing (so no write is needed). */
-  public static boolean sameAs(ClusterPolicyStatus a, ClusterPolicyStatus b) {
+  public static boolean sameAs(PolicyStatus a, PolicyStatus b) {
     if (a == null || b == null) {
       return a == b;
     }
@@ -314,7 +368,7 @@ public final class PolicyStatusModel {
   }
 
   /** The Ready condition of a status, or null. */
-  public static Condition ready(ClusterPolicyStatus s) {
+  public static Condition ready(PolicyStatus s) {
     if (s == null || s.conditions == null) {
       return null;
     }

@@ -24,19 +24,6 @@ public final class IgnoredFields {
                   + " vgpuManager, vgpuDeviceManager, sandboxDevicePlugin, ccManager) are not"
                   + " deployed by this operator"),
           new Rule(
-              "spec.driver.useNvidiaDriverCRD",
-              s -> s.driver != null && Boolean.TRUE.equals(s.driver.useNvidiaDriverCRD),
-              "NVIDIADriver resources are not reconciled by this operator yet: no driver is"
-                  + " deployed"),
-          new Rule(
-              "spec.driver.upgradePolicy.autoUpgrade",
-              s ->
-                  s.driver != null
-                      && s.driver.upgradePolicy != null
-                      && Boolean.TRUE.equals(s.driver.upgradePolicy.autoUpgrade),
-              "automatic driver upgrades are not implemented: the driver DaemonSet is OnDelete,"
-                  + " delete a node's driver pod to upgrade it"),
-          new Rule(
               "spec.psa.enabled",
               s -> s.psa != null && Boolean.TRUE.equals(s.psa.enabled),
               "the operator namespace's pod-security labels are not set by this operator: label"

@@ -13,6 +13,8 @@ import io.gpuoperator.api.v1.MigSpec;
 import io.gpuoperator.api.v1.OperatorSpec;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeSystem;
+import io.gpuoperator.operator.labels.Labels;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -76,7 +78,7 @@ class ModelsTest {
   }
 
   @Test
-  void driverStaysOnDeleteAndIsDisabledByTheNvidiaDriverCrd() {
+  void driverStaysOnDeleteAndLeavesItsDaemonSetsToTheNvidiaDriverCrd() {
     var p = Policies.sample();
     assertThat(
             ds(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
@@ -85,7 +87,110 @@ class ModelsTest {
                 .getType())
         .isEqualTo("OnDelete");
     p.getSpec().driver.useNvidiaDriverCRD = true;
-    assertThat(Operands.byName(OperandNames.DRIVER).enabled(p)).isFalse();
+    // NVIDIADriver resources run the DaemonSets; the policy keeps the service account and RBAC.
+    assertThat(Operands.byName(OperandNames.DRIVER).enabled(p)).isTrue();
+    assertThat(render(Operands.byName(OperandNames.DRIVER), p, Policies.facts()))
+        .noneMatch(DaemonSet.class::isInstance)
+        .anyMatch(o -> o.getKind().equals("ServiceAccount"));
+  }
+
+  /** GPU nodes on Ubuntu 22.04 (two kernels), RHEL 9.2 and 9.4, and one without NFD OS labels. */
+  private static ClusterFacts mixedOs() {
+    return ClusterFacts.offline(5, "ubuntu22.04")
+        .withSystems(
+            List.of(
+                new NodeSystem("ubuntu", "22.04", "5.15.0-105-generic"),
+                new NodeSystem("ubuntu", "22.04", "5.15.0-106-generic"),
+                new NodeSystem("rhel", "9.2", "5.14.0-284.el9.x86_64"),
+                new NodeSystem("RHEL", "9.4", "5.14.0-427.el9.x86_64"),
+                new NodeSystem(null, null, "6.8.0-1-generic")));
+  }
+
+  private static List<DaemonSet> daemonSets(List<HasMetadata> objects) {
+    return objects.stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast).toList();
+  }
+
+  @Test
+  void nodesOfSeveralOsesGetOneDriverDaemonSetPerOs() {
+    var p = Policies.sample();
+    p.getSpec().driver.repoConfig = new DriverSpec.RepoConfig();
+    p.getSpec().driver.repoConfig.configMapName = "repos";
+    var facts = mixedOs().withConfigMapKeys(Map.of("repos", List.of("local.list")));
+    List<HasMetadata> objects = render(Operands.byName(OperandNames.DRIVER), p, facts);
+    List<DaemonSet> ds = daemonSets(objects);
+    assertThat(ds)
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactly("nvidia-driver-daemonset-rhel9", "nvidia-driver-daemonset-ubuntu22.04");
+    DaemonSet rhel = ds.get(0);
+    var pod = rhel.getSpec().getTemplate().getSpec();
+    assertThat(pod.getNodeSelector())
+        .containsEntry(Labels.NFD_OS_ID, "rhel")
+        .containsEntry(NodeSystem.OS_VERSION_MAJOR, "9")
+        .doesNotContainKey(Labels.NFD_OS_VERSION_ID);
+    Container rhelDriver = DaemonSets.container(pod, DriverTransform.CONTAINER);
+    assertThat(rhelDriver.getImage()).isEqualTo("nvcr.io/nvidia/driver:570.124.06-rhel9");
+    assertThat(rhelDriver.getVolumeMounts())
+        .anyMatch(m -> m.getMountPath().startsWith("/etc/yum.repos.d"));
+    assertThat(rhel.getSpec().getSelector().getMatchLabels())
+        .containsEntry(Labels.APP, "nvidia-driver-daemonset-rhel9");
+    assertThat(rhel.getSpec().getTemplate().getMetadata().getLabels())
+        .containsEntry(Labels.APP, "nvidia-driver-daemonset-rhel9");
+    var ubuntu = ds.get(1).getSpec().getTemplate().getSpec();
+    assertThat(ubuntu.getNodeSelector())
+        .containsEntry(Labels.NFD_OS_ID, "ubuntu")
+        .containsEntry(Labels.NFD_OS_VERSION_ID, "22.04");
+    Container ubuntuDriver = DaemonSets.container(ubuntu, DriverTransform.CONTAINER);
+    assertThat(ubuntuDriver.getImage()).isEqualTo("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04");
+    assertThat(ubuntuDriver.getVolumeMounts())
+        .anyMatch(m -> m.getMountPath().startsWith("/etc/apt/sources.list.d"));
+    // Each pool has its own config digest; the RBAC objects come once.
+    assertThat(env(ds.get(0), DriverTransform.CONTAINER).get("DRIVER_CONFIG_DIGEST"))
+        .isNotEqualTo(env(ds.get(1), DriverTransform.CONTAINER).get("DRIVER_CONFIG_DIGEST"));
+    assertThat(objects.stream().filter(o -> !(o instanceof DaemonSet)).map(o -> o.getKind()))
+        .doesNotHaveDuplicates();
+  }
+
+  @Test
+  void oneOsKeepsTheOriginalsSingleDaemonSet() {
+    var facts =
+        ClusterFacts.offline(2, "ubuntu22.04")
+            .withSystems(
+                List.of(
+                    new NodeSystem("ubuntu", "22.04", "5.15.0-105-generic"),
+                    new NodeSystem(null, null, null)));
+    DaemonSet ds = ds(render(Operands.byName(OperandNames.DRIVER), Policies.sample(), facts));
+    assertThat(ds.getMetadata().getName()).isEqualTo("nvidia-driver-daemonset");
+    assertThat(ds.getSpec().getTemplate().getSpec().getNodeSelector())
+        .doesNotContainKey(Labels.NFD_OS_ID);
+  }
+
+  @Test
+  void precompiledPoolsAreOsAndKernel() {
+    var p = Policies.minimal();
+    p.getSpec().driver = new DriverSpec();
+    p.getSpec().driver.usePrecompiled = true;
+    p.getSpec().driver.version = "550";
+    p.getSpec().driver.repository = "nvcr.io/nvidia";
+    p.getSpec().driver.image = "driver";
+    List<DaemonSet> ds = daemonSets(render(Operands.byName(OperandNames.DRIVER), p, mixedOs()));
+    assertThat(ds)
+        .extracting(d -> d.getMetadata().getName())
+        .containsExactly(
+            "nvidia-driver-daemonset-5.14.0-284.el9-rhel9",
+            "nvidia-driver-daemonset-5.14.0-427.el9-rhel9",
+            "nvidia-driver-daemonset-5.15.0-105-generic-ubuntu22.04",
+            "nvidia-driver-daemonset-5.15.0-106-generic-ubuntu22.04");
+    var first = ds.get(0).getSpec().getTemplate().getSpec();
+    assertThat(first.getNodeSelector())
+        .containsEntry(Labels.NFD_KERNEL_FULL, "5.14.0-284.el9.x86_64")
+        .containsEntry(Labels.NFD_OS_ID, "rhel");
+    assertThat(DaemonSets.container(first, DriverTransform.CONTAINER).getImage())
+        .isEqualTo("nvcr.io/nvidia/driver:550-5.14.0-284.el9.x86_64-rhel9");
+    assertThat(
+            DaemonSets.container(
+                    ds.get(3).getSpec().getTemplate().getSpec(), DriverTransform.CONTAINER)
+                .getImage())
+        .isEqualTo("nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04");
   }
 
   @Test

@@ -16,7 +16,8 @@ public final class AuditLog {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** One write request. */
-  public record Write(String verb, String resource, String namespace, String name, String sub) {
+  public record Write(
+      String verb, String resource, String namespace, String name, String sub, int code) {
     @Override
     public String toString() {
       return verb + " " + resource + (sub == null ? "" : "/" + sub) + " " + namespace + "/" + name;
@@ -59,7 +60,8 @@ public final class AuditLog {
                 resource,
                 ref.path("namespace").asText(null),
                 ref.path("name").asText(null),
-                ref.path("subresource").asText(null)));
+                ref.path("subresource").asText(null),
+                e.path("responseStatus").path("code").asInt()));
       } catch (IOException ex) {
         // a line being written right now; the next read sees it whole
       }

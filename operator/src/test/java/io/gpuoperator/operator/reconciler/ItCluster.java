@@ -32,6 +32,46 @@ final class ItCluster {
 
   private ItCluster() {}
 
+  /**
+   * Simulated kubelets for these nodes that run every container as declared (no image is pulled),
+   * restarting crashed containers after 1 s doubling to 4 s.
+   */
+  static io.gpuoperator.sim.kubelet.SimulatedNodes kubelets(
+      io.gpuoperator.sim.controlplane.ControlPlane cp,
+      List<io.gpuoperator.sim.kubelet.NodeDescription> nodes)
+      throws java.io.IOException {
+    return io.gpuoperator.sim.kubelet.SimulatedNodes.start(
+        nodes,
+        cp::nodeClient,
+        (d, b) ->
+            b.runners(io.gpuoperator.sim.kubelet.ContainerRunners.declaredOnly())
+                .options(
+                    io.gpuoperator.sim.kubelet.KubeletOptions.defaults()
+                        .withBackOff(
+                            java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(4))));
+  }
+
+  /** Closes each in order (nulls skipped), all of them even when one fails. */
+  static void closeAll(AutoCloseable... all) throws Exception {
+    Exception first = null;
+    for (AutoCloseable c : all) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
   static Node node(String name, Map<String, String> labels) {
     return new NodeBuilder()
         .withNewMetadata()

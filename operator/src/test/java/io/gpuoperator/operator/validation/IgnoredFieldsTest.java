@@ -13,16 +13,16 @@ class IgnoredFieldsTest {
   void onlyFieldsSetToSomethingTheOriginalWouldActOnAreReported() {
     assertThat(IgnoredFields.of(Policies.minimal())).isEmpty();
 
-    var sample = Policies.sample(); // the chart's values: autoUpgrade true, sandbox off, psa off
-    assertThat(IgnoredFields.of(sample))
-        .extracting(Violation::path)
-        .containsExactly("spec.driver.upgradePolicy.autoUpgrade");
+    // The chart's values: autoUpgrade true (driver upgrades are automated), sandbox off, psa off.
+    var sample = Policies.sample();
+    assertThat(IgnoredFields.of(sample)).isEmpty();
+    sample.getSpec().driver.useNvidiaDriverCRD = true;
+    assertThat(IgnoredFields.of(sample)).isEmpty();
 
     sample.getSpec().sandboxWorkloads = new SandboxWorkloadsSpec();
     sample.getSpec().sandboxWorkloads.enabled = true;
     sample.getSpec().psa = new EnabledSpec();
     sample.getSpec().psa.enabled = true;
-    sample.getSpec().driver.upgradePolicy.autoUpgrade = false;
     assertThat(IgnoredFields.of(sample))
         .extracting(Violation::path)
         .containsExactly("spec.sandboxWorkloads.enabled", "spec.psa.enabled");

@@ -66,7 +66,13 @@ class StrictCrdIT {
 
   @Test
   void explainShowsDescriptionsAndNoAccessorProperty() throws Exception {
-    String out = kubectl(0, "explain", "clusterpolicy.spec.devicePlugin");
+    // The API server publishes a new CRD's schema a moment after it is established.
+    String[] explained = new String[1];
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> explained[0] = kubectl(0, "explain", "clusterpolicy.spec.devicePlugin"));
+    String out = explained[0];
     assertThat(out)
         .contains("The device plugin: advertises nvidia.com/gpu")
         .contains("enabled\t<boolean>")

@@ -1,0 +1,487 @@
+package io.gpuoperator.operator.reconciler;
+
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.common.State;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1alpha1.NVIDIADriver;
+import io.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.NodeFacts;
+import io.gpuoperator.operator.cluster.NodeSlimming;
+import io.gpuoperator.operator.compat.DriverCompatibility;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.driver.DriverChecks;
+import io.gpuoperator.operator.driver.DriverOwners;
+import io.gpuoperator.operator.driver.NvidiaDriverModel;
+import io.gpuoperator.operator.labels.NodeLabelRules;
+import io.gpuoperator.operator.operand.DriverTransform;
+import io.gpuoperator.operator.operand.ManagedObjects;
+import io.gpuoperator.operator.operand.OperandNames;
+import io.gpuoperator.operator.status.Conditions;
+import io.gpuoperator.operator.status.OperandReadiness;
+import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.upgrade.UpgradeKeys;
+import io.gpuoperator.operator.upgrade.UpgradeRollout;
+import io.gpuoperator.operator.upgrade.UpgradeViews;
+import io.gpuoperator.operator.validation.PolicyValidationException;
+import io.gpuoperator.operator.validation.Violation;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the driver from NVIDIADriver resources when the active ClusterPolicy sets {@code
+ * driver.useNvidiaDriverCRD}: assigns GPU nodes to resources ({@link DriverOwners}: selectors, then
+ * the one default; a node two resources select is a conflict that keeps its owner), labels each
+ * node with its owner, checks each resource's node pools ({@link DriverChecks}) and applies its
+ * per-pool DaemonSets ({@link NvidiaDriverModel}); a refused pool's DaemonSet stays as it is. Each
+ * resource has its own status: state, conditions (ConflictingNodeSelector, DriverIncompatible,
+ * OperandNotReady), its pools, GPUDirect prerequisites and upgrade progress. Without such a policy
+ * the resources report that they are not used. The upgrade itself is the {@link
+ * DriverUpgradeReconciler}'s.
+ */
+public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
+  private static final Logger LOG = LoggerFactory.getLogger(NvidiaDriverReconciler.class);
+  static final String NODES = "nvd-nodes";
+  static final String PEERS = "nvd-peers";
+  static final String POLICIES = "nvd-policies";
+  static final String DAEMONSETS = "nvd-daemonsets";
+
+  private final KubernetesClient client;
+  private final OperatorConfig config;
+  private final String kubernetesVersion;
+  private final EventRecorder events;
+
+  private volatile InformerEventSource<Node, NVIDIADriver> nodes;
+  private volatile InformerEventSource<NVIDIADriver, NVIDIADriver> peers;
+  private volatile InformerEventSource<ClusterPolicy, NVIDIADriver> policies;
+  private volatile InformerEventSource<DaemonSet, NVIDIADriver> daemonSets;
+
+  public NvidiaDriverReconciler(
+      KubernetesClient client, OperatorConfig config, String kubernetesVersion) {
+    this.client = client;
+    this.config = config;
+    this.kubernetesVersion = kubernetesVersion;
+    this.events = new EventRecorder(client);
+  }
+
+  @Override
+  public List<EventSource<?, NVIDIADriver>> prepareEventSources(
+      EventSourceContext<NVIDIADriver> context) {
+    IndexerResourceCache<NVIDIADriver> primaries = context.getPrimaryCache();
+    // Which driver owns a node depends on every driver and every node label: any such change
+    // reconciles every driver.
+    nodes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Node.class, NVIDIADriver.class)
+                .withName(NODES)
+                .withItemStore(NodeSlimming.store())
+                .withSecondaryToPrimaryMapper(n -> all(primaries))
+                .withOnUpdateFilter(
+                    (a, b) ->
+                        !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels()))
+                .build(),
+            context);
+    peers =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(NVIDIADriver.class, NVIDIADriver.class)
+                .withName(PEERS)
+                .withSecondaryToPrimaryMapper(d -> all(primaries))
+                .withOnUpdateFilter(
+                    (a, b) ->
+                        !Objects.equals(
+                                a.getMetadata().getGeneration(), b.getMetadata().getGeneration())
+                            || !Objects.equals(
+                                a.getMetadata().getDeletionTimestamp(),
+                                b.getMetadata().getDeletionTimestamp()))
+                .build(),
+            context);
+    policies =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(ClusterPolicy.class, NVIDIADriver.class)
+                .withName(POLICIES)
+                .withSecondaryToPrimaryMapper(p -> all(primaries))
+                .withOnUpdateFilter(
+                    (a, b) ->
+                        !Objects.equals(
+                            a.getMetadata().getGeneration(), b.getMetadata().getGeneration()))
+                .build(),
+            context);
+    daemonSets =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(DaemonSet.class, NVIDIADriver.class)
+                .withName(DAEMONSETS)
+                .withNamespaces(Set.of(config.namespace()))
+                .withLabelSelector(UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT)
+                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(NVIDIADriver.class, true))
+                .build(),
+            context);
+    return List.of(nodes, peers, policies, daemonSets);
+  }
+
+  private static Set<ResourceID> all(IndexerResourceCache<NVIDIADriver> primaries) {
+    return primaries.list().map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  @Override
+  public UpdateControl<NVIDIADriver> reconcile(NVIDIADriver driver, Context<NVIDIADriver> ctx) {
+    String name = driver.getMetadata().getName();
+    long generation = Optional.ofNullable(driver.getMetadata().getGeneration()).orElse(0L);
+    List<DaemonSet> mine =
+        daemonSets
+            .list()
+            .filter(ds -> driver.getMetadata().getUid().equals(UpgradeViews.controller(ds)))
+            .toList();
+    Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList());
+    if (active.isEmpty() || !DriverTransform.byNvidiaDriverResources(active.get())) {
+      String message =
+          active.isEmpty()
+              ? "No ClusterPolicy: NVIDIADriver resources are used once one sets"
+                  + " driver.useNvidiaDriverCRD: true"
+              : "ClusterPolicy "
+                  + active.get().getMetadata().getName()
+                  + " runs the driver itself: set driver.useNvidiaDriverCRD: true to use"
+                  + " NVIDIADriver resources";
+      if (active.isPresent()) {
+        // The policy's own DaemonSets take the nodes over, node by node.
+        mine.forEach(this::deleteLeavingPods);
+      }
+      writeStatus(driver, notUsed(driver, generation, message), null);
+      return UpdateControl.noUpdate();
+    }
+    ClusterPolicy policy = active.get();
+    String unsupported = NvidiaDriverModel.unsupported(driver);
+    if (unsupported != null) {
+      writeStatus(driver, notUsed(driver, generation, unsupported), unsupported);
+      return UpdateControl.noUpdate();
+    }
+
+    List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
+    DriverOwners owners = DriverOwners.assign(peers.list().toList(), gpuNodes);
+    labelNodes(name, owners, gpuNodes);
+    List<Node> assigned =
+        gpuNodes.stream()
+            .filter(n -> name.equals(owners.owners().get(n.getMetadata().getName())))
+            .toList();
+    ClusterFacts facts =
+        NodeFacts.of(assigned, kubernetesVersion, false)
+            .withConfigMapKeys(
+                ConfigMapKeys.read(
+                    client, config.namespace(), NvidiaDriverModel.policyFor(driver, policy)));
+    DriverChecks.Result checks =
+        DriverChecks.check(
+            DriverChecks.Settings.of(
+                driver.getSpec() == null
+                    ? new io.gpuoperator.api.v1alpha1.NVIDIADriverSpec()
+                    : driver.getSpec(),
+                policy.getSpec(),
+                config.image(OperandNames.DRIVER),
+                DriverChecks.CUDA_DEFAULT),
+            assigned,
+            DriverCompatibility.shipped(),
+            true);
+    List<DaemonSet> wanted;
+    try {
+      wanted = NvidiaDriverModel.daemonSets(driver, policy, facts, config);
+    } catch (PolicyValidationException e) {
+      String message =
+          "Invalid NVIDIADriver: "
+              + e.violations().stream().map(Violation::toString).collect(Collectors.joining("; "));
+      writeStatus(driver, invalid(driver, generation, message), message);
+      return UpdateControl.noUpdate();
+    }
+    Set<String> names = new HashSet<>();
+    for (DaemonSet ds : wanted) {
+      names.add(ds.getMetadata().getName());
+      if (!checks.freezes(ds, assigned)) {
+        apply(driver, ds);
+      }
+    }
+    mine.stream()
+        .filter(ds -> !names.contains(ds.getMetadata().getName()))
+        .forEach(this::deleteLeavingPods);
+
+    List<OperandReadiness> readiness = new ArrayList<>();
+    for (DaemonSet w : wanted) {
+      Optional<DaemonSet> live =
+          daemonSets.get(new ResourceID(w.getMetadata().getName(), config.namespace()));
+      readiness.add(
+          live.isEmpty()
+              ? new OperandReadiness(w.getMetadata().getName(), false, 0, 0, "not created")
+              : LiveReadiness.of(client, w.getMetadata().getName(), live.get()));
+    }
+    NVIDIADriverStatus status =
+        status(driver, generation, owners.conflictOf(name), checks, readiness, assigned);
+    status.driverPools = assigned.isEmpty() ? null : checks.poolStatus();
+    status.gpuDirect = checks.listedUnmet();
+    status.driverUpgrade =
+        UpgradeRollout.status(assigned, NvidiaDriverModel.upgradeSettings(driver, policy));
+    String warning = owners.conflictOf(name);
+    if (warning == null) {
+      warning = owners.errors().get(name);
+    }
+    if (warning == null) {
+      warning = checks.refusedMessage();
+    }
+    writeStatus(driver, status, warning);
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * The owner label on every GPU node assigned to this driver; removed from nodes this driver no
+   * longer gets (a conflicted node keeps whatever it has).
+   */
+  private void labelNodes(String name, DriverOwners owners, List<Node> gpuNodes) {
+    for (Node n : gpuNodes) {
+      String node = n.getMetadata().getName();
+      Map<String, String> labels = n.getMetadata().getLabels();
+      String current = labels == null ? null : labels.get(DriverOwners.OWNER);
+      String wanted = owners.owners().get(node);
+      if (name.equals(wanted) && !name.equals(current)) {
+        patchOwner(node, "\"" + name + "\"");
+      } else if (name.equals(current) && wanted == null && !owners.conflicts().containsKey(node)) {
+        patchOwner(node, "null");
+      }
+    }
+  }
+
+  private void patchOwner(String node, String value) {
+    LOG.info(
+        "Node {}: {} {}",
+        node,
+        DriverOwners.OWNER,
+        value.equals("null") ? "removed" : "= " + value);
+    client
+        .nodes()
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"" + DriverOwners.OWNER + "\":" + value + "}}}");
+  }
+
+  /** Server-side apply with this driver as controller, unless the live one is up to date. */
+  private void apply(NVIDIADriver owner, DaemonSet rendered) {
+    DaemonSet desired = Serialization.clone(rendered);
+    desired.getMetadata().setNamespace(config.namespace());
+    OwnerReference ref =
+        new OwnerReferenceBuilder()
+            .withApiVersion(owner.getApiVersion())
+            .withKind(owner.getKind())
+            .withName(owner.getMetadata().getName())
+            .withUid(owner.getMetadata().getUid())
+            .withController(true)
+            .withBlockOwnerDeletion(true)
+            .build();
+    desired.getMetadata().setOwnerReferences(List.of(ref));
+    Optional<DaemonSet> live = daemonSets.get(ResourceID.fromResource(desired));
+    if (live.isPresent()
+        && ManagedObjects.upToDate(desired, live.get())
+        && ManagedObjects.ownedBy(live.get(), ref)) {
+      return;
+    }
+    LOG.info(
+        "NVIDIADriver {}: {} DaemonSet {}/{}",
+        owner.getMetadata().getName(),
+        live.isEmpty() ? "creating" : "updating",
+        config.namespace(),
+        desired.getMetadata().getName());
+    DaemonSet written =
+        client
+            .resource(desired)
+            .fieldManager(ReconcilerKeys.FIELD_MANAGER)
+            .forceConflicts()
+            .serverSideApply();
+    ResourceID id = ResourceID.fromResource(written);
+    if (live.isEmpty()) {
+      daemonSets.handleRecentResourceCreate(id, written);
+    } else {
+      daemonSets.handleRecentResourceUpdate(id, written, live.get());
+    }
+  }
+
+  /** Deletes a driver DaemonSet, leaving its pods for the upgrade to replace node by node. */
+  private void deleteLeavingPods(DaemonSet ds) {
+    LOG.info(
+        "DaemonSet {}/{}: deleting, leaving its pods to the driver upgrade",
+        ds.getMetadata().getNamespace(),
+        ds.getMetadata().getName());
+    try {
+      client
+          .apps()
+          .daemonSets()
+          .inNamespace(ds.getMetadata().getNamespace())
+          .withName(ds.getMetadata().getName())
+          .withPropagationPolicy(DeletionPropagation.ORPHAN)
+          .delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  private NVIDIADriverStatus status(
+      NVIDIADriver driver,
+      long generation,
+      String conflict,
+      DriverChecks.Result checks,
+      List<OperandReadiness> readiness,
+      List<Node> assigned) {
+    NVIDIADriverStatus previous = driver.getStatus();
+    NVIDIADriverStatus s = new NVIDIADriverStatus();
+    if (conflict != null) {
+      return PolicyStatusModel.fill(
+          s,
+          State.NOT_READY,
+          generation,
+          config.namespace(),
+          false,
+          Conditions.CONFLICTING_NODE_SELECTOR,
+          conflict,
+          true,
+          readiness,
+          previous);
+    }
+    if (checks.refusedMessage() != null) {
+      PolicyStatusModel.fill(
+          s,
+          State.NOT_READY,
+          generation,
+          config.namespace(),
+          false,
+          "",
+          "",
+          false,
+          readiness,
+          previous);
+      return PolicyStatusModel.driverRefused(s, generation, checks.refusedMessage(), previous);
+    }
+    List<OperandReadiness> notReady = readiness.stream().filter(r -> !r.ready()).toList();
+    if (!notReady.isEmpty()) {
+      return PolicyStatusModel.fill(
+          s,
+          State.NOT_READY,
+          generation,
+          config.namespace(),
+          false,
+          Conditions.OPERAND_NOT_READY,
+          "Driver DaemonSets not ready: "
+              + notReady.stream()
+                  .map(r -> r.name() + " (" + r.reason() + ")")
+                  .collect(Collectors.joining(", ")),
+          false,
+          readiness,
+          previous);
+    }
+    if (assigned.isEmpty()) {
+      return PolicyStatusModel.fill(
+          s,
+          State.READY,
+          generation,
+          config.namespace(),
+          true,
+          Conditions.NO_GPU_NODES,
+          "No GPU node is assigned to this NVIDIADriver (nodeSelector, or default)",
+          false,
+          readiness,
+          previous);
+    }
+    return PolicyStatusModel.fill(
+        s,
+        State.READY,
+        generation,
+        config.namespace(),
+        true,
+        Conditions.RECONCILED,
+        "The driver runs on every assigned node",
+        false,
+        readiness,
+        previous);
+  }
+
+  private NVIDIADriverStatus notUsed(NVIDIADriver d, long generation, String message) {
+    return PolicyStatusModel.fill(
+        new NVIDIADriverStatus(),
+        State.IGNORED,
+        generation,
+        config.namespace(),
+        false,
+        Conditions.NOT_USED,
+        message,
+        false,
+        null,
+        d.getStatus());
+  }
+
+  private NVIDIADriverStatus invalid(NVIDIADriver d, long generation, String message) {
+    NVIDIADriverStatus s =
+        PolicyStatusModel.fill(
+            new NVIDIADriverStatus(),
+            State.NOT_READY,
+            generation,
+            config.namespace(),
+            false,
+            Conditions.RECONCILE_FAILED,
+            message,
+            true,
+            null,
+            d.getStatus());
+    if (d.getStatus() != null) {
+      s.operands = d.getStatus().operands;
+    }
+    return s;
+  }
+
+  /**
+   * Patches the status when it says something new; a warning goes to an Event along with the change
+   * that brought it.
+   */
+  private void writeStatus(NVIDIADriver driver, NVIDIADriverStatus status, String warning) {
+    if (PolicyStatusModel.sameAs(driver.getStatus(), status)) {
+      return;
+    }
+    String patch =
+        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + Serialization.asJson(status) + "}]";
+    client
+        .resources(NVIDIADriver.class)
+        .withName(driver.getMetadata().getName())
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), patch);
+    driver.setStatus(status);
+    LOG.info(
+        "NVIDIADriver {}: state {}{}",
+        driver.getMetadata().getName(),
+        status.state == null ? "" : status.state.value(),
+        warning == null ? "" : " (" + warning + ")");
+    if (warning != null) {
+      var ready = PolicyStatusModel.ready(status);
+      events.warning(driver, ready == null ? "Warning" : ready.getReason(), warning);
+    }
+  }
+}
