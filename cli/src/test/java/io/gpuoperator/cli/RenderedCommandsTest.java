@@ -168,15 +168,16 @@ class RenderedCommandsTest {
   }
 
   @Test
-  void defaultImagesAreOursExactlyWhereThisBinaryHasTheAgent() {
+  void defaultImagesAreOursExactlyWhereThisBinaryHasADefaultAgent() {
     Map<String, String> images = Operands.defaultImages(SUBCOMMANDS);
     assertThat(images.get("device-plugin")).isEqualTo(OURS);
     assertThat(images.get("gpu-feature-discovery")).isEqualTo(OURS);
     assertThat(images.get("operator-validator")).isEqualTo(OURS);
     assertThat(images.get("dcgm-exporter")).isEqualTo(OURS);
     assertThat(images.get("mig-manager")).isEqualTo(OURS);
-    assertThat(images.get("container-toolkit")).isEqualTo(OURS);
-    for (String nvidia : List.of("driver", "dcgm")) {
+    // The toolkit agent runs only where our image is named: NVIDIA's image installs the runtime
+    // binaries (nvidia-container-runtime, nvidia-cdi-hook) that the nvidia runtime class needs.
+    for (String nvidia : List.of("driver", "dcgm", "container-toolkit")) {
       assertThat(images.get(nvidia)).as(nvidia).startsWith("nvcr.io/nvidia/");
     }
     StringWriter out = new StringWriter();
@@ -185,7 +186,7 @@ class RenderedCommandsTest {
     assertThat(cl.execute("version")).isZero();
     assertThat(out.toString())
         .contains("device-plugin          " + OURS)
-        .contains("container-toolkit      " + OURS)
+        .contains("container-toolkit      nvcr.io/nvidia/k8s/container-toolkit:")
         .contains("driver                 nvcr.io/nvidia/");
   }
 }

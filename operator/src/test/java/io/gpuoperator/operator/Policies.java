@@ -48,6 +48,16 @@ public final class Policies {
     return OperatorConfig.fromEnv(Map.of()).withAgents(agents());
   }
 
+  /**
+   * As {@link #config()}, with this project's image named for the toolkit (whose agent is not the
+   * default: NVIDIA's toolkit image installs the runtime binaries ours lacks).
+   */
+  public static OperatorConfig configWithToolkitAgent() {
+    return OperatorConfig.fromEnv(
+            Map.of("CONTAINER_TOOLKIT_IMAGE", io.gpuoperator.api.OperandImages.projectImage()))
+        .withAgents(agents());
+  }
+
   /** The subcommands of every operand's agent rendering. */
   public static Set<String> agents() {
     return Operands.ordered().stream()

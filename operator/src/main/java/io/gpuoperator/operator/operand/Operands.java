@@ -57,7 +57,11 @@ public final class Operands {
               ContainerToolkitTransform.CONTAINER,
               false,
               new ContainerToolkitTransform(),
-              new Agent("toolkit", new ContainerToolkitAgentTransform())),
+              // Not the default: this image lacks NVIDIA's runtime binaries
+              // (nvidia-container-runtime,
+              // nvidia-cdi-hook), which NVIDIA's toolkit image installs on the host and the nvidia
+              // runtime class runs; the agent is used where the policy names this project's image.
+              new Agent("toolkit", new ContainerToolkitAgentTransform(), false)),
           new Operand(
               OperandNames.OPERATOR_VALIDATOR,
               "state-operator-validation",
@@ -156,6 +160,7 @@ public final class Operands {
     for (Operand operand : ORDERED) {
       if (operand.name().equals(key)
           && operand.agent() != null
+          && operand.agent().byDefault()
           && agents.contains(operand.agent().subcommand())) {
         return OperandImages.projectImage();
       }

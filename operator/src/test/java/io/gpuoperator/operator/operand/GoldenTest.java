@@ -102,7 +102,8 @@ class GoldenTest {
           new Case(
               "agents-config",
               new ClusterFacts("v1.36.3", "containerd", false, 2, true, "ubuntu24.04"),
-              Map.of()),
+              // The toolkit runs our agent only where our image is named (not by default).
+              Map.of("CONTAINER_TOOLKIT_IMAGE", io.gpuoperator.api.OperandImages.projectImage())),
           new Case(
               "nvidia-config",
               new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04"),

@@ -219,7 +219,8 @@ class ModelsTest {
         .containsEntry("CDI_ENABLED", "true")
         .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
         .containsEntry("NVIDIA_CONTAINER_RUNTIME_MODE", "cdi");
-    // Our agent (the default image): the same switches, and the runtime it configures.
+    // Our agent (where the policy names our image): the same switches, and the runtime it
+    // configures.
     assertThat(toolkitEnv(on, false))
         .containsEntry("CDI_ENABLED", "true")
         .containsEntry("NVIDIA_RUNTIME_SET_AS_DEFAULT", "false")
@@ -246,7 +247,9 @@ class ModelsTest {
     for (String runtime : List.of("containerd", "crio")) {
       ClusterFacts facts = new ClusterFacts("v1.36.3", runtime, false, 1, true, "ubuntu22.04");
       DaemonSet ds =
-          ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), Policies.minimal(), facts));
+          ds(
+              Operands.byName(OperandNames.CONTAINER_TOOLKIT)
+                  .render(Policies.minimal(), facts, Policies.configWithToolkitAgent()));
       Container c =
           ds.getSpec().getTemplate().getSpec().getContainers().stream()
               .filter(x -> x.getName().equals(ContainerToolkitTransform.CONTAINER))
@@ -272,19 +275,17 @@ class ModelsTest {
     }
   }
 
-  /** The toolkit container's env, under NVIDIA's image or our agent (the default image). */
+  /** The toolkit container's env, under NVIDIA's image (the default) or our agent. */
   private static java.util.Map<String, String> toolkitEnv(
       io.gpuoperator.api.v1.ClusterPolicy p, boolean nvidiaImage) {
-    if (nvidiaImage) {
-      p.getSpec().toolkit = new io.gpuoperator.api.v1.ToolkitSpec();
-      p.getSpec().toolkit.repository = "nvcr.io/nvidia/k8s";
-      p.getSpec().toolkit.image = "container-toolkit";
-      p.getSpec().toolkit.version = "v1.17.5-ubuntu20.04";
-    } else {
-      p.getSpec().toolkit = null;
-    }
+    p.getSpec().toolkit = null;
     return env(
-        ds(render(Operands.byName(OperandNames.CONTAINER_TOOLKIT), p, Policies.facts())),
+        ds(
+            Operands.byName(OperandNames.CONTAINER_TOOLKIT)
+                .render(
+                    p,
+                    Policies.facts(),
+                    nvidiaImage ? Policies.config() : Policies.configWithToolkitAgent())),
         ContainerToolkitTransform.CONTAINER);
   }
 
