@@ -107,6 +107,10 @@ public final class NvidiaCdiModel {
         }
         continue;
       }
+      // A MIG-enabled GPU is no device of its own, but "all" still gets its node: a container
+      // given every GPU (the management spec's users) needs the parent to reach MIG devices, and
+      // a GPU whose MIG devices are created later (DRA's dynamic partitions) has none yet.
+      all.addAll(nodes(DeviceNodes.gpu(gpu), o, dev));
       for (MigDevice m : inventory.migDevices().getOrDefault(gpu.index(), List.of())) {
         List<CdiSpec.DeviceNode> nodes =
             nodes(DeviceNodes.mig(gpu, m, inventory.capMinors()), o, dev);

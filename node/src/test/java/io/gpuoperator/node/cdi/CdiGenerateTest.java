@@ -179,6 +179,36 @@ class CdiGenerateTest {
   }
 
   @Test
+  void aMigEnabledGpuWithoutMigDevicesStillHasTheAllDevice() throws Exception {
+    // DRA's dynamic partitions: MIG mode on, devices created per claim later. The management
+    // spec's "all" keeps the parent's node, so the toolkit's validation and its users find one.
+    Path profile = tmp.resolve("mig-empty.yaml");
+    Files.writeString(
+        profile,
+        """
+        driverVersion: 550.54.15
+        cudaVersion: "12.4"
+        gpus:
+          - model: H100-SXM5-80GB
+            count: 1
+            mig: {enabled: true, devices: {}}
+        """);
+    JsonNode spec =
+        new YAMLMapper()
+            .readTree(
+                generate(
+                    "--backend",
+                    "simulated",
+                    "--node-profile",
+                    profile.toString(),
+                    "--kind",
+                    "management.nvidia.com/gpu"));
+    assertThat(CdiSchema.load().errors(spec)).isEmpty();
+    assertThat(device(spec, "0")).as("a MIG-enabled GPU is not offered whole").isNull();
+    assertThat(nodes(device(spec, "all"))).containsExactly("/dev/nvidia0=" + root + "/dev/nvidia0");
+  }
+
+  @Test
   void hooksRunWithTheirOwnEnvironmentOnly() throws Exception {
     String json =
         generate(
