@@ -63,8 +63,8 @@ if [ "$BUILD" = 1 ]; then
   if [ ! -s "$BASE" ]; then
     log "building the base root filesystem from Debian $SUITE ($pkgs) with mmdebstrap; cached in $BASE"
     SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000} mmdebstrap --quiet --variant=extract \
-      --include="$pkgs" "$SUITE" "$BASE.tmp" >&2
-    mv "$BASE.tmp" "$BASE"
+      --include="$pkgs" "$SUITE" "${BASE%.tar}.partial.tar" >&2
+    mv "${BASE%.tar}.partial.tar" "$BASE"
   fi
 
   # 2. The JRE: jlink with the modules the jar needs, Java's own CDS archive, cached by JDK
@@ -159,14 +159,25 @@ for a in p["args"]: print(a)' "$CW/bundle/config.json")
   size=$(du -sb "$CW/bundle/rootfs" | cut -f1)
   log "unpacked: user $user, entrypoint '${entry[*]}', root filesystem $((size / 1024 / 1024)) MiB"
   mkdir -p "$CW/bundle/rootfs/proc" "$CW/bundle/rootfs/dev"
-  # A private mount namespace: /proc and /dev of the chroot go away with it.
-  got=$(unshare --mount --fork bash -c '
-    r=$1; u=$2; shift 2
-    mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" &&
-      exec chroot --userspec="$u" "$r" /usr/bin/env -i "$@" --version' \
-    _ "$CW/bundle/rootfs" "$user" "${envs[@]}" "${entry[@]}" 2>&1) || {
+  # In a private mount namespace (its /proc and /dev mounts go away with it), as the image's
+  # user: the entrypoint's --version, then one agent on the simulated backend (the JRE's modules
+  # suffice for a real pass: YAML profiles, labels, an atomic file write) and the validator's shell
+  # loop's tools.
+  inimage() {
+    unshare --mount --fork bash -c '
+      r=$1; u=$2; shift 2
+      mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" &&
+        exec chroot --userspec="$u" "$r" /usr/bin/env -i "$@"' \
+      _ "$CW/bundle/rootfs" "$user" "${envs[@]}" "$@"
+  }
+  got=$(inimage "${entry[@]}" --version 2>&1) || {
     echo "FAIL: the entrypoint's --version failed in the unpacked image:" >&2; echo "$got" >&2; exit 1; }
-  echo "$got" | head -3 >&2
+  agent=$(inimage "${entry[@]}" feature-discovery --backend=simulated --node-profile=dgx-h100 \
+    --oneshot --output=file -o /tmp/gfd 2>&1 && inimage sh -c 'sleep 0 && cat /tmp/gfd') || {
+    echo "FAIL: feature-discovery failed in the unpacked image:" >&2; echo "$agent" >&2; exit 1; }
+  echo "$agent" | grep -q '^nvidia.com/gpu.count=8$' || {
+    echo "FAIL: feature-discovery in the image wrote no nvidia.com/gpu.count=8:" >&2; echo "$agent" >&2; exit 1; }
+  log "feature-discovery (simulated 8x H100) labels in the image: $(echo "$agent" | grep -c '^nvidia.com/')"
   case "$got" in
     "gpu-operator $VERSION"*) log "OK: the image's entrypoint runs as $user and prints gpu-operator $VERSION" ;;
     *) echo "FAIL: expected 'gpu-operator $VERSION' first, got: $got" >&2; exit 1 ;;

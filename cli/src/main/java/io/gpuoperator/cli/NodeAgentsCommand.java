@@ -58,6 +58,9 @@ public class NodeAgentsCommand implements Callable<Integer> {
       description = "First restart delay of an agent that ended (doubles up to 5 minutes; 10).")
   long restartDelaySeconds = 10;
 
+  /** Set when the JVM shuts down: agents that end then are not restarted. */
+  private volatile boolean stopping;
+
   @Override
   public Integer call() throws Exception {
     if (restartDelaySeconds < 0) {
@@ -83,6 +86,7 @@ public class NodeAgentsCommand implements Callable<Integer> {
       }
       agents.add(args);
     }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> stopping = true, "node-agents-stop"));
     List<Thread> threads = new ArrayList<>();
     for (String[] args : agents) {
       Thread t = new Thread(() -> supervise(args), "agent-" + args[0]);
@@ -114,6 +118,10 @@ public class NodeAgentsCommand implements Callable<Integer> {
       } catch (RuntimeException | Error e) {
         LOG.error("agent {} failed: {}", args[0], e.toString(), e);
         code = 1;
+      }
+      if (stopping) {
+        LOG.info("agent {} stopped (exit code {})", args[0], code);
+        return;
       }
       Duration delay = backoff.next(Duration.ofNanos(System.nanoTime() - started));
       LOG.warn(

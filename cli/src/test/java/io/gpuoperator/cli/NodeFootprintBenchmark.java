@@ -128,7 +128,8 @@ class NodeFootprintBenchmark {
   /** The image's JVM flags, from its launcher: one owner for them. */
   static List<String> jvmFlags() throws IOException {
     List<String> out = new ArrayList<>();
-    Matcher m = Pattern.compile("(?m)^\\s+(-X\\S+)\\s*\\\\$").matcher(Files.readString(LAUNCHER));
+    Matcher m =
+        Pattern.compile("(?m)^\\s+(-[XD]\\S+)\\s*\\\\$").matcher(Files.readString(LAUNCHER));
     while (m.find()) {
       out.add(m.group(1));
     }
