@@ -20,6 +20,7 @@ RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --
        | tar -x -C /rootfs \
     && find /rootfs/dev -mindepth 1 -delete \
     && rm -rf /rootfs/usr/share/doc /rootfs/usr/share/man /rootfs/usr/share/info /rootfs/usr/share/lintian \
+       /rootfs/usr/share/locale /rootfs/usr/lib/x86_64-linux-gnu/gconv \
     && mkdir -p /rootfs/home/nonroot /rootfs/opt/gpu-operator/bin && chown 65532:65532 /rootfs/home/nonroot \
     && printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/usr/sbin/nologin\n' > /rootfs/etc/passwd \
     && printf 'root:x:0:\nnonroot:x:65532:\n' > /rootfs/etc/group

@@ -112,8 +112,9 @@ if [ "$BUILD" = 1 ]; then
   printf 'root:x:0:\nnonroot:x:%s:\n' "$USER_ID" > "$R/etc/group"
   cp LICENSE "$R/opt/gpu-operator/" 2>/dev/null || true
   # The rootfs is laid; drop what an extract-only base never uses.
+  # (messages' translations and iconv's converters: Java has its own charsets and time zones).
   rm -rf "$R/usr/share/doc" "$R/usr/share/man" "$R/usr/share/info" "$R/usr/share/lintian" \
-    "$R/var/cache/apt" "$R/var/lib/apt/lists"
+    "$R/usr/share/locale" "$R/usr/lib/x86_64-linux-gnu/gconv" "$R/var/cache/apt" "$R/var/lib/apt/lists"
   umoci repack --image "$WORK/oci:$TAG" "$WORK/bundle"
   umoci config --image "$WORK/oci:$TAG" \
     --config.user "$USER_ID:$USER_ID" \
