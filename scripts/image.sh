@@ -47,6 +47,9 @@ JAR=$ROOT/cli/target/gpu-operator.jar
 # The project's version, as the jar reports it (the first <version> of the root pom).
 VERSION=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
 TAG=$VERSION
+# The reference the operator renders for its own image (api's operand-images.properties), so that
+# importing the archive into a node's containerd gives the image the DaemonSets ask for.
+REPO=$(sed -n 's/^project.image=\(.*\):.*/\1/p' api/src/main/resources/io/gpuoperator/api/operand-images.properties)
 ARCHIVE=$OUT/gpu-operator-$VERSION.oci.tar
 LAYOUT=$OUT/oci
 
@@ -129,10 +132,10 @@ if [ "$BUILD" = 1 ]; then
   umoci gc --layout "$WORK/oci"
   rm -rf "$LAYOUT" "$ARCHIVE"
   cp -a "$WORK/oci" "$LAYOUT"
-  skopeo copy --quiet "oci:$LAYOUT:$TAG" "oci-archive:$ARCHIVE:gpu-operator:$TAG"
+  skopeo copy --quiet "oci:$LAYOUT:$TAG" "oci-archive:$ARCHIVE:$REPO:$TAG"
   rm -rf "$WORK"
   trap - EXIT
-  log "built $ARCHIVE ($(du -h "$ARCHIVE" | cut -f1) compressed, layout in $LAYOUT) in $(( $(date +%s) - t0 )) s"
+  log "built $REPO:$TAG as $ARCHIVE ($(du -h "$ARCHIVE" | cut -f1) compressed, layout in $LAYOUT) in $(( $(date +%s) - t0 )) s"
   echo "$ARCHIVE"
 fi
 
