@@ -5,6 +5,7 @@ import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.cdi.CdiCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
+import io.gpuoperator.node.discovery.PciDiscoveryCommand;
 import io.gpuoperator.node.dra.DraPluginCommand;
 import io.gpuoperator.node.exporter.ExporterCommand;
 import io.gpuoperator.node.mig.MigCommand;
@@ -37,6 +38,7 @@ import picocli.CommandLine.Command;
       OperatorCommand.class,
       PlanCommand.class,
       FeatureDiscoveryCommand.class,
+      PciDiscoveryCommand.class,
       DevicePluginCommand.class,
       DraPluginCommand.class,
       ExporterCommand.class,
@@ -44,6 +46,7 @@ import picocli.CommandLine.Command;
       MigCommand.class,
       ValidatorCommand.class,
       ToolkitCommand.class,
+      NodeAgentsCommand.class,
       CdiCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -90,36 +90,45 @@ class RenderedCommandsTest {
   @Test
   void noRenderedContainerCallsASubcommandThisBinaryLacks() {
     int ours = 0;
+    boolean pciDiscovery = false;
+    // With NFD, and without (then our feature discovery brings the PCI discovery DaemonSet).
+    List<ClusterFacts> clusters =
+        List.of(
+            ClusterFacts.offline(2, "ubuntu22.04"),
+            new ClusterFacts("v1.36.3", "containerd", false, 0, false, null));
     for (String spec : POLICIES) {
-      ClusterFacts facts = ClusterFacts.offline(2, "ubuntu22.04");
-      for (RenderedOperand op : Operands.renderAll(policy(spec), facts, config())) {
-        for (HasMetadata o : op.objects()) {
-          if (!(o instanceof DaemonSet ds)) {
-            continue;
-          }
-          var pod = ds.getSpec().getTemplate().getSpec();
-          List<Container> all = new ArrayList<>(pod.getContainers());
-          if (pod.getInitContainers() != null) {
-            all.addAll(pod.getInitContainers());
-          }
-          for (Container c : all) {
-            String where = ds.getMetadata().getName() + "/" + c.getName() + " of " + spec;
-            List<String> line = commandLine(c);
-            if (OperandImages.isProjectImage(c.getImage())) {
-              ours++;
-              checkOurs(line, where);
-            } else if (c.getCommand() == null || c.getCommand().isEmpty()) {
-              // NVIDIA's image runs its own entrypoint: never with our subcommand as argument.
-              assertThat(line).as(where).noneMatch(SUBCOMMANDS::contains);
+      for (ClusterFacts facts : clusters) {
+        for (RenderedOperand op : Operands.renderAll(policy(spec), facts, config())) {
+          for (HasMetadata o : op.objects()) {
+            if (!(o instanceof DaemonSet ds)) {
+              continue;
+            }
+            var pod = ds.getSpec().getTemplate().getSpec();
+            List<Container> all = new ArrayList<>(pod.getContainers());
+            if (pod.getInitContainers() != null) {
+              all.addAll(pod.getInitContainers());
+            }
+            for (Container c : all) {
+              String where = ds.getMetadata().getName() + "/" + c.getName() + " of " + spec;
+              List<String> line = commandLine(c);
+              if (OperandImages.isProjectImage(c.getImage())) {
+                ours++;
+                pciDiscovery |= line.contains("pci-discovery");
+                checkOurs(line, where);
+              } else if (c.getCommand() == null || c.getCommand().isEmpty()) {
+                // NVIDIA's image runs its own entrypoint: never with our subcommand as argument.
+                assertThat(line).as(where).noneMatch(SUBCOMMANDS::contains);
+              }
             }
           }
-        }
-        if (op.rendering().kind() == Rendering.Kind.AGENT) {
-          assertThat(SUBCOMMANDS).contains(op.rendering().agent());
+          if (op.rendering().kind() == Rendering.Kind.AGENT) {
+            assertThat(SUBCOMMANDS).contains(op.rendering().agent());
+          }
         }
       }
     }
     assertThat(ours).as("containers of our image checked").isGreaterThan(10);
+    assertThat(pciDiscovery).as("the PCI discovery DaemonSet checked").isTrue();
   }
 
   private static List<String> commandLine(Container c) {

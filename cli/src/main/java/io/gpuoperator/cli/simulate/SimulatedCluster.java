@@ -19,10 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
  * validator}, {@code device-plugin}, {@code feature-discovery}, {@code toolkit}, {@code
- * mig-manager}, {@code dra-plugin}, {@code exporter}) in-process against the node's simulated GPUs,
- * for our image and in place of NVIDIA's programs of the same job, NVIDIA's config-manager, and
- * everything else by declared behaviour. The control plane must know the nodes' identities ({@code
- * ControlPlane.builder().nodes(...)}).
+ * mig-manager}, {@code dra-plugin}, {@code exporter}, {@code pci-discovery}) in-process against the
+ * node's simulated GPUs, for our image and in place of NVIDIA's programs of the same job, NVIDIA's
+ * config-manager, and everything else by declared behaviour. The control plane must know the nodes'
+ * identities ({@code ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
@@ -63,6 +63,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("toolkit", toolkit, false)
               .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
+              .agent("pci-discovery", new PciDiscoveryInProcessAgent(c.backends), false)
               .program("nvidia-validator", validator, false)
               .program("nvidia-device-plugin", devicePlugin, false)
               .program("gpu-feature-discovery", featureDiscovery, false)

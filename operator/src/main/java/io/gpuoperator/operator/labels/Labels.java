@@ -38,6 +38,12 @@ public final class Labels {
           NFD_PREFIX + "pci-0302_10de.present",
           NFD_PREFIX + "pci-0300_10de.present");
 
+  /**
+   * Written by our PCI discovery ({@code gpu-operator pci-discovery}) where no NFD runs: whether
+   * the node has an NVIDIA GPU. Counts only on nodes without any NFD label.
+   */
+  public static final String PCI_PRESENT = io.gpuoperator.node.discovery.PciDiscovery.LABEL;
+
   /** NFD OS labels the driver image tag is derived from. */
   public static final String NFD_OS_ID = NFD_PREFIX + "system-os_release.ID";
 

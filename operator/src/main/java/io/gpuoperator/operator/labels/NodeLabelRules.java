@@ -59,7 +59,11 @@ public final class NodeLabelRules {
    */
   public record Desired(boolean gpuNode, SortedMap<String, String> labels, Taint taint) {}
 
-  /** Whether NFD reports an NVIDIA PCI device on the node (the original's only GPU test). */
+  /**
+   * Whether the node has an NVIDIA PCI device: NFD says so (the original's only GPU test), or, on a
+   * node without any NFD label, our PCI discovery's {@link Labels#PCI_PRESENT} does (clusters
+   * without NFD). Where NFD runs its labels alone decide.
+   */
   public static boolean isGpuNode(Node node) {
     Map<String, String> labels = labels(node);
     for (String key : Labels.NFD_GPU_LABELS) {
@@ -67,7 +71,7 @@ public final class NodeLabelRules {
         return true;
       }
     }
-    return false;
+    return Labels.TRUE.equals(labels.get(Labels.PCI_PRESENT)) && !hasNfdLabels(node);
   }
 
   /** Whether any Node Feature Discovery label is on the node. */
@@ -256,7 +260,8 @@ public final class NodeLabelRules {
     SortedMap<String, String> set = new TreeMap<>();
     Set<String> remove = new TreeSet<>();
 
-    // 1. gpu.present follows NFD: true, then false (not removed) once the GPUs are gone.
+    // 1. gpu.present follows NFD (or our PCI discovery without NFD): true, then false (not
+    // removed) once the GPUs are gone.
     boolean pci = isGpuNode(node);
     String present = current.get(Labels.GPU_PRESENT);
     if (pci && !Labels.TRUE.equals(present)) {

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.gpuoperator.api.common.ComponentSpec;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Our feature discovery ({@code gpu-operator feature-discovery}) in the {@code
@@ -16,6 +18,12 @@ import io.gpuoperator.api.common.ComponentSpec;
  * NodeFeature objects (as NVIDIA's image does) and the ClusterRole only reads Nodes, as the
  * original's; without NFD the agent patches its own Node's labels, and only then may it patch
  * Nodes.
+ *
+ * <p>Without NFD nothing would find the GPU nodes that feature discovery is to run on, so then the
+ * {@code nvidia-pci-discovery} DaemonSet ({@code manifests/pci-discovery}) comes with it: our
+ * image's {@code pci-discovery} on every node not yet labelled {@code nvidia.com/gpu.pci.present},
+ * which labels it from its PCI devices (the operator's node rules read that label where NFD's are
+ * absent), under feature discovery's ServiceAccount, image and pull secrets.
  */
 public final class GpuFeatureDiscoveryAgentTransform implements Transform {
   /** The agent's output setting and the two values the operator chooses between. */
@@ -23,6 +31,9 @@ public final class GpuFeatureDiscoveryAgentTransform implements Transform {
 
   static final String OUTPUT_NODE_FEATURE = "node-feature";
   static final String OUTPUT_NODE_LABELS = "node-labels";
+
+  /** The folder of the PCI discovery DaemonSet rendered without NFD. */
+  static final String PCI_DISCOVERY = "pci-discovery";
 
   @Override
   public void apply(HasMetadata object, RenderContext ctx) {
@@ -42,5 +53,38 @@ public final class GpuFeatureDiscoveryAgentTransform implements Transform {
           .filter(r -> r.getResources().contains("nodes"))
           .forEach(r -> r.getVerbs().add("patch"));
     }
+  }
+
+  @Override
+  public List<HasMetadata> finish(List<HasMetadata> objects, RenderContext ctx) {
+    if (ctx.facts().nfdLabelsPresent()) {
+      return objects;
+    }
+    DaemonSet gfd =
+        objects.stream()
+            .filter(DaemonSet.class::isInstance)
+            .map(DaemonSet.class::cast)
+            .findFirst()
+            .orElse(null);
+    if (gfd == null) {
+      return objects;
+    }
+    var gfdPod = gfd.getSpec().getTemplate().getSpec();
+    Container gfdMain = DaemonSets.container(gfdPod, GpuFeatureDiscoveryTransform.CONTAINER);
+    List<HasMetadata> out = new ArrayList<>(objects);
+    for (HasMetadata object : Manifests.load(PCI_DISCOVERY)) {
+      object.getMetadata().setNamespace(ctx.namespace());
+      if (object instanceof DaemonSet ds) {
+        var pod = ds.getSpec().getTemplate().getSpec();
+        for (Container c : pod.getContainers()) {
+          c.setImage(gfdMain.getImage());
+          c.setImagePullPolicy(gfdMain.getImagePullPolicy());
+        }
+        pod.setImagePullSecrets(gfdPod.getImagePullSecrets());
+        DaemonSets.applyLabelsAndAnnotations(ds, ctx.spec().daemonsets);
+      }
+      out.add(out.indexOf(gfd) + 1, object);
+    }
+    return out;
   }
 }

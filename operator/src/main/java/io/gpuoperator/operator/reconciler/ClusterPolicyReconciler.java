@@ -187,6 +187,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     keys.addAll(
         List.of(
             Labels.GPU_PRESENT,
+            Labels.PCI_PRESENT,
             Labels.NFD_OS_ID,
             Labels.NFD_OS_VERSION_ID,
             Labels.NFD_KERNEL_FULL,

@@ -142,6 +142,22 @@ class NodeLabelRulesTest {
   }
 
   @Test
+  void pciDiscoveryMakesAGpuNodeOnlyWhereNoNfdLabelIs() {
+    Node discovered = node(Map.of(Labels.PCI_PRESENT, "true"));
+    assertThat(NodeLabelRules.isGpuNode(discovered)).isTrue();
+    assertThat(NodeLabelRules.change(discovered, Policies.minimal()).labelsToSet())
+        .containsEntry(Labels.GPU_PRESENT, "true")
+        .containsEntry(Labels.deploy(Labels.DEVICE_PLUGIN), "true");
+    assertThat(NodeLabelRules.isGpuNode(node(Map.of(Labels.PCI_PRESENT, "false")))).isFalse();
+    // Where NFD runs, its labels alone decide.
+    Node nfdSaysNo =
+        node(
+            Map.of(
+                Labels.PCI_PRESENT, "true", "feature.node.kubernetes.io/pci-1af4.present", "true"));
+    assertThat(NodeLabelRules.isGpuNode(nfdSaysNo)).isFalse();
+  }
+
+  @Test
   void usersPinsAreHonouredAndEmptyValuesTreatedAsAbsent() {
     Node n =
         node(

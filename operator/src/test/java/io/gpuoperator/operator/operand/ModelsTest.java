@@ -446,4 +446,48 @@ class ModelsTest {
       }
     }
   }
+
+  /**
+   * Without NFD nothing else finds GPU nodes: our feature discovery comes with the PCI discovery
+   * DaemonSet (every node not yet labelled, every taint tolerated, our image, feature discovery's
+   * account); with NFD it does not.
+   */
+  @Test
+  void pciDiscoveryIsRenderedOnlyWithoutNfd() {
+    var withNfd = new ClusterFacts("v1.36.3", "containerd", false, 0, true, "ubuntu22.04");
+    var withoutNfd = new ClusterFacts("v1.36.3", "containerd", false, 0, false, "ubuntu22.04");
+    Operand gfd = Operands.byName(OperandNames.GPU_FEATURE_DISCOVERY);
+    assertThat(render(gfd, Policies.minimal(), withNfd))
+        .noneMatch(o -> o.getMetadata().getName().equals("nvidia-pci-discovery"));
+    List<HasMetadata> objects = render(gfd, Policies.minimal(), withoutNfd);
+    var pci =
+        objects.stream()
+            .filter(DaemonSet.class::isInstance)
+            .map(DaemonSet.class::cast)
+            .filter(d -> d.getMetadata().getName().equals("nvidia-pci-discovery"))
+            .findFirst()
+            .orElseThrow();
+    var pod = pci.getSpec().getTemplate().getSpec();
+    var main = pod.getContainers().get(0);
+    assertThat(main.getArgs()).containsExactly("pci-discovery");
+    Container gfdMain =
+        DaemonSets.container(
+            ds(objects).getSpec().getTemplate().getSpec(), GpuFeatureDiscoveryTransform.CONTAINER);
+    assertThat(main.getImage()).isNotBlank().isEqualTo(gfdMain.getImage());
+    assertThat(pci.getMetadata().getNamespace())
+        .isEqualTo(ds(objects).getMetadata().getNamespace());
+    assertThat(pod.getServiceAccountName()).isEqualTo("nvidia-gpu-feature-discovery");
+    assertThat(pod.getTolerations())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getOperator()).isEqualTo("Exists"));
+    assertThat(
+            pod.getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms()
+                .get(0)
+                .getMatchExpressions())
+        .anyMatch(
+            e -> e.getKey().equals(Labels.PCI_PRESENT) && e.getOperator().equals("DoesNotExist"));
+  }
 }

@@ -33,6 +33,7 @@ import java.util.function.Function;
  *   memory: 256Gi
  *   labels: {team: ml}
  *   mig: {1g.10gb: 2, 3g.40gb: 1}   # MIG devices each GPU starts with
+ *   nfd: false          # no NFD labels on these nodes (default true: as where NFD runs)
  *   overrides:          # behaviour of containers on these nodes
  *   - image: nvcr.io/nvidia/driver
  *     behaviour: {exitAfter: 2s, exitCode: 1}   # also readyAfter, ready, writes, waitFor, files
@@ -205,7 +206,8 @@ public final class ClusterFile {
                   n.containerRuntimeVersion,
                   labels,
                   overrides,
-                  n.mig));
+                  n.mig,
+                  n.nfd));
         } catch (IllegalArgumentException e) {
           throw fieldError(doc, where, e);
         }
@@ -299,6 +301,7 @@ public final class ClusterFile {
     @JsonProperty public String containerRuntimeVersion;
     @JsonProperty public Map<String, String> labels;
     @JsonProperty public Map<String, Integer> mig;
+    @JsonProperty public boolean nfd = true;
     @JsonProperty public List<OverrideSpec> overrides = List.of();
   }
 

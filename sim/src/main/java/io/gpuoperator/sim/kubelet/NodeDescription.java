@@ -11,6 +11,8 @@ import java.util.Map;
  * @param gpus number of GPUs (0 without a profile)
  * @param mig the MIG devices each GPU starts with, by profile (e.g. {@code 1g.10gb: 2}); empty for
  *     MIG disabled
+ * @param nfd whether the node carries Node Feature Discovery's labels (PCI, OS, kernel), as where
+ *     NFD runs; false for a cluster without NFD
  */
 public record NodeDescription(
     String name,
@@ -25,7 +27,8 @@ public record NodeDescription(
     String containerRuntimeVersion,
     Map<String, String> labels,
     List<BehaviourOverride> overrides,
-    Map<String, Integer> mig) {
+    Map<String, Integer> mig,
+    boolean nfd) {
 
   public static final String DEFAULT_OS_ID = "ubuntu";
   public static final String DEFAULT_OS_VERSION = "22.04";
@@ -62,13 +65,13 @@ public record NodeDescription(
   /** A GPU node with defaults for everything else. */
   public static NodeDescription gpuNode(String name, String profile, int gpus) {
     return new NodeDescription(
-        name, profile, gpus, null, null, null, null, null, 0, null, null, null, null);
+        name, profile, gpus, null, null, null, null, null, 0, null, null, null, null, true);
   }
 
   /** A node without GPUs. */
   public static NodeDescription cpuNode(String name) {
     return new NodeDescription(
-        name, null, 0, null, null, null, null, null, 0, null, null, null, null);
+        name, null, 0, null, null, null, null, null, 0, null, null, null, null, true);
   }
 
   public boolean hasGpus() {
@@ -89,7 +92,8 @@ public record NodeDescription(
         containerRuntimeVersion,
         labels,
         list,
-        mig);
+        mig,
+        nfd);
   }
 
   /** This node with its GPUs starting in MIG mode with these devices each (profile: count). */
@@ -107,6 +111,26 @@ public record NodeDescription(
         containerRuntimeVersion,
         labels,
         overrides,
-        devices);
+        devices,
+        nfd);
+  }
+
+  /** This node with or without NFD's labels. */
+  public NodeDescription withNfd(boolean labels) {
+    return new NodeDescription(
+        name,
+        profile,
+        gpus,
+        osId,
+        osVersionId,
+        kernel,
+        cpu,
+        memory,
+        maxPods,
+        containerRuntimeVersion,
+        this.labels,
+        overrides,
+        mig,
+        labels);
   }
 }

@@ -26,7 +26,7 @@ import java.util.UUID;
 public final class NodeModel {
   private NodeModel() {}
 
-  /** Labels a kubelet plus NFD would put on this node. */
+  /** Labels a kubelet (plus NFD, where the node has it) would put on this node. */
   public static Map<String, String> labels(NodeDescription d) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(LABEL_HOSTNAME, d.name());
@@ -34,6 +34,15 @@ public final class NodeModel {
     labels.put(LABEL_ARCH, "amd64");
     labels.put(LABEL_BETA_OS, "linux");
     labels.put(LABEL_BETA_ARCH, "amd64");
+    if (d.nfd()) {
+      nfdLabels(d, labels);
+    }
+    labels.putAll(d.labels());
+    return labels;
+  }
+
+  /** What NFD's PCI, CPU, OS and kernel sources would label the node with. */
+  private static void nfdLabels(NodeDescription d, Map<String, String> labels) {
     labels.put(LABEL_PCI_VIRTIO, "true");
     if (d.hasGpus()) {
       labels.put(LABEL_PCI_NVIDIA, "true");
@@ -57,8 +66,6 @@ public final class NodeModel {
     if (k.length > 2) {
       labels.put(LABEL_KERNEL_REVISION, k[2]);
     }
-    labels.putAll(d.labels());
-    return labels;
   }
 
   /** The Node object to create, with the status it is registered with. */
