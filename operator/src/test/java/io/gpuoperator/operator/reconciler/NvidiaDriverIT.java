@@ -90,7 +90,20 @@ class NvidiaDriverIT {
   static NodeDescription gpu(
       String name, String os, String version, String kernel, Map<String, String> labels) {
     return new NodeDescription(
-        name, "H100-SXM5-80GB", 8, os, version, kernel, null, null, 0, null, labels, null, null);
+        name,
+        "H100-SXM5-80GB",
+        8,
+        os,
+        version,
+        kernel,
+        null,
+        null,
+        0,
+        null,
+        labels,
+        null,
+        null,
+        true);
   }
 
   @AfterAll
