@@ -94,7 +94,12 @@ public class ValidatorCommand implements Callable<Integer> {
     } catch (ValidationException e) {
       spec.commandLine()
           .getErr()
-          .println(config.component().cliName() + " validation failed: " + e.getMessage());
+          .println(
+              spec.qualifiedName()
+                  + ": "
+                  + config.component().cliName()
+                  + " validation failed: "
+                  + e.getMessage());
       return 1;
     } finally {
       if (created[0] != null) {
