@@ -113,12 +113,7 @@ public record DraPluginSettings(
   public static final Setting<Partitionable> PARTITIONABLE =
       Setting.of(
               "--partitionable-devices",
-              Parse.oneOf(
-                  "partitionable-devices mode",
-                  Map.of(
-                      "auto", Partitionable.AUTO,
-                      "true", Partitionable.TRUE,
-                      "false", Partitionable.FALSE)))
+              Parse.oneOf("partitionable-devices mode", partitionableModes()))
           .env(DraNames.ENV_PARTITIONABLE_DEVICES)
           .label("auto|true|false")
           .help("Publish MIG placements as partitionable devices (auto: Kubernetes 1.36+).")
@@ -181,6 +176,15 @@ public record DraPluginSettings(
   /** Reads the settings from an environment (tests and the simulator's in-process plugin). */
   public static DraPluginSettings fromEnv(Map<String, String> env) {
     return resolve(Settings.ofEnv(env));
+  }
+
+  /** The modes in the order messages list them. */
+  private static Map<String, Partitionable> partitionableModes() {
+    Map<String, Partitionable> modes = new java.util.LinkedHashMap<>();
+    modes.put("auto", Partitionable.AUTO);
+    modes.put("true", Partitionable.TRUE);
+    modes.put("false", Partitionable.FALSE);
+    return modes;
   }
 
   private static Path absolute(String value) {
