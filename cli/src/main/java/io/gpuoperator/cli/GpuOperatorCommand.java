@@ -14,6 +14,7 @@ import io.gpuoperator.node.toolkit.ToolkitCommand;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.operator.plan.PlanCommand;
 import io.gpuoperator.operator.runtime.OperatorCommand;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -65,5 +66,26 @@ public class GpuOperatorCommand implements Runnable {
    */
   public static CommandLine commandLine() {
     return CommandLines.configure(new CommandLine(new GpuOperatorCommand()));
+  }
+
+  /**
+   * The same command line with {@code env} as every agent's environment instead of the process's
+   * (agents take it through a public {@code (Map<String, String> env)} constructor), so a test can
+   * give each agent the same bad value as a flag and as a variable.
+   */
+  public static CommandLine commandLine(Map<String, String> env) {
+    CommandLine.IFactory defaults = CommandLine.defaultFactory();
+    CommandLine.IFactory withEnv =
+        new CommandLine.IFactory() {
+          @Override
+          public <K> K create(Class<K> cls) throws Exception {
+            try {
+              return cls.getConstructor(Map.class).newInstance(env);
+            } catch (NoSuchMethodException e) {
+              return defaults.create(cls);
+            }
+          }
+        };
+    return CommandLines.configure(new CommandLine(GpuOperatorCommand.class, withEnv));
   }
 }

@@ -114,4 +114,52 @@ class GpuOperatorCommandTest {
             "gpu-operator device-plugin: --health-recovery-period: expected a duration such as"
                 + " 60s, 1m30s, 500ms or infinite, got \"soon\"\n");
   }
+
+  /**
+   * Issue 11.8: every subcommand, at any depth, answers {@code --help} and {@code -V}; its summary
+   * is a whole sentence; every option that takes a value has a placeholder of its own (not
+   * picocli's {@code <field>}), and usage lines are not broken inside a word.
+   */
+  @Test
+  void everySubcommandHasHelpVersionASentenceAndPlaceholders() {
+    java.util.List<String> problems = new java.util.ArrayList<>();
+    java.util.ArrayDeque<CommandLine> todo = new java.util.ArrayDeque<>();
+    todo.add(GpuOperatorCommand.commandLine());
+    int checked = 0;
+    while (!todo.isEmpty()) {
+      CommandLine cl = todo.pop();
+      todo.addAll(cl.getSubcommands().values());
+      var spec = cl.getCommandSpec();
+      if (spec.userObject() instanceof CommandLine.HelpCommand) {
+        continue;
+      }
+      String name = spec.qualifiedName();
+      String[] path = name.split(" ");
+      String[] args = java.util.Arrays.copyOfRange(path, 1, path.length + 1);
+      args[args.length - 1] = "--help";
+      String help = run(args);
+      args[args.length - 1] = "-V";
+      assertThat(run(args)).as("%s -V", name).startsWith("gpu-operator 0.");
+      String[] header = spec.usageMessage().header();
+      String[] description = spec.usageMessage().description();
+      String summary = header.length > 0 ? header[0] : description.length > 0 ? description[0] : "";
+      if (!summary.strip().endsWith(".")) {
+        problems.add(name + ": summary is not a sentence: " + summary);
+      }
+      for (CommandLine.Model.OptionSpec o : spec.options()) {
+        if (o.arity().max() > 0 && o.paramLabel().startsWith("<")) {
+          problems.add(name + " " + o.longestName() + ": no placeholder (" + o.paramLabel() + ")");
+        }
+      }
+      for (String line : help.lines().toList()) {
+        // A usage line picocli wrapped inside a word ends in a letter and the next starts in one.
+        if (line.matches(".*[A-Za-z]-$")) {
+          problems.add(name + ": usage line broken inside a word: " + line);
+        }
+      }
+      checked++;
+    }
+    assertThat(problems).isEmpty();
+    assertThat(checked).isGreaterThan(12);
+  }
 }

@@ -42,8 +42,7 @@ public final class ExporterInProcessAgent implements InProcessAgent {
     if (collectors != null && !collectors.isBlank()) {
       env.put(ExporterSettings.ENV_COLLECTORS, ContainerPaths.resolve(ctx, collectors).toString());
     }
-    ExporterSettings s =
-        ExporterSettings.resolve(ExporterSettings.Flags.none(), env, ctx.nodeName());
+    ExporterSettings s = ExporterSettings.fromEnv(env, ctx.nodeName());
     FieldList fields =
         s.collectors() == null ? FieldList.builtIn() : FieldList.load(s.collectors());
     try (ExporterAgent agent = ExporterAgent.start(s, fields, backends.backend(ctx.nodeName()))) {

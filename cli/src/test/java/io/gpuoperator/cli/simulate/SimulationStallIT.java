@@ -37,6 +37,36 @@ class SimulationStallIT {
       SimulationStatus ready = sim.awaitReady(Duration.ofMinutes(3), s -> {});
       assertThat(ready.ready()).as("ready before the stall: %s", ready.reasons()).isTrue();
 
+      // Every node condition change from now on, for the log: what the node-lifecycle controller
+      // did once it saw the stale reports, and when the kubelets answered.
+      Set<String> transitions = ConcurrentHashMap.newKeySet();
+      var nodeWatch =
+          sim.client()
+              .nodes()
+              .inform(
+                  new io.fabric8.kubernetes.client.informers.ResourceEventHandler<Node>() {
+                    @Override
+                    public void onAdd(Node n) {}
+
+                    @Override
+                    public void onUpdate(Node old, Node n) {
+                      String before = ready(old);
+                      String after = ready(n);
+                      if (!before.equals(after)) {
+                        transitions.add(
+                            java.time.Instant.now()
+                                + " node "
+                                + n.getMetadata().getName()
+                                + " Ready "
+                                + before
+                                + " -> "
+                                + after);
+                      }
+                    }
+
+                    @Override
+                    public void onDelete(Node n, boolean unknown) {}
+                  });
       sim.controlPlane().signal("kube-apiserver", "STOP");
       try {
         Thread.sleep(Duration.ofSeconds(70).toMillis());
@@ -81,7 +111,22 @@ class SimulationStallIT {
                 SimulationStatus now = sim.status();
                 assertThat(now.ready()).as("ready again: %s", now.reasons()).isTrue();
               });
-      LOG.info("while recovering from the stall: {}", seen);
+      nodeWatch.close();
+      LOG.info(
+          "while recovering from the stall: {}; node transitions: {}",
+          seen,
+          new java.util.TreeSet<>(transitions));
     }
+  }
+
+  private static String ready(Node n) {
+    if (n == null || n.getStatus() == null || n.getStatus().getConditions() == null) {
+      return "none";
+    }
+    return n.getStatus().getConditions().stream()
+        .filter(c -> c.getType().equals("Ready"))
+        .map(NodeCondition::getStatus)
+        .findFirst()
+        .orElse("none");
   }
 }

@@ -95,9 +95,11 @@ public final class Failures
     Throwable root = k;
     while (root.getCause() != null && root.getCause() != root) {
       root = root.getCause();
-    }
-    if (root instanceof java.net.ConnectException) {
-      return "connection refused";
+      // The JDK's client wraps a refused connection around a ClosedChannelException: look at
+      // every cause, not only the last.
+      if (root instanceof java.net.ConnectException) {
+        return "connection refused";
+      }
     }
     if (root instanceof java.net.UnknownHostException) {
       return "unknown host " + Values.quote(String.valueOf(root.getMessage()));

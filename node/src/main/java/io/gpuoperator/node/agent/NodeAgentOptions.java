@@ -80,6 +80,14 @@ public final class NodeAgentOptions {
   public static final List<Setting<?>> ALL =
       List.of(NODE_NAME, BACKEND, NODE_PROFILE, NVML_LIBRARY, KUBECONFIG);
 
+  /** The shared settings of an agent that does not talk to the cluster (the exporter). */
+  public static final List<Setting<?>> GPU_ONLY =
+      List.of(NODE_NAME, BACKEND, NODE_PROFILE, NVML_LIBRARY);
+
+  /** The help section of {@link #GPU_ONLY}. */
+  public static final SettingOptions.Group GPU_GROUP =
+      SettingOptions.group("Node and GPU backend:", GPU_ONLY);
+
   /** The help section of the shared settings. */
   public static final SettingOptions.Group GROUP =
       SettingOptions.group("Node, GPU backend and cluster:", ALL);

@@ -24,58 +24,75 @@ public class CdiGenerateCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Option(
+      paramLabel = "FILE",
       names = "--output",
       description =
           "File or directory to write (a directory gets <vendor>-<class>.<format>); stdout when absent")
   String output;
 
-  @Option(names = "--format", description = "yaml or json (default yaml)", defaultValue = "yaml")
+  @Option(
+      paramLabel = "yaml|json",
+      names = "--format",
+      description = "yaml or json (default yaml)",
+      defaultValue = "yaml")
   String format;
 
   @Option(
+      paramLabel = "VENDOR",
       names = "--vendor",
       description = "CDI vendor (default nvidia.com)",
       defaultValue = "nvidia.com")
   String vendor;
 
-  @Option(names = "--class", description = "CDI class (default gpu)", defaultValue = "gpu")
+  @Option(
+      paramLabel = "CLASS",
+      names = "--class",
+      description = "CDI class (default gpu)",
+      defaultValue = "gpu")
   String deviceClass;
 
   @Option(
+      paramLabel = "KIND",
       names = "--kind",
       description =
           "<vendor>/<class> at once, e.g. " + CdiKind.MANAGEMENT + " (overrides --vendor/--class)")
   String kind;
 
   @Option(
+      paramLabel = "DEVICE_NAME_STRATEGY",
       names = "--device-name-strategy",
       split = ",",
       description = "index, uuid, type-index; repeat or comma-separate (default index,uuid)")
   List<String> nameStrategies;
 
   @Option(
+      paramLabel = "DIR",
       names = "--driver-root",
       description = "Driver root on the host, written into the spec (default /)",
       defaultValue = "/")
   String driverRoot;
 
   @Option(
+      paramLabel = "DIR",
       names = "--driver-root-ctr-path",
       description = "Where this process reads the driver root (default: --driver-root)")
   String driverRootCtrPath;
 
   @Option(
+      paramLabel = "DIR",
       names = "--dev-root",
       description =
           "Root of /dev on the host (default: --driver-root when it has dev/nvidiactl, else /)")
   String devRoot;
 
   @Option(
+      paramLabel = "DIR",
       names = "--dev-root-ctr-path",
       description = "Where this process reads the dev root (default: --dev-root)")
   String devRootCtrPath;
 
   @Option(
+      paramLabel = "FILE",
       names = "--nvidia-cdi-hook-path",
       description = "Host path of nvidia-cdi-hook; adds an update-ldcache hook (default: no hooks)")
   String hookPath;
@@ -84,26 +101,35 @@ public class CdiGenerateCommand implements Callable<Integer> {
   boolean noAllDevice;
 
   @Option(
+      paramLabel = "FILE",
       names = "--mig-minors-file",
       description = "MIG capability minors (default /proc/driver/nvidia-caps/mig-minors)",
       defaultValue = "/proc/driver/nvidia-caps/mig-minors")
   String migMinors;
 
   @Option(
+      paramLabel = "nvml|simulated",
       names = "--backend",
       description = "nvml or simulated (default nvml)",
       defaultValue = "nvml")
   String backend;
 
-  @Option(names = "--node-profile", description = "Simulated node: built-in name or YAML file")
+  @Option(
+      paramLabel = "NAME|FILE",
+      names = "--node-profile",
+      description = "Simulated node: built-in name or YAML file")
   String nodeProfile;
 
   @Option(
+      paramLabel = "FILE",
       names = "--nvml-library",
       description = "libnvidia-ml.so.1 to load (default: the driver root's)")
   String nvmlLibrary;
 
-  @Option(names = "--node-name", description = "This node (simulated UUIDs derive from it)")
+  @Option(
+      paramLabel = "NAME",
+      names = "--node-name",
+      description = "This node (simulated UUIDs derive from it)")
   String nodeName;
 
   @Override

@@ -52,7 +52,8 @@ public class DevicePluginCommand implements Callable<Integer> {
     this(System.getenv());
   }
 
-  DevicePluginCommand(Map<String, String> env) {
+  /** The command with this environment instead of the process's (tests run every agent so). */
+  public DevicePluginCommand(Map<String, String> env) {
     this.env = env;
   }
 

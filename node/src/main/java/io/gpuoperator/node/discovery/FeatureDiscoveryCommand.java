@@ -55,7 +55,16 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** The environment; tests replace it. */
-  Map<String, String> env = System.getenv();
+  Map<String, String> env;
+
+  public FeatureDiscoveryCommand() {
+    this(System.getenv());
+  }
+
+  /** The command with this environment instead of the process's (tests run every agent so). */
+  public FeatureDiscoveryCommand(Map<String, String> env) {
+    this.env = env;
+  }
 
   @Override
   public Integer call() throws Exception {

@@ -1,16 +1,22 @@
 package io.gpuoperator.node.dra;
 
-import io.gpuoperator.config.GoDuration;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.Values;
 import io.gpuoperator.kubelet.dra.DraConstants;
+import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Everything the DRA plugin acts on, from its environment (flags are merged into it first, so a
- * flag wins). Every variable is read here once, with its default; a bad value is an error naming
- * the variable and what it accepts.
+ * Everything the DRA plugin acts on, declared once below and resolved by {@link Settings} (flag,
+ * then environment variable, then default); a bad value is an error naming its source and what it
+ * accepts.
  *
  * @param nodeName this node ({@code NODE_NAME}, required): the pool and {@code spec.nodeName}
  * @param registrarDir the kubelet's plugin-registration directory
@@ -64,59 +70,128 @@ public record DraPluginSettings(
     return pluginDir().resolve(DraNames.CHECKPOINT_FILE);
   }
 
-  /** Reads the settings from an environment. */
-  public static DraPluginSettings fromEnv(Map<String, String> env) {
-    String node = env.get(DraNames.ENV_NODE_NAME);
-    if (node == null || node.isBlank()) {
-      throw new IllegalArgumentException(
-          DraNames.ENV_NODE_NAME + ": required (the node whose GPUs this plugin publishes)");
+  public static final Setting<Path> REGISTRAR_DIR =
+      Setting.of("--kubelet-registrar-directory-path", DraPluginSettings::absolute)
+          .env(DraNames.ENV_REGISTRAR_DIR)
+          .label("DIR")
+          .help("The kubelet's plugin-registration directory.")
+          .orElse(
+              Path.of(DraConstants.KUBELET_ROOT, DraConstants.PLUGINS_REGISTRY_DIR),
+              DraConstants.KUBELET_ROOT + "/" + DraConstants.PLUGINS_REGISTRY_DIR);
+  public static final Setting<Path> PLUGINS_DIR =
+      Setting.of("--kubelet-plugins-directory-path", DraPluginSettings::absolute)
+          .env(DraNames.ENV_PLUGINS_DIR)
+          .label("DIR")
+          .help("The kubelet's plugin directory (socket and checkpoint go below it).")
+          .orElse(
+              Path.of(DraConstants.KUBELET_ROOT, DraConstants.PLUGINS_DIR),
+              DraConstants.KUBELET_ROOT + "/" + DraConstants.PLUGINS_DIR);
+  public static final Setting<Path> CDI_ROOT =
+      Setting.of("--cdi-root", DraPluginSettings::absolute)
+          .env(DraNames.ENV_CDI_ROOT)
+          .label("DIR")
+          .help("Where the claims' CDI specs are written.")
+          .orElse(Path.of("/var/run/cdi"), "/var/run/cdi");
+  public static final Setting<Path> DRIVER_ROOT =
+      Setting.of("--nvidia-driver-root", DraPluginSettings::absolute)
+          .env(DraNames.ENV_NVIDIA_DRIVER_ROOT)
+          .label("DIR")
+          .help("Where the driver is installed on the host.")
+          .orElse(Path.of("/"), "/");
+  public static final Setting<Path> DEV_ROOT =
+      Setting.of("--nvidia-dev-root", DraPluginSettings::absolute)
+          .env(DraNames.ENV_NVIDIA_DEV_ROOT)
+          .label("DIR")
+          .help("Where the device nodes are on the host.")
+          .orElseDescribed("the driver root");
+  public static final Setting<Path> MPS_ROOT =
+      Setting.of("--mps-root", DraPluginSettings::absolute)
+          .env(DraNames.ENV_MPS_ROOT)
+          .label("DIR")
+          .help("Host directory of the claims' MPS pipes.")
+          .orElse(Path.of("/run/nvidia/mps"), "/run/nvidia/mps");
+  public static final Setting<Partitionable> PARTITIONABLE =
+      Setting.of(
+              "--partitionable-devices",
+              Parse.oneOf("partitionable-devices mode", partitionableModes()))
+          .env(DraNames.ENV_PARTITIONABLE_DEVICES)
+          .label("auto|true|false")
+          .help("Publish MIG placements as partitionable devices (auto: Kubernetes 1.36+).")
+          .orElse(Partitionable.AUTO, "auto");
+  public static final Setting<Duration> RESCAN_INTERVAL =
+      Setting.of("--rescan-interval", Parse.duration(Duration.ofSeconds(1), Duration.ofHours(1)))
+          .env(DraNames.ENV_RESCAN_INTERVAL)
+          .label("DURATION")
+          .help("How often the GPUs are read again for changes.")
+          .orElse(Duration.ofSeconds(10), "10s");
+  public static final Setting<Path> SYSFS_ROOT =
+      Setting.of("--sysfs-root", DraPluginSettings::absolute)
+          .env("SYSFS_ROOT")
+          .label("DIR")
+          .help("sysfs, for the GPUs' PCIe roots.")
+          .orElse(Path.of("/sys"), "/sys");
+
+  /**
+   * The DRA plugin's own settings, in help order; the quiet time after an XID is the device
+   * plugin's setting, with the same meaning.
+   */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          CDI_ROOT,
+          DRIVER_ROOT,
+          DEV_ROOT,
+          REGISTRAR_DIR,
+          PLUGINS_DIR,
+          PARTITIONABLE,
+          RESCAN_INTERVAL,
+          MPS_ROOT,
+          SYSFS_ROOT,
+          DevicePluginSettings.HEALTH_RECOVERY_PERIOD);
+
+  /** Resolves the settings; a bad value is a ConfigException naming its source. */
+  public static DraPluginSettings resolve(Settings s) {
+    String node = NodeAgentOptions.nodeName(s);
+    if (node == null) {
+      throw new ConfigException(
+          NodeAgentOptions.NODE_NAME.flag()
+              + ": required (or "
+              + DraNames.ENV_NODE_NAME
+              + "); the node whose GPUs this plugin publishes");
     }
-    String kubelet = DraConstants.KUBELET_ROOT + "/";
-    Path driverRoot = path(env, DraNames.ENV_NVIDIA_DRIVER_ROOT, "/");
+    Path driverRoot = s.get(DRIVER_ROOT);
+    Path devRoot = s.get(DEV_ROOT);
     return new DraPluginSettings(
         node,
-        path(env, DraNames.ENV_REGISTRAR_DIR, kubelet + DraConstants.PLUGINS_REGISTRY_DIR),
-        path(env, DraNames.ENV_PLUGINS_DIR, kubelet + DraConstants.PLUGINS_DIR),
-        path(env, DraNames.ENV_CDI_ROOT, "/var/run/cdi"),
+        s.get(REGISTRAR_DIR),
+        s.get(PLUGINS_DIR),
+        s.get(CDI_ROOT),
         driverRoot,
-        path(env, DraNames.ENV_NVIDIA_DEV_ROOT, driverRoot.toString()),
-        path(env, DraNames.ENV_MPS_ROOT, "/run/nvidia/mps"),
-        partitionable(env.getOrDefault(DraNames.ENV_PARTITIONABLE_DEVICES, "auto")),
-        duration(env, DraNames.ENV_RESCAN_INTERVAL, "10s"),
-        // The device plugin's variable (DevicePluginSettings.HEALTH_RECOVERY_PERIOD), same meaning.
-        duration(env, "DP_HEALTH_RECOVERY_PERIOD", "5m"));
+        devRoot == null ? driverRoot : devRoot,
+        s.get(MPS_ROOT),
+        s.get(PARTITIONABLE),
+        s.get(RESCAN_INTERVAL),
+        s.get(DevicePluginSettings.HEALTH_RECOVERY_PERIOD));
   }
 
-  private static Partitionable partitionable(String value) {
-    try {
-      return Partitionable.valueOf(value.trim().toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          DraNames.ENV_PARTITIONABLE_DEVICES
-              + ": expected auto, true or false, got \""
-              + value
-              + "\"");
-    }
+  /** Reads the settings from an environment (tests and the simulator's in-process plugin). */
+  public static DraPluginSettings fromEnv(Map<String, String> env) {
+    return resolve(Settings.ofEnv(env));
   }
 
-  private static Path path(Map<String, String> env, String name, String fallback) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      v = fallback;
-    }
-    Path p = Path.of(v);
+  /** The modes in the order messages list them. */
+  private static Map<String, Partitionable> partitionableModes() {
+    Map<String, Partitionable> modes = new java.util.LinkedHashMap<>();
+    modes.put("auto", Partitionable.AUTO);
+    modes.put("true", Partitionable.TRUE);
+    modes.put("false", Partitionable.FALSE);
+    return modes;
+  }
+
+  private static Path absolute(String value) {
+    Path p = Parse.path(value);
     if (!p.isAbsolute()) {
-      throw new IllegalArgumentException(name + ": expected an absolute path, got \"" + v + "\"");
+      throw new IllegalArgumentException("expected an absolute path, got " + Values.quote(value));
     }
     return p;
-  }
-
-  private static Duration duration(Map<String, String> env, String name, String fallback) {
-    String v = env.getOrDefault(name, fallback);
-    try {
-      return GoDuration.parse(v);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
-    }
   }
 }

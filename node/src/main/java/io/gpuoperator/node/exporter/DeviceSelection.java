@@ -1,6 +1,6 @@
 package io.gpuoperator.node.exporter;
 
-import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Values;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,22 +15,23 @@ import java.util.TreeSet;
  * @param ids the ids to keep; empty keeps all
  */
 public record DeviceSelection(char mode, Set<Integer> ids) {
+  /** The largest GPU index or GPU-instance id accepted (far above any node's). */
+  static final int MAX_ID = 1023;
+
   /** Flex, everything. */
   public static final DeviceSelection FLEX = new DeviceSelection('f', Set.of());
 
-  /** Parses the flag's value; the error names {@code setting} and the accepted forms. */
-  public static DeviceSelection parse(String setting, String value) {
+  /** Parses the flag's value; IllegalArgumentException names the accepted forms. */
+  public static DeviceSelection parse(String value) {
     String v = value == null ? "" : value.strip().toLowerCase(Locale.ROOT);
     if (v.isEmpty() || v.equals("f")) {
       return FLEX;
     }
     char mode = v.charAt(0);
     if ((mode != 'g' && mode != 'i') || (v.length() > 1 && v.charAt(1) != ':')) {
-      throw new ConfigException(
-          setting
-              + ": '"
-              + value
-              + "' is not a device selection; expected f, g, i, or g:/i: followed by ids"
+      throw new IllegalArgumentException(
+          Values.quote(value)
+              + " is not a device selection; expected f, g, i, or g:/i: followed by ids"
               + " (e.g. g:0,2-3)");
     }
     Set<Integer> ids = new TreeSet<>();
@@ -43,12 +44,20 @@ public record DeviceSelection(char mode, Set<Integer> ids) {
           if (from < 0 || to < from) {
             throw new NumberFormatException();
           }
+          if (to > MAX_ID) {
+            // A range is expanded: 0-2000000000 must not run the exporter out of memory.
+            throw new IllegalArgumentException(
+                Values.quote(part) + " in " + Values.quote(value) + ": ids go from 0 to " + MAX_ID);
+          }
           for (int i = from; i <= to; i++) {
             ids.add(i);
           }
         } catch (NumberFormatException e) {
-          throw new ConfigException(
-              setting + ": '" + part + "' in '" + value + "' is not an id or a range like 2-3");
+          throw new IllegalArgumentException(
+              Values.quote(part)
+                  + " in "
+                  + Values.quote(value)
+                  + " is not an id or a range like 2-3");
         }
       }
     }

@@ -1,19 +1,23 @@
 package io.gpuoperator.node.exporter;
 
-import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.Values;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The exporter's settings, resolved flag first, then environment variable (the DCGM exporter's
- * names, so its DaemonSets work unchanged), then default. Parsed from a map so tests pass one.
+ * The exporter's settings, declared once below with the DCGM exporter's flags and environment
+ * variables (so its DaemonSets work unchanged) and resolved by {@link Settings}: flag, then
+ * variable, then default, every bad value named by its source in one style.
  *
  * @param collectors the counters CSV, or null for the built-in list
  * @param address where to listen
@@ -24,9 +28,6 @@ import java.util.Set;
  * @param podResourcesSocket the kubelet's pod-resources socket
  * @param resourceNames further resource names to attribute
  * @param hostname the {@code Hostname} label, null with {@code --no-hostname}
- * @param backend {@code nvml} or {@code simulated}
- * @param nodeProfile the simulated node profile (built-in name or file)
- * @param nvmlLibrary the NVML library to load, null for the loader's path
  * @param notes settings accepted but without effect here, one sentence each, logged at start
  */
 public record ExporterSettings(
@@ -39,9 +40,6 @@ public record ExporterSettings(
     Path podResourcesSocket,
     Set<String> resourceNames,
     String hostname,
-    String backend,
-    String nodeProfile,
-    String nvmlLibrary,
     List<String> notes) {
 
   public static final String ENV_COLLECTORS = "DCGM_EXPORTER_COLLECTORS";
@@ -59,139 +57,130 @@ public record ExporterSettings(
   /** This project's: the pod-resources socket (the DCGM exporter has only the flag). */
   public static final String ENV_POD_RESOURCES_SOCKET = "DCGM_EXPORTER_POD_RESOURCES_SOCKET";
 
-  public static final String ENV_BACKEND = "GPU_BACKEND";
-  public static final String ENV_NODE_PROFILE = "GPU_NODE_PROFILE";
-  public static final String ENV_NVML_LIBRARY = "NVML_LIBRARY";
-
-  public static final String DEFAULT_LISTEN = ":9400";
-  public static final long DEFAULT_INTERVAL_MS = 30_000;
   public static final long MIN_INTERVAL_MS = 1_000;
 
-  /** Command-line values; null when not given. */
-  public record Flags(
-      String collectors,
-      String address,
-      String intervalMs,
-      Boolean kubernetes,
-      String gpuIdType,
-      String devices,
-      String remoteHostengine,
-      String podResourcesSocket,
-      Boolean noHostname,
-      String nodeName,
-      String backend,
-      String nodeProfile,
-      String nvmlLibrary) {
+  public static final Setting<Path> COLLECTORS =
+      Setting.of("--collectors", Parse::path)
+          .alias("-f")
+          .env(ENV_COLLECTORS)
+          .label("FILE")
+          .help("Counters CSV in the DCGM exporter's format.")
+          .orElseDescribed("the built-in list");
+  public static final Setting<InetSocketAddress> ADDRESS =
+      Setting.of("--address", ExporterSettings::listenAddress)
+          .alias("-a")
+          .env(ENV_LISTEN)
+          .label("[HOST]:PORT")
+          .help("Where to serve /metrics; an empty host listens on every address.")
+          .orElse(new InetSocketAddress(9400), ":9400");
+  public static final Setting<Duration> INTERVAL =
+      Setting.of("--collect-interval", ExporterSettings::intervalMillis)
+          .alias("-c")
+          .env(ENV_INTERVAL)
+          .label("MS")
+          .help("Collection interval in milliseconds, at least 1000.")
+          .orElse(Duration.ofMillis(30_000), "30000");
+  public static final Setting<Boolean> KUBERNETES =
+      Setting.bool("--kubernetes")
+          .alias("-k")
+          .env(ENV_KUBERNETES)
+          .help("Label series with the pod, namespace and container holding the device.")
+          .orElse(false, "false");
+  public static final Setting<String> GPU_ID_TYPE =
+      Setting.of(
+              "--kubernetes-gpu-id-type", Parse.oneOf("GPU ID type", List.of("uid", "device-name")))
+          .env(ENV_GPU_ID_TYPE)
+          .label("uid|device-name")
+          .help("How pod-resources names GPUs (both forms are recognised).")
+          .orElse("uid", "uid");
+  public static final Setting<DeviceSelection> DEVICES =
+      Setting.of("--devices", DeviceSelection::parse)
+          .alias("-d")
+          .env(ENV_DEVICES)
+          .label("f|g[:IDS]|i[:IDS]")
+          .help("f: GPU instances of MIG GPUs, other GPUs whole; g or i: GPUs or instances (ids).")
+          .orElse(DeviceSelection.parse("f"), "f");
+  public static final Setting<String> REMOTE_HOSTENGINE =
+      Setting.string("--remote-hostengine-info")
+          .alias("-r")
+          .env(ENV_REMOTE_HOSTENGINE)
+          .label("HOST:PORT")
+          .help("Accepted for compatibility and ignored: there is no DCGM host engine.");
+  public static final Setting<Path> POD_RESOURCES_SOCKET =
+      Setting.of("--pod-resources-kubelet-socket", Parse::path)
+          .env(ENV_POD_RESOURCES_SOCKET)
+          .label("FILE")
+          .help("The kubelet's pod-resources socket.")
+          .orElse(Path.of(PodResourcesClient.DEFAULT_SOCKET), PodResourcesClient.DEFAULT_SOCKET);
+  public static final Setting<Boolean> NO_HOSTNAME =
+      Setting.bool("--no-hostname").help("Leave out the Hostname label.").orElse(false, "false");
+  public static final Setting<Boolean> POD_LABELS =
+      Setting.bool(null).env(ENV_POD_LABELS).orElse(false, "false");
+  public static final Setting<Boolean> POD_UID =
+      Setting.bool(null).env(ENV_POD_UID).orElse(false, "false");
+  public static final Setting<Set<String>> RESOURCE_NAMES =
+      Setting.of(null, ExporterSettings::names).env(ENV_RESOURCE_NAMES).orElse(Set.of(), "");
 
-    /** No flags given. */
-    public static Flags none() {
-      return new Flags(
-          null, null, null, null, null, null, null, null, null, null, null, null, null);
-    }
-  }
+  /** The exporter's own settings, in help order (the node and backend ones are shared). */
+  public static final List<Setting<?>> ALL =
+      List.of(
+          COLLECTORS,
+          ADDRESS,
+          INTERVAL,
+          KUBERNETES,
+          GPU_ID_TYPE,
+          DEVICES,
+          REMOTE_HOSTENGINE,
+          POD_RESOURCES_SOCKET,
+          NO_HOSTNAME,
+          POD_LABELS,
+          POD_UID,
+          RESOURCE_NAMES);
 
-  /** Resolves every setting; a bad value is a {@link ConfigException} naming its source. */
-  public static ExporterSettings resolve(Flags f, Map<String, String> env, String localHostname) {
+  /** Resolves every setting; a bad value is a ConfigException naming its source. */
+  public static ExporterSettings resolve(Settings s, String localHostname) {
     List<String> notes = new ArrayList<>();
-    String collectors = pick(f.collectors(), env, ENV_COLLECTORS);
-    String listen = pick(f.address(), env, ENV_LISTEN);
-    InetSocketAddress address =
-        address(
-            f.address() != null ? "--address" : ENV_LISTEN,
-            listen == null ? DEFAULT_LISTEN : listen);
-    String intervalText = pick(f.intervalMs(), env, ENV_INTERVAL);
-    Duration interval =
-        interval(
-            f.intervalMs() != null ? "--collect-interval" : ENV_INTERVAL,
-            intervalText == null ? Long.toString(DEFAULT_INTERVAL_MS) : intervalText);
-    boolean kubernetes =
-        f.kubernetes() != null
-            ? f.kubernetes()
-            : bool(ENV_KUBERNETES, env.get(ENV_KUBERNETES), false);
-    String idType = pick(f.gpuIdType(), env, ENV_GPU_ID_TYPE);
-    idType = idType == null ? "uid" : idType.strip();
-    if (!idType.equals("uid") && !idType.equals("device-name")) {
-      throw new ConfigException(
-          (f.gpuIdType() != null ? "--kubernetes-gpu-id-type" : ENV_GPU_ID_TYPE)
-              + ": '"
-              + idType
-              + "' is not a GPU ID type; expected uid or device-name");
-    }
-    DeviceSelection devices =
-        DeviceSelection.parse(
-            f.devices() != null ? "--devices" : ENV_DEVICES, pick(f.devices(), env, ENV_DEVICES));
-    String remote = pick(f.remoteHostengine(), env, ENV_REMOTE_HOSTENGINE);
+    String remote = s.get(REMOTE_HOSTENGINE);
     if (remote != null) {
       notes.add(
           "remote host engine "
-              + remote
+              + Values.quote(remote)
               + " ignored: this exporter reads the GPUs through NVML, without DCGM's host engine");
     }
-    for (String v : List.of(ENV_POD_LABELS, ENV_POD_UID)) {
-      if (bool(v, env.get(v), false)) {
+    for (Setting<Boolean> v : List.of(POD_LABELS, POD_UID)) {
+      if (s.get(v)) {
         notes.add(
-            v
+            v.name()
                 + " ignored: pod labels and UIDs need the API server, and this exporter attributes"
                 + " pods from the kubelet's pod-resources API only");
       }
     }
-    String socket = pick(f.podResourcesSocket(), env, ENV_POD_RESOURCES_SOCKET);
-    Set<String> resources = new LinkedHashSet<>();
-    String names = env.get(ENV_RESOURCE_NAMES);
-    if (names != null) {
-      for (String n : names.split(",")) {
-        if (!n.isBlank()) {
-          resources.add(n.strip());
-        }
-      }
-    }
-    boolean noHostname = Boolean.TRUE.equals(f.noHostname());
-    String node = pick(f.nodeName(), env, ENV_NODE_NAME);
-    String hostname = noHostname ? null : node != null ? node : localHostname;
-    String backend = pick(f.backend(), env, ENV_BACKEND);
-    backend = backend == null ? "nvml" : backend.strip().toLowerCase(Locale.ROOT);
-    if (!backend.equals("nvml") && !backend.equals("simulated")) {
-      throw new ConfigException(
-          (f.backend() != null ? "--backend" : ENV_BACKEND)
-              + ": unknown backend '"
-              + backend
-              + "', expected nvml or simulated");
-    }
-    String profile = pick(f.nodeProfile(), env, ENV_NODE_PROFILE);
-    if (backend.equals("simulated") && profile == null) {
-      throw new ConfigException(
-          "--backend simulated needs --node-profile (or " + ENV_NODE_PROFILE + ")");
-    }
+    String node = NodeAgentOptions.nodeName(s);
+    String hostname = s.get(NO_HOSTNAME) ? null : node != null ? node : localHostname;
     return new ExporterSettings(
-        collectors == null ? null : Path.of(collectors),
-        address,
-        interval,
-        kubernetes,
-        idType,
-        devices,
-        Path.of(socket == null ? PodResourcesClient.DEFAULT_SOCKET : socket),
-        Set.copyOf(resources),
+        s.get(COLLECTORS),
+        s.get(ADDRESS),
+        s.get(INTERVAL),
+        s.get(KUBERNETES),
+        s.get(GPU_ID_TYPE),
+        s.get(DEVICES),
+        s.get(POD_RESOURCES_SOCKET),
+        s.get(RESOURCE_NAMES),
         hostname,
-        backend,
-        profile,
-        pick(f.nvmlLibrary(), env, ENV_NVML_LIBRARY),
         List.copyOf(notes));
   }
 
-  private static String pick(String flag, Map<String, String> env, String name) {
-    if (flag != null && !flag.isBlank()) {
-      return flag.strip();
-    }
-    String v = env.get(name);
-    return v == null || v.isBlank() ? null : v.strip();
+  /** Only an environment (the simulator's in-process exporter, tests). */
+  public static ExporterSettings fromEnv(Map<String, String> env, String localHostname) {
+    return resolve(Settings.ofEnv(env), localHostname);
   }
 
   /** {@code [host]:port}, as Go's net.Listen takes it: an empty host listens everywhere. */
-  static InetSocketAddress address(String setting, String value) {
+  static InetSocketAddress listenAddress(String value) {
     int colon = value.lastIndexOf(':');
     if (colon < 0) {
-      throw new ConfigException(
-          setting + ": '" + value + "' is not a listen address; expected [host]:port, e.g. :9400");
+      throw new IllegalArgumentException(
+          Values.quote(value) + " is not a listen address; expected [host]:port, e.g. :9400");
     }
     String host = value.substring(0, colon);
     if (host.startsWith("[") && host.endsWith("]")) {
@@ -199,42 +188,36 @@ public record ExporterSettings(
     }
     int port;
     try {
-      port = Integer.parseInt(value.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      port = -1;
-    }
-    if (port < 0 || port > 65535) {
-      throw new ConfigException(
-          setting + ": '" + value + "' has no valid port (0-65535); expected [host]:port");
+      port = Parse.port(true).apply(value.substring(colon + 1));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "the port of " + Values.quote(value) + ": " + e.getMessage(), e);
     }
     return host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
   }
 
-  static Duration interval(String setting, String value) {
+  static Duration intervalMillis(String value) {
     long ms;
     try {
       ms = Long.parseLong(value.strip());
     } catch (NumberFormatException e) {
-      throw new ConfigException(
-          setting + ": '" + value + "' is not a number of milliseconds (e.g. 30000)");
+      throw new IllegalArgumentException(
+          Values.quote(value) + " is not a number of milliseconds (e.g. 30000)");
     }
-    if (ms < MIN_INTERVAL_MS) {
-      throw new ConfigException(
-          setting + ": " + ms + " ms is below the minimum collection interval of 1000 ms");
+    if (ms < MIN_INTERVAL_MS || ms > Duration.ofDays(1).toMillis()) {
+      throw new IllegalArgumentException(
+          ms + " ms is outside the collection interval's range 1000-86400000 ms");
     }
     return Duration.ofMillis(ms);
   }
 
-  private static boolean bool(String setting, String value, boolean dflt) {
-    if (value == null || value.isBlank()) {
-      return dflt;
+  private static Set<String> names(String value) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String n : value.split(",")) {
+      if (!n.isBlank()) {
+        out.add(n.strip());
+      }
     }
-    return switch (value.strip().toLowerCase(Locale.ROOT)) {
-      case "true", "1", "yes" -> true;
-      case "false", "0", "no" -> false;
-      default ->
-          throw new ConfigException(
-              setting + ": '" + value + "' is not a boolean; expected true or false");
-    };
+    return Set.copyOf(out);
   }
 }

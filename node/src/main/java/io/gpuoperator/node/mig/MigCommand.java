@@ -43,6 +43,7 @@ public class MigCommand implements Runnable {
   @Command(
       name = "validate",
       mixinStandardHelpOptions = true,
+      header = "Checks a MIG config file against the hardware tables.",
       description = {
         "Checks a MIG config file (mig-parted format, version v1) against the hardware tables and",
         "prints per config: valid, invalid (with the reason) or skipped (GPUs without a table).",
@@ -52,6 +53,7 @@ public class MigCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Option(
+        paramLabel = "FILE",
         names = {"-f", "--filename"},
         required = true,
         description = "The MIG config file (the config.yaml of a mig-parted ConfigMap)")
@@ -93,6 +95,7 @@ public class MigCommand implements Runnable {
   @Command(
       name = "plan",
       mixinStandardHelpOptions = true,
+      header = "Proposes per-node MIG configs that provide a demand of MIG devices.",
       description = {
         "Proposes per-node MIG configs that provide the demanded MIG devices, changing as few GPUs",
         "as possible (GPUs whose current layout already helps keep it). GPUs come from the nodes'",
@@ -104,20 +107,26 @@ public class MigCommand implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Option(
+        paramLabel = "DEMAND",
         names = "--demand",
         required = true,
         description = "MIG devices wanted, e.g. 1g.10gb=20,3g.40gb=4")
     String demand;
 
     @Option(
+        paramLabel = "FILE",
         names = "--nodes",
         description = "The nodes, as kubectl get nodes -o yaml prints them (offline)")
     Path nodes;
 
-    @Option(names = "--kubeconfig", description = "Read the nodes from this cluster instead")
+    @Option(
+        paramLabel = "FILE",
+        names = "--kubeconfig",
+        description = "Read the nodes from this cluster instead")
     Path kubeconfig;
 
     @Option(
+        paramLabel = "FILE",
         names = "--config",
         description = "The MIG config file the nodes' current labels name (default: generated set)")
     Path config;

@@ -1,146 +1,124 @@
 package io.gpuoperator.node.mig;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.gpuoperator.config.ConfigException;
-import io.gpuoperator.config.GoDuration;
+import io.gpuoperator.config.EnvironmentException;
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
-import io.gpuoperator.node.gpu.nvml.NvmlBackend;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
-import io.gpuoperator.node.gpu.sim.ProfileException;
-import io.gpuoperator.node.gpu.sim.SimulatedBackend;
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code gpu-operator mig-manager}: applies the node's {@code nvidia.com/mig.config}. */
 @Command(
     name = "mig-manager",
-    mixinStandardHelpOptions = true,
+    modelTransformer = MigManagerCommand.Options.class,
+    header = "Applies the MIG configuration this node's nvidia.com/mig.config label names.",
     description = {
-      "Applies the MIG configuration named by this node's nvidia.com/mig.config label and reports",
-      "nvidia.com/mig.config.state (pending, rebooting, success, failed); GPU clients are paused",
-      "while the GPUs change. Flags override the environment variables named in each option."
+      "Applies the MIG configuration named by this node's nvidia.com/mig.config label and reports"
+          + " nvidia.com/mig.config.state (pending, rebooting, success, failed); GPU clients are"
+          + " paused while the GPUs change.",
+      "Precedence: flag, then environment variable, then the default."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+      "0:stopped by a signal",
+      "1:the GPUs or the cluster failed",
+      "2:bad input: a flag, variable or MIG config file (the message names it)"
     })
 public class MigManagerCommand implements Callable<Integer> {
-  /** Environment variables (the original's names where it has them). */
-  static final String ENV_NODE_NAME = "NODE_NAME";
+  public static final Setting<Path> CONFIG_FILE =
+      Setting.of("--config-file", Parse::path)
+          .env("CONFIG_FILE")
+          .label("FILE")
+          .help("The MIG config file (version: v1); must exist when given.");
+  public static final Setting<Path> DEFAULT_CONFIG_FILE =
+      Setting.of("--default-config-file", Parse::path)
+          .env("DEFAULT_CONFIG_FILE")
+          .label("FILE")
+          .help("Used when no config file is given, if it exists.")
+          .orElseDescribed("the configs generated from the hardware tables");
+  public static final Setting<Boolean> WITH_REBOOT =
+      Setting.bool("--with-reboot")
+          .env("WITH_REBOOT")
+          .help("Reboot the node when a MIG mode change needs a GPU reset that fails.")
+          .orElse(false, "false");
+  public static final Setting<Path> HOST_ROOT =
+      Setting.of("--host-root", Parse::path)
+          .env("HOST_ROOT_MOUNT")
+          .label("DIR")
+          .help("The host's root, for the reboot.")
+          .orElse(Path.of("/host"), "/host");
+  public static final Setting<String> NAMESPACE =
+      Setting.of("--namespace", Parse::dnsLabel)
+          .env("OPERATOR_NAMESPACE", "POD_NAMESPACE")
+          .label("NS")
+          .help("Namespace of the GPU client pods paused during a change.")
+          .orElse("gpu-operator", "gpu-operator");
+  public static final Setting<Duration> PODS_TIMEOUT =
+      Setting.of("--pods-timeout", Parse.duration(Duration.ofSeconds(1), Duration.ofHours(24)))
+          .env("MIG_PODS_GONE_TIMEOUT")
+          .label("DURATION")
+          .help("How long to wait for GPU client pods to go (5m, 90s ...).")
+          .orElse(Duration.ofMinutes(5), "5m");
 
-  static final String ENV_CONFIG_FILE = "CONFIG_FILE";
-  static final String ENV_DEFAULT_CONFIG_FILE = "DEFAULT_CONFIG_FILE";
-  static final String ENV_WITH_REBOOT = "WITH_REBOOT";
-  static final String ENV_HOST_ROOT = "HOST_ROOT_MOUNT";
-  static final String ENV_NAMESPACE = "OPERATOR_NAMESPACE";
-  static final String ENV_POD_NAMESPACE = "POD_NAMESPACE";
-  static final String ENV_PODS_TIMEOUT = "MIG_PODS_GONE_TIMEOUT";
+  /** The MIG manager's own settings, in help order. */
+  public static final List<Setting<?>> ALL =
+      List.of(CONFIG_FILE, DEFAULT_CONFIG_FILE, WITH_REBOOT, HOST_ROOT, NAMESPACE, PODS_TIMEOUT);
+
+  /** The options: the MIG manager's settings, then the ones every node agent shares. */
+  public static final class Options extends SettingOptions {
+    public Options() {
+      super(group("MIG manager:", ALL), NodeAgentOptions.GROUP);
+    }
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--node-name", description = "This node (env NODE_NAME; required)")
-  String nodeName;
-
-  @Option(
-      names = "--config-file",
-      description = "The MIG config file, version v1 (env CONFIG_FILE); must exist when given")
-  String configFile;
-
-  @Option(
-      names = "--default-config-file",
-      description =
-          "Used when no config file is given (env DEFAULT_CONFIG_FILE); when absent too, the"
-              + " configs generated from the hardware tables")
-  String defaultConfigFile;
-
-  @Option(
-      names = "--with-reboot",
-      arity = "0..1",
-      fallbackValue = "true",
-      description =
-          "Reboot the node when a MIG mode change needs a GPU reset that fails (env WITH_REBOOT;"
-              + " default false)")
-  Boolean withReboot;
-
-  @Option(
-      names = "--host-root",
-      description = "The host's root for the reboot (env HOST_ROOT_MOUNT; default /host)")
-  String hostRoot;
-
-  @Option(
-      names = "--namespace",
-      description = "Namespace of the GPU client pods (env OPERATOR_NAMESPACE, POD_NAMESPACE)")
-  String namespace;
-
-  @Option(
-      names = "--pods-timeout",
-      description =
-          "How long to wait for GPU client pods to go, Go syntax (env MIG_PODS_GONE_TIMEOUT;"
-              + " default 5m)")
-  String podsTimeout;
-
-  @Option(names = "--kubeconfig", description = "kubeconfig (env KUBECONFIG; default in-cluster)")
-  String kubeconfig;
-
-  @Option(names = "--backend", description = "nvml or simulated (env GPU_BACKEND; default nvml)")
-  String backend;
-
-  @Option(
-      names = "--node-profile",
-      description = "Simulated node: built-in name or YAML file (env GPU_NODE_PROFILE)")
-  String nodeProfile;
-
-  @Option(names = "--nvml-library", description = "libnvidia-ml.so.1 to load (env NVML_LIBRARY)")
-  String nvmlLibrary;
-
   /** The environment; tests replace it. */
-  Map<String, String> env = System.getenv();
+  Map<String, String> env;
+
+  public MigManagerCommand() {
+    this(System.getenv());
+  }
+
+  /** The command with this environment instead of the process's (tests run every agent so). */
+  public MigManagerCommand(Map<String, String> env) {
+    this.env = env;
+  }
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter err = spec.commandLine().getErr();
-    String node = pick(nodeName, ENV_NODE_NAME);
+    Settings s = SettingOptions.settings(spec, env, null);
+    String node = NodeAgentOptions.nodeName(s);
     if (node == null) {
-      err.println("mig-manager: --node-name (or NODE_NAME) is required");
-      return 2;
+      throw new ConfigException(
+          NodeAgentOptions.NODE_NAME.flag() + ": required (or NODE_NAME); the node to manage");
     }
-    MigConfigSource source =
-        new MigConfigSource(
-            path(pick(configFile, ENV_CONFIG_FILE)),
-            path(pick(defaultConfigFile, ENV_DEFAULT_CONFIG_FILE)));
-    Duration timeout;
-    boolean reboot;
-    try {
-      String t = pick(podsTimeout, ENV_PODS_TIMEOUT);
-      timeout = t == null ? Duration.ofMinutes(5) : GoDuration.parse(t);
-      reboot = parseBoolean(withReboot != null ? withReboot.toString() : env.get(ENV_WITH_REBOOT));
-      source.get(); // a bad file is reported now, not at the first change
-    } catch (ConfigException | IllegalArgumentException e) {
-      err.println("mig-manager: " + e.getMessage());
-      return 2;
-    }
-    String ns = pick(namespace, ENV_NAMESPACE);
-    if (ns == null) {
-      ns = env.getOrDefault(ENV_POD_NAMESPACE, "gpu-operator");
-    }
-    String root = pick(hostRoot, ENV_HOST_ROOT);
-    Path host = Path.of(root == null ? "/host" : root);
+    MigConfigSource source = new MigConfigSource(s.get(CONFIG_FILE), s.get(DEFAULT_CONFIG_FILE));
+    Duration timeout = s.get(PODS_TIMEOUT);
+    boolean reboot = s.get(WITH_REBOOT);
+    Path host = s.get(HOST_ROOT);
+    String ns = s.get(NAMESPACE);
+    source.get(); // a bad file is reported now, not at the first change
     GpuBackend gpus;
     try {
-      gpus = openBackend(node);
-    } catch (GpuBackendException | ProfileException | IllegalArgumentException e) {
-      err.println("mig-manager: cannot read the GPUs: " + e.getMessage());
-      return 1;
+      gpus = NodeAgentOptions.openBackend(s, null, null);
+    } catch (GpuBackendException e) {
+      throw new EnvironmentException(
+          "cannot read the GPUs: " + e.getMessage() + " (is the driver loaded?)", e);
     }
     try (gpus;
-        KubernetesClient client = client(pick(kubeconfig, "KUBECONFIG"))) {
+        KubernetesClient client = NodeAgentOptions.client(s, "mig-manager")) {
       MigReconfigurer.Rebooter rebooter =
           reboot
               ? () -> new ProcessBuilder("chroot", host.toString(), "reboot").inheritIO().start()
@@ -157,56 +135,5 @@ public class MigManagerCommand implements Callable<Integer> {
       agent.run();
       return 0;
     }
-  }
-
-  private String pick(String flag, String envName) {
-    if (flag != null && !flag.isBlank()) {
-      return flag;
-    }
-    String v = env.get(envName);
-    return v == null || v.isBlank() ? null : v;
-  }
-
-  private static Path path(String p) {
-    return p == null ? null : Path.of(p);
-  }
-
-  static boolean parseBoolean(String v) {
-    if (v == null || v.isBlank()) {
-      return false;
-    }
-    return switch (v.trim().toLowerCase(java.util.Locale.ROOT)) {
-      case "true", "1", "yes" -> true;
-      case "false", "0", "no" -> false;
-      default ->
-          throw new IllegalArgumentException(
-              ENV_WITH_REBOOT + ": expected true or false, got '" + v + "'");
-    };
-  }
-
-  private GpuBackend openBackend(String node) {
-    String kind = backend != null ? backend : env.getOrDefault("GPU_BACKEND", "nvml");
-    if (kind.equals("simulated")) {
-      String profile = nodeProfile != null ? nodeProfile : env.get("GPU_NODE_PROFILE");
-      if (profile == null) {
-        throw new IllegalArgumentException(
-            "--backend simulated needs --node-profile (or GPU_NODE_PROFILE)");
-      }
-      return new SimulatedBackend(HardwareProfiles.node(profile), node);
-    }
-    if (!kind.equals("nvml")) {
-      throw new IllegalArgumentException("--backend: expected nvml or simulated, got " + kind);
-    }
-    String lib = nvmlLibrary != null ? nvmlLibrary : env.get("NVML_LIBRARY");
-    return NvmlBackend.open(lib == null ? null : Path.of(lib), Path.of("/sys"));
-  }
-
-  private static KubernetesClient client(String kubeconfig) throws IOException {
-    Config config =
-        kubeconfig == null
-            ? Config.autoConfigure(null)
-            : Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)));
-    config.setUserAgent("gpu-operator/mig-manager");
-    return new KubernetesClientBuilder().withConfig(config).build();
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.toolkit;
 
+import io.gpuoperator.config.ConfigException;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,7 @@ public class ToolkitCommand implements Callable<Integer> {
   @Mixin ToolkitOptions options;
 
   @CommandLine.Option(
+      paramLabel = "BOOL",
       names = "--no-daemon",
       arity = "0..1",
       fallbackValue = "true",
@@ -41,7 +43,16 @@ public class ToolkitCommand implements Callable<Integer> {
   String noDaemon;
 
   /** The environment; tests replace it. */
-  Map<String, String> env = System.getenv();
+  Map<String, String> env;
+
+  public ToolkitCommand() {
+    this(System.getenv());
+  }
+
+  /** The command with this environment instead of the process's (tests run every agent so). */
+  public ToolkitCommand(Map<String, String> env) {
+    this.env = env;
+  }
 
   @Override
   public Integer call() {
@@ -54,8 +65,7 @@ public class ToolkitCommand implements Callable<Integer> {
     try {
       s = ToolkitSettings.resolve(flags, env);
     } catch (IllegalArgumentException e) {
-      err.println("toolkit: " + e.getMessage());
-      return 2;
+      throw new ConfigException(e.getMessage(), e); // one line and exit 2, as every command
     }
     ToolkitAgent agent = new ToolkitAgent(s, ToolkitOptions.backend(s)::open);
     CountDownLatch stop = new CountDownLatch(1);
@@ -113,8 +123,7 @@ public class ToolkitCommand implements Callable<Integer> {
       try {
         s = ToolkitSettings.resolve(options.flags(), env);
       } catch (IllegalArgumentException e) {
-        err.println("toolkit " + name + ": " + e.getMessage());
-        return 2;
+        throw new ConfigException(e.getMessage(), e); // one line and exit 2, as every command
       }
       try {
         List<String> done = step(new ToolkitAgent(s, ToolkitOptions.backend(s)::open));

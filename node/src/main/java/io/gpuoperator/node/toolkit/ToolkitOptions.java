@@ -10,10 +10,14 @@ import picocli.CommandLine.Option;
  * The toolkit's flags, shared by {@code toolkit}, {@code toolkit install} and {@code uninstall}.
  */
 public class ToolkitOptions {
-  @Option(names = "--runtime", description = "containerd or crio (env RUNTIME; default containerd)")
+  @Option(
+      paramLabel = "containerd|crio",
+      names = "--runtime",
+      description = "containerd or crio (env RUNTIME; default containerd)")
   String runtime;
 
   @Option(
+      paramLabel = "FILE",
       names = "--config",
       description =
           "The runtime's main config (env CONTAINERD_CONFIG / CRIO_CONFIG, RUNTIME_CONFIG; default"
@@ -21,6 +25,7 @@ public class ToolkitOptions {
   String config;
 
   @Option(
+      paramLabel = "FILE",
       names = "--drop-in-config",
       description =
           "Drop-in file; empty edits the main file (env RUNTIME_DROP_IN_CONFIG; default"
@@ -28,6 +33,7 @@ public class ToolkitOptions {
   String dropIn;
 
   @Option(
+      paramLabel = "FILE",
       names = "--drop-in-config-host-path",
       description =
           "The drop-in's path on the host, which containerd imports (env"
@@ -35,6 +41,7 @@ public class ToolkitOptions {
   String dropInHostPath;
 
   @Option(
+      paramLabel = "FILE",
       names = "--socket",
       description =
           "The runtime's socket (env CONTAINERD_SOCKET, RUNTIME_SOCKET; default"
@@ -42,6 +49,7 @@ public class ToolkitOptions {
   String socket;
 
   @Option(
+      paramLabel = "signal|systemd|none",
       names = "--restart-mode",
       description =
           "signal, systemd or none (env RUNTIME_RESTART_MODE; default signal for containerd,"
@@ -49,6 +57,7 @@ public class ToolkitOptions {
   String restartMode;
 
   @Option(
+      paramLabel = "SOURCES",
       names = "--config-source",
       description =
           "Where the current config is read: command (containerd config dump) and/or file (env"
@@ -56,11 +65,13 @@ public class ToolkitOptions {
   String configSource;
 
   @Option(
+      paramLabel = "NAME",
       names = "--nvidia-runtime-name",
       description = "Name of the main runtime (env CONTAINERD_RUNTIME_CLASS; default nvidia)")
   String runtimeName;
 
   @Option(
+      paramLabel = "BOOL",
       names = "--set-as-default",
       arity = "0..1",
       fallbackValue = "true",
@@ -68,6 +79,7 @@ public class ToolkitOptions {
   String setAsDefault;
 
   @Option(
+      paramLabel = "DIR",
       names = "--toolkit-root",
       description =
           "Host directory whose toolkit/ holds the runtime binaries (env ROOT,"
@@ -75,6 +87,7 @@ public class ToolkitOptions {
   String toolkitRoot;
 
   @Option(
+      paramLabel = "BOOL",
       names = "--cdi-enabled",
       arity = "0..1",
       fallbackValue = "true",
@@ -82,48 +95,57 @@ public class ToolkitOptions {
   String cdiEnabled;
 
   @Option(
+      paramLabel = "DIR",
       names = "--cdi-output-dir",
       description = "Where the CDI spec goes (env CDI_OUTPUT_DIR; default /var/run/cdi)")
   String cdiOutputDir;
 
   @Option(
+      paramLabel = "CDI_KIND",
       names = "--cdi-kind",
       description = "The spec's kind (env CDI_KIND; default management.nvidia.com/gpu)")
   String cdiKind;
 
   @Option(
+      paramLabel = "DIR",
       names = "--host-root",
       description = "The host's root as seen here (env HOST_ROOT_MOUNT; default /)")
   String hostRoot;
 
   @Option(
+      paramLabel = "FILE",
       names = "--pid-file",
       description = "Pid file (env TOOLKIT_PID_FILE; default /run/nvidia/toolkit/toolkit.pid)")
   String pidFile;
 
   @Option(
+      paramLabel = "DIR",
       names = "--driver-root",
       description =
           "Driver root on the host (env NVIDIA_DRIVER_ROOT, DRIVER_ROOT; default /run/nvidia/driver)")
   String driverRoot;
 
   @Option(
+      paramLabel = "DIR",
       names = "--driver-root-ctr-path",
       description =
           "Where the driver root is seen here (env DRIVER_ROOT_CTR_PATH; default: --driver-root)")
   String driverRootCtrPath;
 
   @Option(
+      paramLabel = "DIR",
       names = "--dev-root",
       description = "Root of /dev on the host (env NVIDIA_DEV_ROOT, DEV_ROOT)")
   String devRoot;
 
   @Option(
+      paramLabel = "DIR",
       names = "--dev-root-ctr-path",
       description = "Where the dev root is seen here (env DEV_ROOT_CTR_PATH)")
   String devRootCtrPath;
 
   @Option(
+      paramLabel = "BOOL",
       names = "--no-runtime-config",
       arity = "0..1",
       fallbackValue = "true",
@@ -131,28 +153,37 @@ public class ToolkitOptions {
   String noRuntimeConfig;
 
   @Option(
+      paramLabel = "config|hook",
       names = "--crio-config-mode",
       description = "config (runtime handlers; the only mode here) or hook (env CRIO_CONFIG_MODE)")
   String crioConfigMode;
 
   @Option(
+      paramLabel = "FILE",
       names = "--containerd-path",
       description =
           "containerd executable for config dump (env CONTAINERD_PATH; default containerd)")
   String containerdPath;
 
   @Option(
+      paramLabel = "nvml|simulated",
       names = "--backend",
       description = "nvml or simulated, for the CDI spec (env GPU_BACKEND)")
   String backend;
 
-  @Option(names = "--node-profile", description = "Simulated node profile (env GPU_NODE_PROFILE)")
+  @Option(
+      paramLabel = "NAME|FILE",
+      names = "--node-profile",
+      description = "Simulated node profile (env GPU_NODE_PROFILE)")
   String nodeProfile;
 
-  @Option(names = "--nvml-library", description = "libnvidia-ml.so.1 to load (env NVML_LIBRARY)")
+  @Option(
+      paramLabel = "FILE",
+      names = "--nvml-library",
+      description = "libnvidia-ml.so.1 to load (env NVML_LIBRARY)")
   String nvmlLibrary;
 
-  @Option(names = "--node-name", description = "This node (env NODE_NAME)")
+  @Option(paramLabel = "NAME", names = "--node-name", description = "This node (env NODE_NAME)")
   String nodeName;
 
   /** The flags given, by setting. */

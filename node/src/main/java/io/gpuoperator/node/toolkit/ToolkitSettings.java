@@ -1,15 +1,20 @@
 package io.gpuoperator.node.toolkit;
 
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.Values;
 import io.gpuoperator.node.cdi.CdiKind;
 import io.gpuoperator.node.cdi.CdiSpecFiles;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * The toolkit's settings after precedence (flag, then environment variable, then default). The
+ * The toolkit's settings after precedence (flag, then environment variable, then default, resolved
+ * by {@link Settings} like every agent's, so a bad value names its source in one style). The
  * environment is the original toolkit container's ({@code nvidia-ctk-installer}), so the original's
  * DaemonSet env works unchanged; each setting names its variables once, in {@link Setting}.
  *
@@ -156,9 +161,9 @@ public record ToolkitSettings(
     if (d == null) {
       throw new IllegalArgumentException(
           r.source(Setting.RUNTIME)
-              + ": unknown runtime '"
-              + runtime
-              + "' (expected containerd or crio)");
+              + ": unknown runtime "
+              + Values.quote(runtime)
+              + "; expected containerd or crio");
     }
     if (r.bool(Setting.NRI_PLUGIN, "false")) {
       throw new IllegalArgumentException(
@@ -175,7 +180,9 @@ public record ToolkitSettings(
     }
     if (!crioMode.equals("config") && !crioMode.equals("hook")) {
       throw new IllegalArgumentException(
-          r.source(Setting.CRIO_CONFIG_MODE) + ": expected config or hook, got '" + crioMode + "'");
+          r.source(Setting.CRIO_CONFIG_MODE)
+              + ": expected config or hook, got "
+              + Values.quote(crioMode));
     }
     String config = r.getWithExtraEnv(Setting.CONFIG, d.configEnv(), d.config());
     String dropIn = r.get(Setting.DROP_IN, d.dropIn());
@@ -199,9 +206,9 @@ public record ToolkitSettings(
       if (!kind.equals("command") && !kind.equals("file")) {
         throw new IllegalArgumentException(
             r.source(Setting.CONFIG_SOURCE)
-                + ": unknown config source '"
-                + src
-                + "' (expected command and/or file)");
+                + ": unknown config source "
+                + Values.quote(src)
+                + "; expected command and/or file");
       }
       sources.add(kind);
     }
@@ -215,7 +222,7 @@ public record ToolkitSettings(
     String backend = r.get(Setting.BACKEND, "nvml");
     if (!backend.equals("nvml") && !backend.equals("simulated")) {
       throw new IllegalArgumentException(
-          r.source(Setting.BACKEND) + ": expected nvml or simulated, got '" + backend + "'");
+          r.source(Setting.BACKEND) + ": expected nvml or simulated, got " + Values.quote(backend));
     }
     return new ToolkitSettings(
         runtime,
@@ -261,14 +268,27 @@ public record ToolkitSettings(
         dropInHostPath == null || dropInHostPath.isBlank() ? dropIn : dropInHostPath);
   }
 
-  /** Flag, then env, then default; remembers where each value came from. */
+  /**
+   * The toolkit's settings through the one resolver ({@link Settings}: flag, then variables, then
+   * default, remembering where each value came from), with the original's runtime-specific
+   * variables ({@code CONTAINERD_CONFIG}, {@code CRIO_SOCKET} ...) before a setting's own.
+   */
   private static final class Resolver {
-    private final Map<Setting, String> flags;
-    private final Map<String, String> env;
+    private final Settings settings;
 
     Resolver(Map<Setting, String> flags, Map<String, String> env) {
-      this.flags = flags;
-      this.env = env;
+      Map<String, String> byFlag = new HashMap<>();
+      flags.forEach((s, v) -> byFlag.put(s.flag, v));
+      this.settings = Settings.of(byFlag, env, null);
+    }
+
+    private static io.gpuoperator.config.Setting<String> declared(Setting s, String extra) {
+      List<String> names = new ArrayList<>();
+      if (extra != null) {
+        names.add(extra);
+      }
+      names.addAll(s.env);
+      return io.gpuoperator.config.Setting.string(s.flag).env(names.toArray(new String[0]));
     }
 
     String get(Setting s, String dflt) {
@@ -277,45 +297,22 @@ public record ToolkitSettings(
 
     /** With a runtime-specific variable that comes before the setting's own. */
     String getWithExtraEnv(Setting s, String extra, String dflt) {
-      String f = flags.get(s);
-      if (f != null) {
-        return f;
-      }
-      List<String> names = new ArrayList<>();
-      if (extra != null) {
-        names.add(extra);
-      }
-      names.addAll(s.env);
-      for (String n : names) {
-        String v = env.get(n);
-        if (v != null && !v.isBlank()) {
-          return v.trim();
-        }
-      }
-      return dflt;
+      String v = settings.get(declared(s, extra));
+      return v == null ? dflt : v.strip();
     }
 
     boolean bool(Setting s, String dflt) {
-      String v = get(s, dflt).toLowerCase(Locale.ROOT);
-      return switch (v) {
-        case "true", "1", "t", "yes" -> true;
-        case "false", "0", "f", "no" -> false;
-        default ->
-            throw new IllegalArgumentException(
-                source(s) + ": expected true or false, got '" + v + "'");
-      };
+      var setting =
+          io.gpuoperator.config.Setting.bool(s.flag)
+              .env(s.env.toArray(new String[0]))
+              .orElse(Parse.bool(dflt), dflt);
+      return settings.get(setting);
     }
 
+    /** Where the setting's value came from: its flag, its variable, or its flag for the default. */
     String source(Setting s) {
-      if (flags.get(s) != null) {
-        return s.flag;
-      }
-      for (String n : s.env) {
-        if (env.get(n) != null && !env.get(n).isBlank()) {
-          return "environment variable " + n;
-        }
-      }
-      return s.flag + " (default)";
+      Settings.Resolved<String> r = settings.resolve(declared(s, null));
+      return r.given() ? r.origin() : s.flag;
     }
   }
 }

@@ -45,6 +45,11 @@ public class ValidatorCommand implements Callable<Integer> {
     this(System.getenv(), null, null);
   }
 
+  /** The command with this environment instead of the process's (tests run every agent so). */
+  public ValidatorCommand(Map<String, String> env) {
+    this(env, null, null);
+  }
+
   /**
    * The command with its environment, client and backend given (tests and the simulator's
    * in-process agents); a null client means one from the kubeconfig, created on first use, and a
@@ -89,7 +94,12 @@ public class ValidatorCommand implements Callable<Integer> {
     } catch (ValidationException e) {
       spec.commandLine()
           .getErr()
-          .println(config.component().cliName() + " validation failed: " + e.getMessage());
+          .println(
+              spec.qualifiedName()
+                  + ": "
+                  + config.component().cliName()
+                  + " validation failed: "
+                  + e.getMessage());
       return 1;
     } finally {
       if (created[0] != null) {

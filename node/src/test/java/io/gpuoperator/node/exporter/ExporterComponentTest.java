@@ -195,8 +195,7 @@ class ExporterComponentTest {
                   }
                 });
     ExporterSettings s =
-        ExporterSettings.resolve(
-            ExporterSettings.Flags.none(),
+        ExporterSettings.fromEnv(
             Map.of(
                 ExporterSettings.ENV_LISTEN, "127.0.0.1:0", ExporterSettings.ENV_INTERVAL, "1000"),
             "n");

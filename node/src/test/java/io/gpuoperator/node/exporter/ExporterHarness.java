@@ -38,7 +38,7 @@ final class ExporterHarness implements AutoCloseable {
     e.put(ExporterSettings.ENV_INTERVAL, Long.toString(intervalMs));
     e.put(ExporterSettings.ENV_POD_RESOURCES_SOCKET, kubelet.socket().toString());
     e.put(ExporterSettings.ENV_NODE_NAME, "gpu-node-1");
-    ExporterSettings s = ExporterSettings.resolve(ExporterSettings.Flags.none(), e, "localhost");
+    ExporterSettings s = ExporterSettings.fromEnv(e, "localhost");
     FieldList fields =
         s.collectors() == null ? FieldList.builtIn() : FieldList.load(s.collectors());
     agent = ExporterAgent.start(s, fields, gpus);

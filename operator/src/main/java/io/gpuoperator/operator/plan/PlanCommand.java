@@ -24,6 +24,8 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.reconciler.ConfigMapKeys;
+import io.gpuoperator.operator.reconciler.OperandApplier;
+import io.gpuoperator.operator.reconciler.ServerRejection;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import java.io.PrintWriter;
@@ -50,7 +52,8 @@ import picocli.CommandLine.Option;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:the policy is valid; the plan was printed",
+      "0:the policy is valid (with --kubeconfig: the API server accepts every object in a dry"
+          + " run); the plan was printed",
       "1:the cluster (--kubeconfig) could not be read",
       "2:bad input: an invalid policy (field paths, lines and reasons on stderr), an unreadable"
           + " file or nodes file, a bad flag"
@@ -80,7 +83,9 @@ public class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--kubeconfig",
       paramLabel = "FILE",
-      description = "Compare with a live cluster (nodes, objects, Prometheus Operator CRDs).")
+      description =
+          "Compare with a live cluster (nodes, objects, Prometheus Operator CRDs) and dry-run every"
+              + " object on its API server (needs create rights there).")
   Path kubeconfig;
 
   @Option(
@@ -154,6 +159,35 @@ public class PlanCommand implements Callable<Integer> {
                     ManagedObjects.served(monitoring, resourceApi));
             plan = Plan.build(policy.policy(), nodes, facts, config, live);
             source = "live, " + client.getMasterUrl().getHost();
+            // The server's own checks of every object the operator would write (issue 19.3):
+            // what passes offline validation but the server refuses is an invalid policy too.
+            boolean namespaceExists =
+                client.namespaces().withName(config.namespace()).get() != null;
+            if (!namespaceExists) {
+              err.println(
+                  "warning: namespace "
+                      + config.namespace()
+                      + " does not exist on the cluster; its objects were not dry-run");
+            }
+            List<ServerRejection> rejected =
+                OperandApplier.dryRun(
+                    client,
+                    plan.operands(),
+                    ManagedObjects.served(monitoring, resourceApi),
+                    !namespaceExists);
+            if (!rejected.isEmpty()) {
+              err.println(
+                  "error: the API server ("
+                      + client.getMasterUrl().getHost()
+                      + ") refuses "
+                      + rejected.size()
+                      + " object(s) rendered from "
+                      + file
+                      + " (server-side dry run):");
+              rejected.forEach(r -> err.println("  " + r.getMessage()));
+              err.flush();
+              return ExitCodes.BAD_INPUT;
+            }
           } catch (KubernetesClientException e) {
             throw new EnvironmentException(
                 "cluster " + client.getMasterUrl().getHost() + ": " + Failures.clusterProblem(e),

@@ -345,7 +345,13 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   public ErrorStatusUpdateControl<ClusterPolicy> updateErrorStatus(
       ClusterPolicy policy, Context<ClusterPolicy> context, Exception e) {
     metrics.failed();
-    String message = "Reconcile failed: " + e.getMessage();
+    // A refused object in its own words (object, field, reason); anything else on its first line.
+    String message =
+        "Reconcile failed: "
+            + (e instanceof ServerRejection
+                ? e.getMessage()
+                : ServerRejection.shorten(
+                    String.valueOf(e.getMessage()).strip().lines().findFirst().orElse("")));
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
     ClusterPolicyStatus status =
         PolicyStatusModel.failed(generation, config.namespace(), message, previousStatus(policy));

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.WritableOperation;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.operand.ManagedObjects;
@@ -168,12 +169,13 @@ public final class OperandApplier {
         live == null ? "creating" : "updating",
         ObjectKey.of(desired),
         ManagedObjects.recordedHash(desired));
-    HasMetadata written =
-        client
-            .resource(desired)
-            .fieldManager(ReconcilerKeys.FIELD_MANAGER)
-            .forceConflicts()
-            .serverSideApply();
+    HasMetadata written;
+    try {
+      written = write(client, desired, false);
+    } catch (KubernetesClientException e) {
+      ServerRejection rejected = ServerRejection.of(desired, e);
+      throw rejected == null ? e : rejected;
+    }
     if (written instanceof DaemonSet ds && daemonSets != null) {
       // The informer may not have seen our write yet; without this the next pass would write again.
       ResourceID id = ResourceID.fromResource(ds);
@@ -184,6 +186,51 @@ public final class OperandApplier {
       }
     }
     return true;
+  }
+
+  /**
+   * Writes an object as the operator does (server-side apply, its field manager, taking over
+   * conflicting fields); with {@code dryRun} the server runs every check and stores nothing.
+   */
+  static HasMetadata write(KubernetesClient client, HasMetadata desired, boolean dryRun) {
+    var resource = client.resource(desired);
+    WritableOperation<HasMetadata> op = dryRun ? resource.dryRun() : resource;
+    return op.fieldManager(ReconcilerKeys.FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  /**
+   * Dry-runs every object the enabled operands render, written as {@link #sync} writes it (without
+   * the owner reference: the policy need not exist yet), and returns what the server refuses; the
+   * server's checks are the ones the operator's writes would meet. Objects in a namespace that does
+   * not exist are left out ({@code skipNamespaced}).
+   */
+  public static List<ServerRejection> dryRun(
+      KubernetesClient client,
+      List<RenderedOperand> operands,
+      Set<String> monitoringKinds,
+      boolean skipNamespaced) {
+    List<ServerRejection> out = new java.util.ArrayList<>();
+    for (RenderedOperand operand : operands) {
+      if (!operand.enabled()) {
+        continue;
+      }
+      for (HasMetadata object : operand.objects()) {
+        if (!ManagedObjects.present(object.getApiVersion(), object.getKind(), monitoringKinds)
+            || (skipNamespaced && object.getMetadata().getNamespace() != null)) {
+          continue;
+        }
+        try {
+          write(client, Serialization.clone(object), true);
+        } catch (KubernetesClientException e) {
+          ServerRejection rejected = ServerRejection.of(object, e);
+          if (rejected == null) {
+            throw e;
+          }
+          out.add(rejected);
+        }
+      }
+    }
+    return out;
   }
 
   private HasMetadata live(HasMetadata desired) {

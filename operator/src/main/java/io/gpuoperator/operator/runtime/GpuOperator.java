@@ -1,7 +1,10 @@
 package io.gpuoperator.operator.runtime;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.config.EnvironmentException;
+import io.gpuoperator.config.cli.Failures;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
@@ -108,7 +111,19 @@ public final class GpuOperator implements AutoCloseable {
                         false));
               }
             });
-    String serverVersion = client.getKubernetesVersion().getGitVersion();
+    String serverVersion;
+    try {
+      serverVersion = client.getKubernetesVersion().getGitVersion();
+    } catch (KubernetesClientException e) {
+      // The first request: an unreachable or refusing server is said once, naming it.
+      throw new EnvironmentException(
+          "cannot reach the API server at "
+              + client.getMasterUrl()
+              + ": "
+              + Failures.clusterProblem(e)
+              + " (check --kubeconfig and that the cluster answers)",
+          e);
+    }
     KubernetesVersion.unsupportedReason(serverVersion)
         .ifPresent(reason -> LOG.error("{}; every ClusterPolicy will report it", reason));
     // Read once, with the version: a server's APIs change only with an upgrade, which restarts us.
