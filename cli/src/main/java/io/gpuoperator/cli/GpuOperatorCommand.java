@@ -1,5 +1,6 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.cli.images.ImagesCommand;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.cdi.CdiCommand;
@@ -36,6 +37,7 @@ import picocli.CommandLine.Command;
       VersionCommand.class,
       OperatorCommand.class,
       PlanCommand.class,
+      ImagesCommand.class,
       FeatureDiscoveryCommand.class,
       DevicePluginCommand.class,
       DraPluginCommand.class,

@@ -3,7 +3,6 @@ package io.gpuoperator.operator.operand;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.gpuoperator.api.common.ComponentSpec;
 
 /**
@@ -12,10 +11,9 @@ import io.gpuoperator.api.common.ComponentSpec;
  * facts. It reads the node's device-plugin config, which NVIDIA's config-manager picks, so that the
  * sharing labels match what the device plugin advertises.
  *
- * <p>Where the labels go decides the Node verbs: where NFD runs they are published as NFD
- * NodeFeature objects (as NVIDIA's image does) and the ClusterRole only reads Nodes, as the
- * original's; without NFD the agent patches its own Node's labels, and only then may it patch
- * Nodes.
+ * <p>Where NFD runs the labels are published as NFD NodeFeature objects (as NVIDIA's image does);
+ * without NFD the agent patches its own Node's labels (the chart's ClusterRole allows both, see
+ * {@link OperandRbac}).
  */
 public final class GpuFeatureDiscoveryAgentTransform implements Transform {
   /** The agent's output setting and the two values the operator chooses between. */
@@ -36,11 +34,6 @@ public final class GpuFeatureDiscoveryAgentTransform implements Transform {
       DaemonSets.setEnv(c, OUTPUT_ENV, nfd ? OUTPUT_NODE_FEATURE : OUTPUT_NODE_LABELS);
       ComponentSpec gfd = ctx.spec().gfd;
       ConfigManager.apply(ds, c, ctx, gfd == null ? null : gfd.resources);
-    }
-    if (object instanceof ClusterRole role && !nfd) {
-      role.getRules().stream()
-          .filter(r -> r.getResources().contains("nodes"))
-          .forEach(r -> r.getVerbs().add("patch"));
     }
   }
 }

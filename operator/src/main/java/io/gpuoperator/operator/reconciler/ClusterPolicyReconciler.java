@@ -269,6 +269,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
     OperandApplier.Result result;
     try {
+      if (PodSecurityLabels.wanted(policy.getSpec())) {
+        PodSecurityLabels.ensure(client, config.namespace());
+      }
       result = applier.sync(policy, rendered, servedKinds());
     } catch (RuntimeException e) {
       applier.invalidate();
