@@ -39,6 +39,12 @@ import org.junit.jupiter.api.Test;
  */
 class ChartInstallIT {
   private static final String NS = "gpu-operator";
+
+  /** The subcommands of this binary: the agents the operator renders, as in the image. */
+  private static final java.util.Set<String> AGENTS =
+      OperatorConfig.subcommandsOf(
+          io.gpuoperator.cli.GpuOperatorCommand.commandLine().getCommandSpec());
+
   private static ControlPlane cp;
 
   @BeforeAll
@@ -128,7 +134,8 @@ class ChartInstallIT {
                     .hasSize(2));
     // ... and refuses a privileged operand's pod: the enforcement is real.
     ClusterPolicy policy = admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
-    assertThatThrownBy(() -> admin.pods().inNamespace(NS).resource(privilegedPod(policy)).create())
+    assertThatThrownBy(
+            () -> admin.pods().inNamespace(NS).resource(privilegedPod(policy)).dryRun().create())
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("violates PodSecurity \"restricted:latest\"");
 
@@ -142,7 +149,9 @@ class ChartInstallIT {
             new GpuOperator(
                     asOperator,
                     OperatorConfig.fromEnv(
-                        Map.of("OPERATOR_NAMESPACE", NS, "METRICS_PORT", "0", "HEALTH_PORT", "0")),
+                            Map.of(
+                                "OPERATOR_NAMESPACE", NS, "METRICS_PORT", "0", "HEALTH_PORT", "0"))
+                        .withAgents(AGENTS),
                     new OperandRegistryRenderer(),
                     new NodeLabelRulesPlanner(),
                     GpuOperator.Options.on("127.0.0.1", "chart-install-it", false, 4))
@@ -154,7 +163,12 @@ class ChartInstallIT {
                 assertThat(
                         admin.apps().daemonSets().inNamespace(NS).list().getItems().stream()
                             .map(ds -> ds.getMetadata().getName()))
-                    .contains("nvidia-device-plugin-daemonset", "nvidia-operator-validator");
+                    .contains(
+                        "nvidia-device-plugin-daemonset",
+                        "nvidia-operator-validator",
+                        "gpu-feature-discovery",
+                        "nvidia-dcgm-exporter",
+                        "nvidia-mig-manager");
                 ClusterPolicy p =
                     admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
                 assertThat(p.getStatus()).isNotNull();
@@ -171,11 +185,7 @@ class ChartInstallIT {
     var facts =
         new io.gpuoperator.operator.cluster.ClusterFacts(
             "v1.36.3", "containerd", false, 1, true, "ubuntu24.04", List.of(), Map.of(), null);
-    var config =
-        OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS))
-            .withAgents(
-                OperatorConfig.subcommandsOf(
-                    io.gpuoperator.cli.GpuOperatorCommand.commandLine().getCommandSpec()));
+    var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS)).withAgents(AGENTS);
     DaemonSet driver =
         Operands.renderAll(policy, facts, config).stream()
             .filter(r -> r.name().equals(OperandNames.DRIVER))
@@ -184,12 +194,14 @@ class ChartInstallIT {
             .map(DaemonSet.class::cast)
             .findFirst()
             .orElseThrow();
+    var spec = driver.getSpec().getTemplate().getSpec();
+    spec.setServiceAccountName(null); // its ServiceAccount is the operator's to create
     return new PodBuilder()
         .withNewMetadata()
         .withName("privileged-driver")
         .withNamespace(NS)
         .endMetadata()
-        .withSpec(driver.getSpec().getTemplate().getSpec())
+        .withSpec(spec)
         .build();
   }
 }
