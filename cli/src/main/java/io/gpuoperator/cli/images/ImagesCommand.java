@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
@@ -58,23 +59,34 @@ public class ImagesCommand implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * The cluster the operands are rendered for: containerd, NFD present, DRA API {@code
+   * resource.k8s.io/v1}, the Prometheus operator installed.
+   */
+  public static final ClusterFacts FACTS =
+      new ClusterFacts(
+          "v1.36.3",
+          "containerd",
+          true,
+          1,
+          true,
+          "ubuntu24.04",
+          List.of(),
+          Map.of(),
+          ResourceApiVersion.V1);
+
   /** The images of the operator and of every operand the values enable, sorted. */
   public static Set<String> images(ChartValues chart, Set<String> agents) {
-    OperatorConfig config = OperatorConfig.fromEnv(Map.of()).withAgents(agents);
-    ClusterFacts facts =
-        new ClusterFacts(
-            "v1.36.3",
-            "containerd",
-            true,
-            1,
-            true,
-            "ubuntu24.04",
-            List.of(),
-            Map.of(),
-            ResourceApiVersion.V1);
-    Set<String> out = new TreeSet<>();
+    Set<String> out = new TreeSet<>(operandImages(chart.policy(), agents));
     out.add(chart.operatorImage());
-    for (RenderedOperand operand : Operands.renderAll(chart.policy(), facts, config)) {
+    return out;
+  }
+
+  /** The images of every DaemonSet the operator renders from a policy, sorted. */
+  public static Set<String> operandImages(ClusterPolicy policy, Set<String> agents) {
+    OperatorConfig config = OperatorConfig.fromEnv(Map.of()).withAgents(agents);
+    Set<String> out = new TreeSet<>();
+    for (RenderedOperand operand : Operands.renderAll(policy, FACTS, config)) {
       for (HasMetadata object : operand.objects()) {
         if (object instanceof DaemonSet ds) {
           out.addAll(images(ds.getSpec().getTemplate().getSpec()));

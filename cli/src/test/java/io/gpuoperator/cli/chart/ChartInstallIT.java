@@ -182,9 +182,7 @@ class ChartInstallIT {
 
   /** The driver DaemonSet's pod as the operator renders it from the chart's policy. */
   private static Pod privilegedPod(ClusterPolicy policy) {
-    var facts =
-        new io.gpuoperator.operator.cluster.ClusterFacts(
-            "v1.36.3", "containerd", false, 1, true, "ubuntu24.04", List.of(), Map.of(), null);
+    var facts = io.gpuoperator.cli.images.ImagesCommand.FACTS;
     var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS)).withAgents(AGENTS);
     DaemonSet driver =
         Operands.renderAll(policy, facts, config).stream()

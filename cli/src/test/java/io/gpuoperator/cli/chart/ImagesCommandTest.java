@@ -3,14 +3,11 @@ package io.gpuoperator.cli.chart;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.cli.images.ChartValues;
 import io.gpuoperator.cli.images.ImagesCommand;
-import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.ImageResolver;
 import io.gpuoperator.operator.operand.Operands;
@@ -88,23 +85,8 @@ class ImagesCommandTest {
     ClusterPolicy policy =
         HelmChart.convert(
             HelmChart.find(objects, "ClusterPolicy", "cluster-policy"), ClusterPolicy.class);
-    var facts =
-        new ClusterFacts(
-            "v1.36.3",
-            "containerd",
-            true,
-            1,
-            true,
-            "ubuntu24.04",
-            List.of(),
-            Map.of(),
-            ResourceApiVersion.V1);
-    var config = OperatorConfig.fromEnv(Map.of()).withAgents(AGENTS);
-    Operands.renderAll(policy, facts, config).stream()
-        .flatMap(r -> r.objects().stream())
-        .filter(DaemonSet.class::isInstance)
-        .map(DaemonSet.class::cast)
-        .forEach(ds -> out.addAll(ImagesCommand.images(ds.getSpec().getTemplate().getSpec())));
+    // The operand images of the policy helm rendered (its mapping of values, not ChartValues').
+    out.addAll(ImagesCommand.operandImages(policy, AGENTS));
     return out;
   }
 

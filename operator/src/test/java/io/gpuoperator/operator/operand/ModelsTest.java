@@ -331,21 +331,9 @@ class ModelsTest {
   @Test
   void shippedRbacHoldsEveryVariantsRules() {
     var roles = OperandRbac.all("gpu-operator");
-    var gfd =
-        roles.stream()
-            .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
-            .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
-            .filter(r -> r.getMetadata().getName().equals("nvidia-gpu-feature-discovery"))
-            .findFirst()
-            .orElseThrow();
+    var gfd = clusterRole(roles, "nvidia-gpu-feature-discovery");
     assertThat(gfd.getRules().get(0).getVerbs()).contains("patch");
-    var migRole =
-        roles.stream()
-            .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
-            .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
-            .filter(r -> r.getMetadata().getName().equals("nvidia-mig-manager"))
-            .findFirst()
-            .orElseThrow();
+    var migRole = clusterRole(roles, "nvidia-mig-manager");
     // The original's rules and our agent's (events) both.
     assertThat(migRole.getRules()).anyMatch(r -> r.getResources().contains("events"));
     assertThat(migRole.getRules()).anyMatch(r -> r.getVerbs().equals(List.of("list")));
@@ -358,5 +346,15 @@ class ModelsTest {
             b ->
                 OperandRbac.subjects(b).stream()
                     .allMatch(s -> "gpu-operator".equals(s.getNamespace())));
+  }
+
+  private static io.fabric8.kubernetes.api.model.rbac.ClusterRole clusterRole(
+      List<HasMetadata> objects, String name) {
+    return objects.stream()
+        .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
+        .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
+        .filter(r -> r.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -105,17 +105,7 @@ class CrdUpgradeIT {
   @Test
   void aNewerCrdIsLeftAlone() {
     CustomResourceDefinition newer = bundled();
-    CustomResourceDefinition older = bundled();
-    older
-        .getSpec()
-        .getVersions()
-        .get(0)
-        .getSchema()
-        .getOpenAPIV3Schema()
-        .getProperties()
-        .get("spec")
-        .getProperties()
-        .remove("args");
+    CustomResourceDefinition older = withoutArgs(bundled());
     assertThat(CrdUpgrade.missing(newer, older)).isEmpty();
     assertThat(CrdUpgrade.missing(older, newer)).containsExactly("v1alpha1:spec.args");
   }
@@ -137,8 +127,12 @@ class CrdUpgradeIT {
   }
 
   private static void installOlder(KubernetesClient admin) {
-    CustomResourceDefinition have = installed(admin);
-    have.getSpec()
+    admin.resource(withoutArgs(installed(admin))).update();
+  }
+
+  /** The CRD as an older release had it: without {@code spec.args}. */
+  private static CustomResourceDefinition withoutArgs(CustomResourceDefinition crd) {
+    crd.getSpec()
         .getVersions()
         .get(0)
         .getSchema()
@@ -147,7 +141,7 @@ class CrdUpgradeIT {
         .get("spec")
         .getProperties()
         .remove("args");
-    admin.resource(have).update();
+    return crd;
   }
 
   private static CustomResourceDefinition installed(KubernetesClient admin) {
