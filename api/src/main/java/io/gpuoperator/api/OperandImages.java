@@ -47,6 +47,27 @@ public final class OperandImages {
     return repository.equals(ours) || repository.equals(path) || repository.endsWith("/" + path);
   }
 
+  /**
+   * An image of NVIDIA's moved to the mirror this project's image {@code ours} was pulled from: the
+   * registry host replaced by the mirror's prefix (the part before {@code
+   * gpu-operator-java/gpu-operator}), as the chart's {@code global.imageRegistry} moves every
+   * image. Unchanged when {@code ours} is at its home registry. For images the policy cannot name
+   * (the config-manager of NVIDIA's device-plugin image beside our agents).
+   */
+  public static String onMirrorOf(String image, String ours) {
+    String home = repository(projectImage());
+    String path = home.substring(home.indexOf('/') + 1);
+    String repo = repository(ours.trim());
+    if (image == null || repo.equals(home) || !repo.endsWith("/" + path)) {
+      return image;
+    }
+    String prefix = repo.substring(0, repo.length() - path.length() - 1);
+    int slash = image.indexOf('/');
+    String first = slash < 0 ? "" : image.substring(0, slash);
+    boolean host = first.contains(".") || first.contains(":") || first.equals("localhost");
+    return host ? prefix + image.substring(slash) : prefix + "/" + image;
+  }
+
   /** The reference without its tag or digest. */
   static String repository(String image) {
     String s = image;

@@ -1,5 +1,6 @@
 package io.gpuoperator.cli;
 
+import io.gpuoperator.cli.images.ImagesCommand;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.cdi.CdiCommand;
@@ -38,6 +39,7 @@ import picocli.CommandLine.Command;
       VersionCommand.class,
       OperatorCommand.class,
       PlanCommand.class,
+      ImagesCommand.class,
       FeatureDiscoveryCommand.class,
       PciDiscoveryCommand.class,
       DevicePluginCommand.class,

@@ -3,7 +3,6 @@ package io.gpuoperator.operator.operand;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.gpuoperator.api.common.ComponentSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +13,9 @@ import java.util.List;
  * facts. It reads the node's device-plugin config, which NVIDIA's config-manager picks, so that the
  * sharing labels match what the device plugin advertises.
  *
- * <p>Where the labels go decides the Node verbs: where NFD runs they are published as NFD
- * NodeFeature objects (as NVIDIA's image does) and the ClusterRole only reads Nodes, as the
- * original's; without NFD the agent patches its own Node's labels, and only then may it patch
- * Nodes.
+ * <p>Where NFD runs the labels are published as NFD NodeFeature objects (as NVIDIA's image does);
+ * without NFD the agent patches its own Node's labels (the chart's ClusterRole allows both, see
+ * {@link OperandRbac}).
  *
  * <p>Without NFD nothing would find the GPU nodes that feature discovery is to run on, so then the
  * {@code nvidia-pci-discovery} DaemonSet ({@code manifests/pci-discovery}) comes with it: our
@@ -47,11 +45,6 @@ public final class GpuFeatureDiscoveryAgentTransform implements Transform {
       DaemonSets.setEnv(c, OUTPUT_ENV, nfd ? OUTPUT_NODE_FEATURE : OUTPUT_NODE_LABELS);
       ComponentSpec gfd = ctx.spec().gfd;
       ConfigManager.apply(ds, c, ctx, gfd == null ? null : gfd.resources);
-    }
-    if (object instanceof ClusterRole role && !nfd) {
-      role.getRules().stream()
-          .filter(r -> r.getResources().contains("nodes"))
-          .forEach(r -> r.getVerbs().add("patch"));
     }
   }
 

@@ -85,10 +85,6 @@ public final class ManagedObjects {
           new Kind("v1", "ServiceAccount", true),
           new Kind("v1", "ConfigMap", true),
           new Kind("v1", "Service", true),
-          new Kind("rbac.authorization.k8s.io/v1", "Role", true),
-          new Kind("rbac.authorization.k8s.io/v1", "RoleBinding", true),
-          new Kind("rbac.authorization.k8s.io/v1", "ClusterRole", false),
-          new Kind("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", false),
           new Kind("node.k8s.io/v1", "RuntimeClass", false),
           new Kind("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", false, DRA_API),
           new Kind(

@@ -7,9 +7,6 @@ import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
@@ -43,13 +40,12 @@ final class ManifestRenderer {
     Transform transform = agent ? operand.agent().transform() : operand.transform();
     List<HasMetadata> out = new ArrayList<>();
     for (HasMetadata object : Manifests.load(operand.name(), agent ? Agent.OVERLAY : null)) {
-      if (!transform.keep(object, ctx)) {
-        continue;
+      if (OperandRbac.isRbac(object) || !transform.keep(object, ctx)) {
+        continue; // RBAC ships with the chart (OperandRbac)
       }
       if (ManagedObjects.isNamespaced(object)) {
         object.getMetadata().setNamespace(ctx.namespace());
       }
-      bindToNamespace(object, ctx.namespace());
       if (ServiceMonitors.is(object)) {
         ServiceMonitors.namespace((GenericKubernetesResource) object, ctx.namespace());
       }
@@ -99,7 +95,8 @@ final class ManifestRenderer {
     String nvidia = OperandImages.nvidiaDefault(section.imageKey());
     if (!section.imageKey().equals(operand.name())) {
       return Rendering.nvidia(
-          nvidia, "this project has no " + operand.name() + " agent, so NVIDIA's image runs it");
+          OperandImages.onMirrorOf(nvidia, image),
+          "this project has no " + operand.name() + " agent, so NVIDIA's image runs it");
     }
     String why =
         agent == null
@@ -291,19 +288,5 @@ final class ManifestRenderer {
       case "vgpu-devices" -> v.vgpuDevices;
       default -> null;
     };
-  }
-
-  private static void bindToNamespace(HasMetadata object, String namespace) {
-    List<Subject> subjects = null;
-    if (object instanceof RoleBinding rb) {
-      subjects = rb.getSubjects();
-    } else if (object instanceof ClusterRoleBinding crb) {
-      subjects = crb.getSubjects();
-    }
-    if (subjects != null) {
-      subjects.stream()
-          .filter(s -> "ServiceAccount".equals(s.getKind()))
-          .forEach(s -> s.setNamespace(namespace));
-    }
   }
 }

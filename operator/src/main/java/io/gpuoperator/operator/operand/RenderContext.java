@@ -97,12 +97,13 @@ public record RenderContext(
 
   /**
    * The image NVIDIA's contract can run for a section: its image, or NVIDIA's default when that is
-   * our image (e.g. the config-manager sidecar when our device plugin runs).
+   * our image (e.g. the config-manager sidecar when our device plugin runs), from the mirror our
+   * image comes from ({@link OperandImages#onMirrorOf}).
    */
   public String nvidiaImage(Section section) {
     String image = image(section);
     return OperandImages.isProjectImage(image)
-        ? OperandImages.nvidiaDefault(section.imageKey())
+        ? OperandImages.onMirrorOf(OperandImages.nvidiaDefault(section.imageKey()), image)
         : image;
   }
 

@@ -281,6 +281,9 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     DriverChecks.Result checks = driverChecks(policy, gpuNodes, facts);
     OperandApplier.Result result;
     try {
+      if (PodSecurityLabels.wanted(policy.getSpec())) {
+        PodSecurityLabels.ensure(client, config.namespace());
+      }
       result =
           applier.sync(
               policy,

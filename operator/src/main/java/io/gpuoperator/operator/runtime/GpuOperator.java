@@ -21,7 +21,9 @@ import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -35,6 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class GpuOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GpuOperator.class);
+  private static final Duration CRD_RETRY = Duration.ofSeconds(10);
 
   /**
    * How an instance is wired; tests pass their own renderer, identity and exit behaviour.
@@ -66,6 +69,12 @@ public final class GpuOperator implements AutoCloseable {
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
+
+  /** Why the controllers do not run yet (CRDs older than this build and not upgradable). */
+  private final java.util.concurrent.atomic.AtomicReference<String> crdProblem =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
+  private Thread crdRetry;
   private HTTPServer metricsServer;
   private HttpEndpoints healthServer;
 
@@ -185,7 +194,14 @@ public final class GpuOperator implements AutoCloseable {
                         out,
                         !started.get() || operator.getRuntimeInfo().allEventSourcesAreHealthy()),
                 "/readyz",
-                out -> answer(out, started.get())));
+                out -> {
+                  String problem = crdProblem.get();
+                  if (problem != null) {
+                    out.write(("not ready: " + problem).getBytes(StandardCharsets.UTF_8));
+                    return 503;
+                  }
+                  return answer(out, started.get());
+                }));
     LOG.info(
         "gpu-operator {}: namespace {}, metrics {}:{}, health {}:{}, leader election {}",
         options.identity(),
@@ -195,9 +211,43 @@ public final class GpuOperator implements AutoCloseable {
         options.healthHost(),
         healthServer.port(),
         config.leaderElection());
+    if (!crdsCurrent()) {
+      // Not ready, and no reconciling against a schema that would prune our fields; retried.
+      crdRetry = new Thread(this::retryCrds, "gpu-operator-crd-upgrade");
+      crdRetry.setDaemon(true);
+      crdRetry.start();
+      return this;
+    }
     operator.start();
     started.set(true);
     return this;
+  }
+
+  /** Upgrades the operator's CRDs where older (see {@link CrdUpgrade}); false if it cannot. */
+  private boolean crdsCurrent() {
+    List<String> problems = CrdUpgrade.ensure(client);
+    if (problems.isEmpty()) {
+      crdProblem.set(null);
+      return true;
+    }
+    problems.forEach(p -> LOG.error("{}; not ready, retrying every {}", p, CRD_RETRY));
+    crdProblem.set(String.join("; ", problems));
+    return false;
+  }
+
+  private void retryCrds() {
+    try {
+      while (!closing.get()) {
+        Thread.sleep(CRD_RETRY.toMillis());
+        if (!closing.get() && crdsCurrent()) {
+          operator.start();
+          started.set(true);
+          return;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static int answer(java.io.OutputStream out, boolean ok) throws IOException {
@@ -246,6 +296,9 @@ public final class GpuOperator implements AutoCloseable {
   public void close() {
     closing.set(true);
     started.set(false);
+    if (crdRetry != null) {
+      crdRetry.interrupt();
+    }
     try {
       operator.stop();
     } finally {

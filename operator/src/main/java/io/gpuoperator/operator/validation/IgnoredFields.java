@@ -24,11 +24,6 @@ public final class IgnoredFields {
                   + " vgpuManager, vgpuDeviceManager, sandboxDevicePlugin, ccManager) are not"
                   + " deployed by this operator"),
           new Rule(
-              "spec.psa.enabled",
-              s -> s.psa != null && Boolean.TRUE.equals(s.psa.enabled),
-              "the operator namespace's pod-security labels are not set by this operator: label"
-                  + " it pod-security.kubernetes.io/enforce=privileged"),
-          new Rule(
               "spec.operator.use_ocp_driver_toolkit",
               s -> s.operator != null && Boolean.TRUE.equals(s.operator.useOcpDriverToolkit),
               "OpenShift's Driver Toolkit is not supported"));

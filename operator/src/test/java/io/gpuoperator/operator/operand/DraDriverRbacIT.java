@@ -182,7 +182,10 @@ class DraDriverRbacIT {
         GenericKubernetesResource.class);
   }
 
-  /** The operand's RBAC and admission policy as the operator renders them for a namespace. */
+  /**
+   * The operand's RBAC as the chart ships it ({@link OperandRbac}) and its ServiceAccount and
+   * admission policy as the operator renders them for a namespace.
+   */
   static final class DraDriverRendering {
     static List<HasMetadata> rbac(String ns) {
       var policy =
@@ -191,11 +194,16 @@ class DraDriverRbacIT {
                   + "  devicePlugin: {enabled: false}\n  draDriver: {enabled: true}\n");
       var config =
           OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", ns)).withAgents(Policies.agents());
-      return Operands.renderAll(policy, Policies.facts(), config).stream()
-          .filter(r -> r.name().equals(OperandNames.DRA_DRIVER))
-          .flatMap(r -> r.objects().stream())
-          .filter(o -> !o.getKind().equals("DaemonSet") && !o.getKind().equals("DeviceClass"))
-          .toList();
+      List<HasMetadata> rendered =
+          Operands.renderAll(policy, Policies.facts(), config).stream()
+              .filter(r -> r.name().equals(OperandNames.DRA_DRIVER))
+              .flatMap(r -> r.objects().stream())
+              .filter(o -> !o.getKind().equals("DaemonSet") && !o.getKind().equals("DeviceClass"))
+              .collect(java.util.stream.Collectors.toCollection(java.util.ArrayList::new));
+      OperandRbac.all(ns).stream()
+          .filter(o -> o.getMetadata().getName().equals(SA))
+          .forEach(rendered::add);
+      return rendered;
     }
   }
 }

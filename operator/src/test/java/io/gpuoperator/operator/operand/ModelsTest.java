@@ -413,37 +413,21 @@ class ModelsTest {
   }
 
   /**
-   * Our agent: NFD present, labels go through NodeFeature objects and it only reads Nodes, as
-   * NVIDIA's image; without NFD it writes its Node's labels and only then may patch Nodes.
+   * Our agent: NFD present, labels go through NodeFeature objects, as NVIDIA's image; without NFD
+   * it writes its Node's labels. No RBAC is rendered either way: the chart ships the union.
    */
   @Test
-  void featureDiscoveryPatchesNodesOnlyWithoutNfd() {
+  void featureDiscoveryWritesNodeLabelsOnlyWithoutNfd() {
     var withNfd = new ClusterFacts("v1.36.3", "containerd", false, 2, true, "ubuntu22.04");
     var withoutNfd = new ClusterFacts("v1.36.3", "containerd", false, 2, false, "ubuntu22.04");
     for (var facts : List.of(withNfd, withoutNfd)) {
       List<HasMetadata> objects =
           render(Operands.byName(OperandNames.GPU_FEATURE_DISCOVERY), Policies.minimal(), facts);
-      var role =
-          objects.stream()
-              .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
-              .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
-              .findFirst()
-              .orElseThrow();
-      List<String> nodeVerbs =
-          role.getRules().stream()
-              .filter(r -> r.getResources().contains("nodes"))
-              .flatMap(r -> r.getVerbs().stream())
-              .toList();
+      assertThat(objects).noneMatch(OperandRbac::isRbac);
       String output =
           env(ds(objects), GpuFeatureDiscoveryTransform.CONTAINER)
               .get(GpuFeatureDiscoveryAgentTransform.OUTPUT_ENV);
-      if (facts.nfdLabelsPresent()) {
-        assertThat(nodeVerbs).containsExactly("get", "list", "watch");
-        assertThat(output).isEqualTo("node-feature");
-      } else {
-        assertThat(nodeVerbs).containsExactly("get", "list", "watch", "patch");
-        assertThat(output).isEqualTo("node-labels");
-      }
+      assertThat(output).isEqualTo(facts.nfdLabelsPresent() ? "node-feature" : "node-labels");
     }
   }
 
@@ -489,5 +473,38 @@ class ModelsTest {
                 .getMatchExpressions())
         .anyMatch(
             e -> e.getKey().equals(Labels.PCI_PRESENT) && e.getOperator().equals("DoesNotExist"));
+  }
+
+  /**
+   * The shipped feature-discovery ClusterRole lets the agent patch its Node where NFD is absent.
+   */
+  @Test
+  void shippedRbacHoldsEveryVariantsRules() {
+    var roles = OperandRbac.all("gpu-operator");
+    var gfd = clusterRole(roles, "nvidia-gpu-feature-discovery");
+    assertThat(gfd.getRules().get(0).getVerbs()).contains("patch");
+    var migRole = clusterRole(roles, "nvidia-mig-manager");
+    // The original's rules and our agent's (events) both.
+    assertThat(migRole.getRules()).anyMatch(r -> r.getResources().contains("events"));
+    assertThat(migRole.getRules()).anyMatch(r -> r.getVerbs().equals(List.of("list")));
+    assertThat(
+            roles.stream()
+                .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class::isInstance)
+                .toList())
+        .isNotEmpty()
+        .allMatch(
+            b ->
+                OperandRbac.subjects(b).stream()
+                    .allMatch(s -> "gpu-operator".equals(s.getNamespace())));
+  }
+
+  private static io.fabric8.kubernetes.api.model.rbac.ClusterRole clusterRole(
+      List<HasMetadata> objects, String name) {
+    return objects.stream()
+        .filter(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::isInstance)
+        .map(io.fabric8.kubernetes.api.model.rbac.ClusterRole.class::cast)
+        .filter(r -> r.getMetadata().getName().equals(name))
+        .findFirst()
+        .orElseThrow();
   }
 }

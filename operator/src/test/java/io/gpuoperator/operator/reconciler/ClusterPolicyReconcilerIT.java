@@ -147,7 +147,8 @@ class ClusterPolicyReconcilerIT {
     assertThat(driver.getMetadata().getAnnotations()).containsKey(ManagedObjects.HASH_ANNOTATION);
     assertThat(admin.apps().daemonSets().inNamespace(ns).withName("nvidia-dcgm").get()).isNull();
     assertThat(admin.serviceAccounts().inNamespace(ns).withName("nvidia-driver").get()).isNotNull();
-    assertThat(admin.rbac().clusterRoles().withName("nvidia-device-plugin").get()).isNotNull();
+    // Operand RBAC ships with the chart (OperandRbac): the operator never writes RBAC.
+    assertThat(admin.rbac().clusterRoles().withName("nvidia-device-plugin").get()).isNull();
     assertThat(
             admin
                 .resources(io.fabric8.kubernetes.api.model.node.v1.RuntimeClass.class)

@@ -25,7 +25,7 @@ class IgnoredFieldsTest {
     sample.getSpec().psa.enabled = true;
     assertThat(IgnoredFields.of(sample))
         .extracting(Violation::path)
-        .containsExactly("spec.sandboxWorkloads.enabled", "spec.psa.enabled");
+        .containsExactly("spec.sandboxWorkloads.enabled"); // psa: the operator labels its namespace
     assertThat(IgnoredFields.of(sample).get(0).reason())
         .startsWith("accepted but ignored: VM workloads");
   }
@@ -40,10 +40,6 @@ class IgnoredFieldsTest {
     assertThat(file.valid()).isTrue();
     assertThat(file.warnings())
         .extracting(Violation::toString)
-        .containsExactly(
-            "spec.devicePlugin.enable: unknown field: the API server drops it",
-            "spec.psa.enabled: accepted but ignored: the operator namespace's pod-security labels"
-                + " are not set by this operator: label it"
-                + " pod-security.kubernetes.io/enforce=privileged");
+        .containsExactly("spec.devicePlugin.enable: unknown field: the API server drops it");
   }
 }
