@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -64,16 +63,7 @@ public class ImagesCommand implements Callable<Integer> {
    * resource.k8s.io/v1}, the Prometheus operator installed.
    */
   public static final ClusterFacts FACTS =
-      new ClusterFacts(
-          "v1.36.3",
-          "containerd",
-          true,
-          1,
-          true,
-          "ubuntu24.04",
-          List.of(),
-          Map.of(),
-          ResourceApiVersion.V1);
+      new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu24.04", List.of(), Map.of());
 
   /** The images of the operator and of every operand the values enable, sorted. */
   public static Set<String> images(ChartValues chart, Set<String> agents) {
