@@ -287,8 +287,8 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
         .patch(PatchContext.of(PatchType.JSON), patch);
     cluster.setStatus(status);
     LOG.info(
-        "GPUCluster {}: state {}{}",
-        cluster.getMetadata().getName(),
+        // The log context names the GPUCluster.
+        "state {}{}",
         status.state == null ? "" : status.state.value(),
         warning == null ? "" : " (" + warning + ")");
     if (warning != null) {
