@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
@@ -273,27 +272,7 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
     return s;
   }
 
-  /** Patches the status when it says something new; a warning also becomes an Event. */
   private void writeStatus(GPUCluster cluster, GPUClusterStatus status, String warning) {
-    if (PolicyStatusModel.sameAs(cluster.getStatus(), status)) {
-      return;
-    }
-    String patch =
-        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + Serialization.asJson(status) + "}]";
-    client
-        .resources(GPUCluster.class)
-        .withName(cluster.getMetadata().getName())
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), patch);
-    cluster.setStatus(status);
-    LOG.info(
-        // The log context names the GPUCluster.
-        "state {}{}",
-        status.state == null ? "" : status.state.value(),
-        warning == null ? "" : " (" + warning + ")");
-    if (warning != null) {
-      var ready = PolicyStatusModel.ready(status);
-      events.warning(cluster, ready == null ? "Warning" : ready.getReason(), warning);
-    }
+    StatusWriter.write(client, events, LOG, GPUCluster.class, cluster, status, warning);
   }
 }
