@@ -17,7 +17,8 @@ public final class Crds {
   public static final List<String> RESOURCES =
       List.of(
           "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml",
-          "/META-INF/fabric8/nvidiadrivers.nvidia.com-v1.yml");
+          "/META-INF/fabric8/nvidiadrivers.nvidia.com-v1.yml",
+          "/META-INF/fabric8/gpuclusters.nvidia.com-v1.yml");
 
   private Crds() {}
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1alpha1.GPUClusterSpec;
 import io.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -36,6 +37,7 @@ class CrdDocumentationTest {
     Set<Class<?>> seen = new HashSet<>();
     walk(ClusterPolicySpec.class, "ClusterPolicy.spec", missing, seen);
     walk(NVIDIADriverSpec.class, "NVIDIADriver.spec", missing, seen);
+    walk(GPUClusterSpec.class, "GPUCluster.spec", missing, seen);
     assertThat(seen).hasSizeGreaterThan(20);
     assertThat(missing).as("fields without @JsonPropertyDescription").isEmpty();
   }
@@ -51,10 +53,21 @@ class CrdDocumentationTest {
               .getOpenAPIV3Schema()
               .getProperties()
               .get("spec");
+      // One section each CRD has: ClusterPolicy's devicePlugin, NVIDIADriver's manager,
+      // GPUCluster's draDriver.
       JSONSchemaProps section =
-          spec.getProperties().getOrDefault("devicePlugin", spec.getProperties().get("manager"));
+          List.of("devicePlugin", "manager", "draDriver").stream()
+              .map(spec.getProperties()::get)
+              .filter(java.util.Objects::nonNull)
+              .findFirst()
+              .orElseThrow();
       assertThat(section.getDescription()).as(crd.getMetadata().getName()).isNotBlank();
-      assertThat(section.getProperties().get("enabled").getDescription()).isNotBlank();
+      assertThat(
+              section
+                  .getProperties()
+                  .getOrDefault("enabled", section.getProperties().get("image"))
+                  .getDescription())
+          .isNotBlank();
       List<String> preserving = new ArrayList<>();
       preserveUnknown("spec", spec, preserving);
       assertThat(preserving).as("schemas keeping unknown fields").isSubsetOf(OPAQUE);

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
+import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
@@ -73,6 +74,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   static final String PEERS = "policies";
   static final String CRDS = "monitoring-crd";
   static final String RULE_CRDS = "prometheus-rule-crd";
+  static final String GPU_CLUSTERS = "gpuclusters";
 
   private final KubernetesClient client;
   private final OperatorConfig config;
@@ -93,6 +95,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> ruleCrd;
   private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
+  private volatile InformerEventSource<GPUCluster, ClusterPolicy> gpuClusters;
   private volatile OperandApplier applier;
 
   /**
@@ -159,8 +162,17 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     // watch those two CRDs (by name; the field selector takes one value each).
     monitoringCrd = crdSource(CRDS, ManagedObjects.SERVICE_MONITOR_CRD, policies, context);
     ruleCrd = crdSource(RULE_CRDS, ManagedObjects.PROMETHEUS_RULE_CRD, policies, context);
+    // A GPUCluster appearing or going away stops or resumes every policy.
+    gpuClusters =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(GPUCluster.class, ClusterPolicy.class)
+                .withName(GPU_CLUSTERS)
+                .withSecondaryToPrimaryMapper(g -> allPolicies(policies))
+                .withOnUpdateFilter((a, b) -> false)
+                .build(),
+            context);
     applier = new OperandApplier(client, config.namespace(), daemonSets);
-    return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd);
+    return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd, gpuClusters);
   }
 
   private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
@@ -226,6 +238,21 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           policy,
           PolicyStatusModel.ignored(
               generation, config.namespace(), active.getMetadata().getName(), previous));
+      return UpdateControl.noUpdate();
+    }
+
+    Optional<GPUCluster> gpuCluster = gpuClusters.list().findFirst();
+    if (gpuCluster.isPresent()) {
+      // The original's reconcile error: nothing is applied or deleted while both exist.
+      String message =
+          "conflicting GPUCluster resource \""
+              + gpuCluster.get().getMetadata().getName()
+              + "\" detected; ClusterPolicy and GPUCluster cannot co-exist";
+      if (writeStatus(
+          policy, PolicyStatusModel.failed(generation, config.namespace(), message, previous))) {
+        LOG.error("{}", message);
+        warn(policy, Conditions.RECONCILE_FAILED, message);
+      }
       return UpdateControl.noUpdate();
     }
 

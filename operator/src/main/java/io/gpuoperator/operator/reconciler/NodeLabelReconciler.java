@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.NodeTaintSpec;
+import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.operator.labels.NodeLabelChange;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
 public class NodeLabelReconciler implements Reconciler<Node> {
   private static final Logger LOG = LoggerFactory.getLogger(NodeLabelReconciler.class);
   static final String POLICIES = "policies";
+  static final String GPU_CLUSTERS = "gpuclusters";
 
   private final KubernetesClient client;
   private final NodeLabelPlanner planner;
@@ -46,6 +48,7 @@ public class NodeLabelReconciler implements Reconciler<Node> {
   private final Map<String, Long> written = new ConcurrentHashMap<>();
 
   private volatile InformerEventSource<ClusterPolicy, Node> policies;
+  private volatile InformerEventSource<GPUCluster, Node> gpuClusters;
 
   /**
    * The key of the GPU taint the last active policy owned ({@code spec.nodeTaint.key}), removed
@@ -78,7 +81,16 @@ public class NodeLabelReconciler implements Reconciler<Node> {
                             a.getMetadata().getGeneration(), b.getMetadata().getGeneration()))
                 .build(),
             context);
-    return List.of(policies);
+    gpuClusters =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(GPUCluster.class, Node.class)
+                .withName(GPU_CLUSTERS)
+                .withSecondaryToPrimaryMapper(
+                    g -> nodes.list().map(ResourceID::fromResource).collect(Collectors.toSet()))
+                .withOnUpdateFilter((a, b) -> false)
+                .build(),
+            context);
+    return List.of(policies, gpuClusters);
   }
 
   @Override
@@ -94,7 +106,9 @@ public class NodeLabelReconciler implements Reconciler<Node> {
           cleanup.isEmpty() ? null : cleanup.toMergePatchJson(),
           "no ClusterPolicy, removing the GPU taint");
     }
-    if (active.isEmpty()) {
+    if (active.isEmpty() || gpuClusters.list().findAny().isPresent()) {
+      // With a GPUCluster too the policy is in conflict (its status says so): labels stay as they
+      // are; the GPUCluster labels its nodes itself.
       return UpdateControl.noUpdate();
     }
     taintKey = NodeLabelRules.taintKey(active.get());

@@ -458,30 +458,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
     return s;
   }
 
-  /**
-   * Patches the status when it says something new; a warning goes to an Event along with the change
-   * that brought it.
-   */
   private void writeStatus(NVIDIADriver driver, NVIDIADriverStatus status, String warning) {
-    if (PolicyStatusModel.sameAs(driver.getStatus(), status)) {
-      return;
-    }
-    String patch =
-        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + Serialization.asJson(status) + "}]";
-    client
-        .resources(NVIDIADriver.class)
-        .withName(driver.getMetadata().getName())
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), patch);
-    driver.setStatus(status);
-    LOG.info(
-        "NVIDIADriver {}: state {}{}",
-        driver.getMetadata().getName(),
-        status.state == null ? "" : status.state.value(),
-        warning == null ? "" : " (" + warning + ")");
-    if (warning != null) {
-      var ready = PolicyStatusModel.ready(status);
-      events.warning(driver, ready == null ? "Warning" : ready.getReason(), warning);
-    }
+    StatusWriter.write(client, events, LOG, NVIDIADriver.class, driver, status, warning);
   }
 }

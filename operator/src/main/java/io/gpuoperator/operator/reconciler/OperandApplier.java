@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.WritableOperation;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.RenderedOperand;
@@ -35,15 +34,13 @@ public final class OperandApplier {
 
   private final KubernetesClient client;
   private final String namespace;
-  private final InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
+  private final InformerEventSource<DaemonSet, ?> daemonSets;
 
   /** What each operand consists of on the server, as far as this process knows (null: unknown). */
   private volatile Map<String, Set<ObjectKey>> inventory;
 
   public OperandApplier(
-      KubernetesClient client,
-      String namespace,
-      InformerEventSource<DaemonSet, ClusterPolicy> daemonSets) {
+      KubernetesClient client, String namespace, InformerEventSource<DaemonSet, ?> daemonSets) {
     this.client = client;
     this.namespace = namespace;
     this.daemonSets = daemonSets;
@@ -59,17 +56,17 @@ public final class OperandApplier {
    *     are skipped)
    */
   public Result sync(
-      ClusterPolicy owner, List<RenderedOperand> operands, Set<String> monitoringKinds) {
+      HasMetadata owner, List<RenderedOperand> operands, Set<String> monitoringKinds) {
     return sync(owner, operands, monitoringKinds, o -> false);
   }
 
   /**
-   * As {@link #sync(ClusterPolicy, List, Set)}, leaving the rendered objects that {@code frozen}
+   * As {@link #sync(HasMetadata, List, Set)}, leaving the rendered objects that {@code frozen}
    * accepts as they are on the server: not written, not created, not deleted (a driver DaemonSet
    * whose node pool the compatibility check refused).
    */
   public Result sync(
-      ClusterPolicy owner,
+      HasMetadata owner,
       List<RenderedOperand> operands,
       Set<String> monitoringKinds,
       Predicate<HasMetadata> frozen) {
@@ -132,13 +129,13 @@ public final class OperandApplier {
    * The object as written: the rendered one (already stamped with ownership and hash by {@link
    * ManagedObjects#stamp}) plus the policy as its controller owner.
    */
-  HasMetadata prepare(ClusterPolicy owner, HasMetadata rendered) {
+  HasMetadata prepare(HasMetadata owner, HasMetadata rendered) {
     HasMetadata o = Serialization.clone(rendered);
     o.getMetadata().setOwnerReferences(List.of(ownerReference(owner)));
     return o;
   }
 
-  static OwnerReference ownerReference(ClusterPolicy owner) {
+  static OwnerReference ownerReference(HasMetadata owner) {
     return new OwnerReferenceBuilder()
         .withApiVersion(owner.getApiVersion())
         .withKind(owner.getKind())
@@ -159,7 +156,7 @@ public final class OperandApplier {
         || !ManagedObjects.ownedBy(live, desired.getMetadata().getOwnerReferences().get(0));
   }
 
-  private boolean applyIfChanged(ClusterPolicy owner, HasMetadata desired) {
+  private boolean applyIfChanged(HasMetadata owner, HasMetadata desired) {
     HasMetadata live = live(desired);
     if (!needsWrite(desired, live)) {
       return false;
@@ -259,7 +256,7 @@ public final class OperandApplier {
         && "DaemonSet".equals(key.kind());
   }
 
-  private void delete(ClusterPolicy owner, String operand, ObjectKey key, boolean orphan) {
+  private void delete(HasMetadata owner, String operand, ObjectKey key, boolean orphan) {
     LOG.info(
         "deleting {} of operand {}{}",
         key,

@@ -10,6 +10,7 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
 import io.gpuoperator.operator.reconciler.DriverUpgradeReconciler;
+import io.gpuoperator.operator.reconciler.GpuClusterReconciler;
 import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
@@ -148,6 +149,9 @@ public final class GpuOperator implements AutoCloseable {
         c -> c.withName("driverupgrade"));
     operator.register(
         new NvidiaDriverReconciler(client, config, serverVersion), c -> c.withName("nvidiadriver"));
+    operator.register(
+        new GpuClusterReconciler(client, config, serverVersion, resourceApi),
+        c -> c.withName("gpucluster").withRetry(retry(config)));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c ->

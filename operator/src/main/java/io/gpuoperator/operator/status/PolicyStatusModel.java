@@ -336,11 +336,8 @@ public final class PolicyStatusModel {
    * The status with the {@link Conditions#IGNORED_FIELDS} condition (True, listing each field and
    * why) when the policy sets fields this operator ignores; unchanged when it sets none.
    */
-  public static ClusterPolicyStatus withIgnoredFields(
-      ClusterPolicyStatus status,
-      List<Violation> ignored,
-      long generation,
-      ClusterPolicyStatus previous) {
+  public static <S extends PolicyStatus> S withIgnoredFields(
+      S status, List<Violation> ignored, long generation, PolicyStatus previous) {
     if (ignored.isEmpty()) {
       return status;
     }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /** An in-process operator with its own client, whose requests carry a distinct user agent. */
@@ -46,6 +47,23 @@ final class OperatorInstance implements AutoCloseable {
       Map<String, String> extraEnv,
       Consumer<Config> clientConfig)
       throws IOException {
+    return start(cp, namespace, identity, renderer, planner, extraEnv, clientConfig, Set.of());
+  }
+
+  /**
+   * Starts an operator of a binary with these subcommands (agents): operands this project has an
+   * agent for, such as the DRA driver, render for this project's image.
+   */
+  static OperatorInstance start(
+      ControlPlane cp,
+      String namespace,
+      String identity,
+      PolicyRenderer renderer,
+      NodeLabelPlanner planner,
+      Map<String, String> extraEnv,
+      Consumer<Config> clientConfig,
+      Set<String> agents)
+      throws IOException {
     Config config = Config.fromKubeconfig(Files.readString(cp.kubeconfig()));
     String agent = "gpu-operator-it/" + identity;
     config.setUserAgent(agent);
@@ -61,7 +79,7 @@ final class OperatorInstance implements AutoCloseable {
     GpuOperator operator =
         new GpuOperator(
             client,
-            OperatorConfig.fromEnv(env),
+            OperatorConfig.fromEnv(env).withAgents(agents),
             renderer,
             planner,
             GpuOperator.Options.on("127.0.0.1", identity, false, 16));
