@@ -35,13 +35,9 @@ class GpuClusterModelTest {
     List<HasMetadata> objects = render(gc("  {}\n"));
     assertThat(objects)
         .extracting(HasMetadata::getKind)
-        .contains(
-            "ServiceAccount",
-            "ClusterRole",
-            "ClusterRoleBinding",
-            "ValidatingAdmissionPolicy",
-            "DaemonSet",
-            "DeviceClass");
+        .contains("ServiceAccount", "ValidatingAdmissionPolicy", "DaemonSet", "DeviceClass")
+        // RBAC ships in the chart (templates/operands-rbac.yaml), never rendered at run time.
+        .doesNotContain("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding");
     objects.forEach(
         o ->
             assertThat(ManagedObjects.operandOf(o))
