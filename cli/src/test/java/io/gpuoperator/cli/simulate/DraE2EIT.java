@@ -415,7 +415,9 @@ class DraE2EIT {
                 assertThat(daemonSet("nvidia-device-plugin-daemonset").getStatus())
                     .satisfies(st -> assertThat(st.getObservedGeneration()).isPositive())
                     .satisfies(st -> assertThat(st.getDesiredNumberScheduled()).isZero()));
-    assertThat(pluginPods()).hasSize(NODES.size());
+    // The DRA plugin keeps running on every node (its pods may be being replaced at this moment
+    // when the policy edit changed its template: wait for the count, not one listing).
+    await().atMost(WAIT).untilAsserted(() -> assertThat(pluginPods()).hasSize(NODES.size()));
 
     // The A100 node chooses the device plugin: it moves, the others stay in conflict.
     admin
