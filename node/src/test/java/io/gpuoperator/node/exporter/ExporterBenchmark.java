@@ -1,6 +1,5 @@
 package io.gpuoperator.node.exporter;
 
-import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesResponse;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.URI;
@@ -11,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +34,10 @@ class ExporterBenchmark {
   @Test
   void numbers() throws Exception {
     Assumptions.assumeTrue(Boolean.getBoolean("benchmark"), "run with -Dbenchmark=true");
-    int churn = Integer.getInteger("benchmark.churn", 600);
+    List<String> parts =
+        List.of(
+            System.getProperty("benchmark.parts", "latency,collection,churn,node-exporter")
+                .split(","));
     try (ExporterHarness x =
         new ExporterHarness("dgx-h100-mig-single", Clock.systemUTC(), dir, 3_600_000, Map.of())) {
       x.kubelet.set(x.pods(60));
@@ -45,52 +46,120 @@ class ExporterBenchmark {
       String body = get(HttpClient.newHttpClient(), x.url("/metrics"));
       long series = body.lines().filter(l -> !l.startsWith("#") && !l.isBlank()).count();
       System.out.printf("BENCH exporter: %d series, %d bytes per scrape%n", series, body.length());
-      scrapes("exporter", x.url("/metrics"), series);
-
-      // CPU of one collection (read 8 GPUs + 56 MIG devices, pod-resources List, render).
-      ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-      for (int i = 0; i < 200; i++) {
-        e.collect();
+      if (parts.contains("latency")) {
+        scrapes("exporter", x.url("/metrics"), series);
       }
-      int n = 500;
-      long cpu0 = threads.getCurrentThreadCpuTime();
-      long wall0 = System.nanoTime();
-      for (int i = 0; i < n; i++) {
-        e.collect();
+      if (parts.contains("collection")) {
+        collectionCpu(e);
       }
-      double cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1e6 / n;
-      double wallMs = (System.nanoTime() - wall0) / 1e6 / n;
-      System.out.printf(
-          "BENCH collection: %.2f ms CPU, %.2f ms wall each; at a 30 s interval %.5f core, at 1 s"
-              + " %.4f core%n",
-          cpuMs, wallMs, cpuMs / 30_000, cpuMs / 1_000);
-
-      // Churn: pods come and go every collection; heap after GC and RSS must stay flat.
-      long[] heap = new long[3];
-      long[] rss = new long[3];
-      for (int i = 0; i < churn; i++) {
-        int phase = i * 3 / churn;
-        if (i % (churn / 3) == 0) {
-          System.gc();
-          heap[phase] = usedHeap();
-          rss[phase] = rssKb();
-        }
-        ListPodResourcesResponse pods = x.pods(40 + (i % 21));
-        x.kubelet.set(pods);
-        e.collect();
-        get(HttpClient.newHttpClient(), x.url("/metrics"));
-      }
-      System.gc();
-      System.out.printf(
-          "BENCH churn: %d collections with 40-60 pods changing each time: heap after GC %s MiB,"
-              + " end %d MiB; RSS %s MiB, end %d MiB%n",
-          churn,
-          Arrays.toString(Arrays.stream(heap).map(h -> h >> 20).toArray()),
-          usedHeap() >> 20,
-          Arrays.toString(Arrays.stream(rss).map(r -> r >> 10).toArray()),
-          rssKb() >> 10);
     }
-    nodeExporter();
+    if (parts.contains("churn")) {
+      churn(Integer.getInteger("benchmark.churnMinutes", 5));
+    }
+    if (parts.contains("node-exporter")) {
+      nodeExporter();
+    }
+  }
+
+  /** CPU of one collection (read 8 GPUs + 56 MIG devices, pod-resources List, render). */
+  private static void collectionCpu(MetricsExporter e) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    for (int i = 0; i < 200; i++) {
+      e.collect();
+    }
+    int n = 500;
+    long cpu0 = threads.getCurrentThreadCpuTime();
+    long wall0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      e.collect();
+    }
+    double cpuMs = (threads.getCurrentThreadCpuTime() - cpu0) / 1e6 / n;
+    double wallMs = (System.nanoTime() - wall0) / 1e6 / n;
+    System.out.printf(
+        "BENCH collection: %.2f ms CPU, %.2f ms wall each; at a 30 s interval %.5f core, at 1 s"
+            + " %.4f core%n",
+        cpuMs, wallMs, cpuMs / 30_000, cpuMs / 1_000);
+  }
+
+  /**
+   * Memory under pod churn: the exporter's own collection loop at its shortest interval (1 s), a
+   * scraper every second, and the pod set changing every second (40-60 pods, a tenth of them
+   * replaced by pods with new names, as a Deployment's replacements have). Samples heap after GC,
+   * VmRSS, live threads and the distinct pods in a scrape (which would grow if ended pods' series
+   * were kept) six times over the run.
+   */
+  private void churn(int minutes) throws Exception {
+    Path churnDir = Files.createDirectories(dir.resolve("churn"));
+    try (ExporterHarness x =
+        new ExporterHarness("dgx-h100-mig-single", Clock.systemUTC(), churnDir, 1_000, Map.of())) {
+      HttpClient http = HttpClient.newHttpClient();
+      java.util.Random random = new java.util.Random(42);
+      List<String> names = new ArrayList<>();
+      int next = 0;
+      for (; next < 60; next++) {
+        names.add("job-" + next);
+      }
+      x.kubelet.set(x.pods(names));
+      Thread.sleep(2_000);
+      long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
+      long sampleEvery = TimeUnit.MINUTES.toNanos(minutes) / 6;
+      long nextSample = System.nanoTime();
+      List<String> samples = new ArrayList<>();
+      int maxPodSeries = 0;
+      long cpu0 = processCpuNanos();
+      long wall0 = System.nanoTime();
+      while (true) {
+        long now = System.nanoTime();
+        if (now >= nextSample || now >= end) {
+          System.gc();
+          String body = get(http, x.url("/metrics"));
+          long pods =
+              body.lines()
+                  .filter(l -> !l.startsWith("#"))
+                  .map(l -> l.replaceAll(".*pod=\"([^\"]*)\".*|.*", "$1"))
+                  .filter(n -> !n.isEmpty())
+                  .distinct()
+                  .count();
+          samples.add(
+              String.format(
+                  "%d:%02d: heap %d MiB, RSS %d MiB, %d threads, %d pods in the scrape",
+                  (now - wall0) / 60_000_000_000L,
+                  (now - wall0) / 1_000_000_000L % 60,
+                  usedHeap() >> 20,
+                  rssKb() >> 10,
+                  Thread.activeCount(),
+                  pods));
+          nextSample += sampleEvery;
+          if (now >= end) {
+            break;
+          }
+        }
+        // A tenth of the pods end and new ones start; the count wanders between 40 and 60.
+        for (int i = 0; i < names.size(); i++) {
+          if (random.nextInt(10) == 0) {
+            names.set(i, "job-" + next++);
+          }
+        }
+        int target = 40 + random.nextInt(21);
+        while (names.size() > target) {
+          names.remove(names.size() - 1);
+        }
+        while (names.size() < target) {
+          names.add("job-" + next++);
+        }
+        x.kubelet.set(x.pods(names));
+        String body = get(http, x.url("/metrics"));
+        maxPodSeries =
+            Math.max(maxPodSeries, (int) body.lines().filter(l -> l.contains("pod=\"")).count());
+        Thread.sleep(1_000);
+      }
+      double cores = (processCpuNanos() - cpu0) / (double) (System.nanoTime() - wall0);
+      System.out.printf(
+          "BENCH churn: %d minutes, collections every 1 s, a scrape every second, %d pods started"
+              + " in all, at most %d series with a pod label; the JVM used %.4f core (exporter,"
+              + " pod-resources server and scraper); %s%n",
+          minutes, next, maxPodSeries, cores, String.join("; ", samples));
+    }
   }
 
   private void nodeExporter() throws Exception {
@@ -175,6 +244,11 @@ class ExporterBenchmark {
     return http.send(
             HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString())
         .body();
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static long usedHeap() {

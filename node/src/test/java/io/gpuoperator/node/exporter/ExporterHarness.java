@@ -46,6 +46,16 @@ final class ExporterHarness implements AutoCloseable {
 
   /** Pods holding devices: every MIG device (or GPU) in turn, {@code count} pods in all. */
   ListPodResourcesResponse pods(int count) {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      names.add("job-" + i);
+    }
+    return pods(names);
+  }
+
+  /** Pods with these names holding devices: every MIG device (or GPU) in turn. */
+  ListPodResourcesResponse pods(List<String> names) {
+    int count = names.size();
     List<String> ids = new ArrayList<>();
     for (GpuDevice d : gpus.devices()) {
       List<MigDevice> migs = gpus.migDevices(d.index());
@@ -63,7 +73,8 @@ final class ExporterHarness implements AutoCloseable {
         // More pods than devices: the rest share devices as time-sliced replicas.
         id = id + "::" + (i / ids.size());
       }
-      pods.add(PodResourcesStub.pod("team-" + (i % 3), "job-" + i, "main", resource, List.of(id)));
+      pods.add(
+          PodResourcesStub.pod("team-" + (i % 3), names.get(i), "main", resource, List.of(id)));
     }
     return PodResourcesStub.of(pods.toArray(PodResources[]::new));
   }
