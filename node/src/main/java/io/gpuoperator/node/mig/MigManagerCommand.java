@@ -10,6 +10,7 @@ import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,6 +37,8 @@ import picocli.CommandLine.Command;
       "2:bad input: a flag, variable or MIG config file (the message names it)"
     })
 public class MigManagerCommand implements Callable<Integer> {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(MigManagerCommand.class);
   public static final Setting<Path> CONFIG_FILE =
       Setting.of("--config-file", Parse::path)
           .env("CONFIG_FILE")
@@ -56,7 +59,7 @@ public class MigManagerCommand implements Callable<Integer> {
       Setting.of("--host-root", Parse::path)
           .env("HOST_ROOT_MOUNT")
           .label("DIR")
-          .help("The host's root, for the reboot.")
+          .help("The host's root: the reboot and the host's systemctl run chrooted there.")
           .orElse(Path.of("/host"), "/host");
   public static final Setting<String> NAMESPACE =
       Setting.of("--namespace", Parse::dnsLabel)
@@ -71,9 +74,42 @@ public class MigManagerCommand implements Callable<Integer> {
           .help("How long to wait for GPU client pods to go (5m, 90s ...).")
           .orElse(Duration.ofMinutes(5), "5m");
 
+  public static final Setting<Path> GPU_CLIENTS_FILE =
+      Setting.of("--gpu-clients-file", Parse::path)
+          .env("GPU_CLIENTS_FILE")
+          .label("FILE")
+          .help(
+              "The host GPU clients file (version: v1, systemd-services: [...]); must exist when"
+                  + " host clients are shut down.")
+          .orElseDescribed("no host services");
+  public static final Setting<Boolean> WITH_SHUTDOWN_HOST_GPU_CLIENTS =
+      Setting.bool("--with-shutdown-host-gpu-clients")
+          .env("WITH_SHUTDOWN_HOST_GPU_CLIENTS")
+          .help(
+              "Stop the active host services of the GPU clients file during a change and start"
+                  + " them again after.")
+          .orElseDescribed("IS_HOST_DRIVER of the driver-ready file (true for a host driver)");
+  public static final Setting<Path> DRIVER_READY_FILE =
+      Setting.of("--driver-ready-file", Parse::path)
+          .env("DRIVER_READY_FILE")
+          .label("FILE")
+          .help("The validator's driver-ready marker, read for IS_HOST_DRIVER.")
+          .orElse(
+              Path.of("/run/nvidia/validations/driver-ready"),
+              "/run/nvidia/validations/driver-ready");
+
   /** The MIG manager's own settings, in help order. */
   public static final List<Setting<?>> ALL =
-      List.of(CONFIG_FILE, DEFAULT_CONFIG_FILE, WITH_REBOOT, HOST_ROOT, NAMESPACE, PODS_TIMEOUT);
+      List.of(
+          CONFIG_FILE,
+          DEFAULT_CONFIG_FILE,
+          WITH_REBOOT,
+          HOST_ROOT,
+          NAMESPACE,
+          PODS_TIMEOUT,
+          GPU_CLIENTS_FILE,
+          WITH_SHUTDOWN_HOST_GPU_CLIENTS,
+          DRIVER_READY_FILE);
 
   /** The options: the MIG manager's settings, then the ones every node agent shares. */
   public static final class Options extends SettingOptions {
@@ -110,6 +146,13 @@ public class MigManagerCommand implements Callable<Integer> {
     Path host = s.get(HOST_ROOT);
     String ns = s.get(NAMESPACE);
     source.get(); // a bad file is reported now, not at the first change
+    HostGpuClients hostClients =
+        hostClients(
+            s.get(WITH_SHUTDOWN_HOST_GPU_CLIENTS),
+            s.get(GPU_CLIENTS_FILE),
+            s.get(DRIVER_READY_FILE),
+            host,
+            CommandRunner.processes());
     GpuBackend gpus;
     try {
       gpus = NodeAgentOptions.openBackend(s, null, null);
@@ -129,11 +172,64 @@ public class MigManagerCommand implements Callable<Integer> {
               new KubernetesNodeOps(client, node, ns),
               MigCatalog.builtIn(),
               timeout,
-              rebooter);
+              rebooter,
+              hostClients);
       MigManagerAgent agent = new MigManagerAgent(client, node, source, reconfigurer);
       Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "mig-manager-stop"));
       agent.run();
       return 0;
+    }
+  }
+
+  /**
+   * The host services to stop during a change, as the original's entrypoint decides: with {@code
+   * WITH_SHUTDOWN_HOST_GPU_CLIENTS} unset, only when the validator found a host driver ({@code
+   * IS_HOST_DRIVER=true} in driver-ready): a containerised driver has no host clients. The file is
+   * read now, so a bad one fails the agent with its line and field, and again at each change.
+   */
+  static HostGpuClients hostClients(
+      Boolean shutdown, Path clientsFile, Path driverReady, Path hostRoot, CommandRunner runner) {
+    boolean on = shutdown != null ? shutdown : isHostDriver(driverReady);
+    if (!on) {
+      LOG.info(
+          "host GPU clients: left alone ({})",
+          shutdown != null
+              ? WITH_SHUTDOWN_HOST_GPU_CLIENTS.env().get(0) + "=false"
+              : "no host driver per " + driverReady);
+      return HostGpuClients.NONE;
+    }
+    if (clientsFile == null) {
+      LOG.info("host GPU clients: none ({} not set)", GPU_CLIENTS_FILE.env().get(0));
+      return HostGpuClients.NONE;
+    }
+    if (!Files.isRegularFile(clientsFile)) {
+      throw new ConfigException(
+          clientsFile
+              + " ("
+              + GPU_CLIENTS_FILE.env().get(0)
+              + ") does not exist; host GPU clients are to be shut down"
+              + " (WITH_SHUTDOWN_HOST_GPU_CLIENTS or a host driver)");
+    }
+    List<String> services = GpuClientsFile.load(clientsFile).systemdServices();
+    LOG.info("host GPU clients: {} via chroot {}", services, hostRoot);
+    return HostGpuClients.chroot(runner, hostRoot, clientsFile);
+  }
+
+  /** {@code IS_HOST_DRIVER} of the validator's driver-ready file; false when absent. */
+  static boolean isHostDriver(Path driverReady) {
+    try {
+      if (driverReady == null || !Files.isRegularFile(driverReady)) {
+        return false;
+      }
+      for (String line : Files.readAllLines(driverReady)) {
+        String t = line.trim();
+        if (t.startsWith("IS_HOST_DRIVER=")) {
+          return Boolean.parseBoolean(t.substring("IS_HOST_DRIVER=".length()).trim());
+        }
+      }
+      return false;
+    } catch (java.io.IOException e) {
+      throw new EnvironmentException("cannot read " + driverReady + ": " + e.getMessage(), e);
     }
   }
 }

@@ -30,16 +30,18 @@ import org.slf4j.LoggerFactory;
  *   <li>if every GPU already has its layout, report {@code success} and stop: no pause, no restart;
  *   <li>state {@code pending}; pause the GPU clients (their deploy labels become {@code
  *       paused-for-mig-change}, a user's {@code false} is left alone) and wait for their pods to
- *       go;
+ *       go; then stop the host's GPU client services that are active ({@link HostGpuClients});
  *   <li>apply the MIG mode (with a GPU reset where one is needed; {@code rebooting} when the reset
  *       fails and reboots are allowed), then the geometry on the GPUs that differ (destroy compute,
  *       then GPU instances; create in placement order);
  *   <li>verify the GPUs now have exactly the requested layout;
- *   <li>resume the clients (only labels it paused) and report {@code success}.
+ *   <li>start the host services it stopped, resume the clients (only labels it paused) and report
+ *       {@code success}.
  * </ol>
  *
- * A failure after the pause reverts a pending mode change, resumes the clients, reports {@code
- * failed} and records the reason as an Event on the Node.
+ * A failure after the pause reverts a pending mode change, starts the host services it stopped,
+ * resumes the clients, reports {@code failed} and records the reason as an Event on the Node. A
+ * host service that does not start again fails the change too (its reason in the Event).
  */
 public final class MigReconfigurer {
   private static final Logger LOG = LoggerFactory.getLogger(MigReconfigurer.class);
@@ -67,18 +69,31 @@ public final class MigReconfigurer {
   private final MigCatalog catalog;
   private final Duration podsGoneTimeout;
   private final Rebooter rebooter;
+  private final HostGpuClients hostClients;
 
+  /** A MIG manager that leaves the host's services alone. */
   public MigReconfigurer(
       GpuBackend gpus,
       NodeOps node,
       MigCatalog catalog,
       Duration podsGoneTimeout,
       Rebooter rebooter) {
+    this(gpus, node, catalog, podsGoneTimeout, rebooter, HostGpuClients.NONE);
+  }
+
+  public MigReconfigurer(
+      GpuBackend gpus,
+      NodeOps node,
+      MigCatalog catalog,
+      Duration podsGoneTimeout,
+      Rebooter rebooter,
+      HostGpuClients hostClients) {
     this.gpus = gpus;
     this.node = node;
     this.catalog = catalog;
     this.podsGoneTimeout = podsGoneTimeout;
     this.rebooter = rebooter;
+    this.hostClients = hostClients;
   }
 
   /** Reports a failure that happened before any GPU was looked at (e.g. an unreadable file). */
@@ -106,8 +121,10 @@ public final class MigReconfigurer {
     LOG.info("MIG config {}: changing GPUs {}", name, changing);
     node.patchLabels(Map.of(MigLabels.STATE, MigLabels.PENDING));
     Map<Integer, MigMode> modesBefore = new TreeMap<>();
+    List<String> hostStopped = new ArrayList<>();
     try {
       pause();
+      hostStopped.addAll(hostClients.stopActive());
       for (int gpu : changing) {
         modesBefore.put(gpu, gpus.migMode(gpu));
       }
@@ -133,15 +150,34 @@ public final class MigReconfigurer {
       }
     } catch (InterruptedException e) {
       revertModes(modesBefore);
-      finish(MigLabels.FAILED, "MIG config " + name + ": interrupted", true, false);
+      List<String> notStarted = hostClients.start(hostStopped);
+      finish(
+          MigLabels.FAILED,
+          withHost("MIG config " + name + ": interrupted", notStarted),
+          true,
+          false);
       throw e;
     } catch (RuntimeException e) {
       revertModes(modesBefore);
-      return finish(MigLabels.FAILED, "MIG config " + name + ": " + message(e), true, false);
+      List<String> notStarted = hostClients.start(hostStopped);
+      return finish(
+          MigLabels.FAILED,
+          withHost("MIG config " + name + ": " + message(e), notStarted),
+          true,
+          false);
     }
+    List<String> notStarted = hostClients.start(hostStopped);
     node.deletePods(List.of(MigLabels.OPERATOR_VALIDATOR_APP));
-    return finish(
-        MigLabels.SUCCESS, "MIG config " + name + " applied to GPUs " + changing, true, true);
+    String applied = "MIG config " + name + " applied to GPUs " + changing;
+    if (!notStarted.isEmpty()) {
+      return finish(
+          MigLabels.FAILED, applied + ", but " + String.join("; ", notStarted), true, true);
+    }
+    return finish(MigLabels.SUCCESS, applied, true, true);
+  }
+
+  private static String withHost(String message, List<String> notStarted) {
+    return notStarted.isEmpty() ? message : message + "; " + String.join("; ", notStarted);
   }
 
   /** The entry applying to each GPU (the last one selecting it, as mig-parted), checked. */

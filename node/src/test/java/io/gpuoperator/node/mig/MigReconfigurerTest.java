@@ -176,4 +176,87 @@ class MigReconfigurerTest {
     assertThat(gpus.migMode(0).current()).isFalse();
     assertThat(node.labels).containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
   }
+
+  /**
+   * Host services: stopped after the Kubernetes clients are paused, started again (exactly the ones
+   * that were active) before they are resumed, after a success and after a failure; an unchanged
+   * layout runs no systemctl at all.
+   */
+  @Test
+  void hostGpuClientsStopAroundTheChangeAndStartAgainAfterASuccessOrAFailure() throws Exception {
+    List<String> seen = new ArrayList<>();
+    java.util.Set<String> active = new java.util.HashSet<>(List.of("dcgm.service"));
+    CommandRunner host =
+        (argv, t) -> {
+          String verb = argv.get(argv.size() - 2);
+          String unit = argv.get(argv.size() - 1);
+          seen.add(
+              verb + " " + unit + " (device-plugin " + node.labels.get(DEVICE_PLUGIN_LABEL) + ")");
+          if (verb.equals("stop")) {
+            active.remove(unit);
+          } else if (verb.equals("start")) {
+            active.add(unit);
+          }
+          return new CommandRunner.Result(
+              verb.equals("is-active") && !active.contains(unit) ? 3 : 0, "");
+        };
+    HostGpuClients clients =
+        new HostGpuClients(
+            host,
+            List.of("chroot", "/host", "systemctl"),
+            () -> List.of("nvsm.service", "dcgm.service"));
+    reconfigurer();
+    MigReconfigurer r =
+        new MigReconfigurer(gpus, node, MigCatalog.builtIn(), Duration.ofSeconds(5), null, clients);
+
+    assertThat(r.reconfigure("all-disabled", defaults).state()).isEqualTo(MigLabels.SUCCESS);
+    assertThat(seen).isEmpty();
+
+    assertThat(r.reconfigure("all-1g.10gb", defaults).state()).isEqualTo(MigLabels.SUCCESS);
+    String paused = "(device-plugin " + MigLabels.PAUSED + ")";
+    assertThat(seen)
+        .containsExactly(
+            "is-active nvsm.service " + paused,
+            "is-active dcgm.service " + paused,
+            "stop dcgm.service " + paused,
+            "start dcgm.service " + paused);
+    assertThat(active).containsExactly("dcgm.service");
+    assertThat(node.labels).containsEntry(DEVICE_PLUGIN_LABEL, "true");
+
+    // A GPU that refuses the reset: the change fails, and the host service runs again.
+    seen.clear();
+    gpus.setInUse(3, true);
+    var failed = r.reconfigure("all-disabled", defaults);
+    assertThat(failed.state()).isEqualTo(MigLabels.FAILED);
+    assertThat(seen).endsWith("stop dcgm.service " + paused, "start dcgm.service " + paused);
+    assertThat(active).containsExactly("dcgm.service");
+    assertThat(node.labels).containsEntry(DEVICE_PLUGIN_LABEL, "true");
+
+    // A service that does not start again fails an otherwise applied change, naming it.
+    gpus.setInUse(3, false);
+    MigReconfigurer noStart =
+        new MigReconfigurer(
+            gpus,
+            node,
+            MigCatalog.builtIn(),
+            Duration.ofSeconds(5),
+            null,
+            new HostGpuClients(
+                (argv, t) ->
+                    new CommandRunner.Result(
+                        argv.contains("start") ? 1 : 0, argv.contains("start") ? "no" : ""),
+                List.of("systemctl"),
+                () -> List.of("dcgm.service")));
+    var notStarted = noStart.reconfigure("all-disabled", defaults);
+    assertThat(notStarted.state()).isEqualTo(MigLabels.FAILED);
+    assertThat(notStarted.message())
+        .startsWith("MIG config all-disabled applied to GPUs")
+        .endsWith(
+            ", but host GPU client dcgm.service did not start again (systemctl start exited 1:"
+                + " no)");
+    assertThat(gpus.migMode(0).current()).isFalse();
+    assertThat(node.labels).containsEntry(DEVICE_PLUGIN_LABEL, "true");
+  }
+
+  static final String DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin";
 }

@@ -2,18 +2,32 @@ package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.DevicePluginSpec;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The device plugin DaemonSet {@code nvidia-device-plugin-daemonset}: our image's {@code
  * device-plugin} subcommand advertises {@code nvidia.com/gpu} (and MIG resources) to the kubelet.
+ *
+ * <p>It runs unprivileged (issue 12): the GPUs come from the nvidia runtime, the kubelet's socket
+ * directory from a hostPath; MPS sharing needs no mount of its own (the MPS pipe and shm are host
+ * paths in the Allocate response, mounted into workloads by the kubelet), so no Bidirectional
+ * propagation. With a MIG strategy other than {@code none} it must see every MIG device: {@code
+ * NVIDIA_MIG_MONITOR_DEVICES=all}, which the nvidia runtime honours only for a container with
+ * {@code CAP_SYS_ADMIN}, so that one capability is added (and privilege escalation is then left to
+ * the runtime's default, which the API server requires with SYS_ADMIN).
  */
 public final class DevicePluginAgentTransform implements Transform {
   static final String CONTAINER = "nvidia-device-plugin";
   static final String CONFIG_DIR = "/available-configs";
+
+  /** What the nvidia runtime requires for {@code NVIDIA_MIG_MONITOR_DEVICES}. */
+  static final String SYS_ADMIN = "SYS_ADMIN";
 
   @Override
   public void apply(HasMetadata object, RenderContext ctx) {
@@ -24,6 +38,12 @@ public final class DevicePluginAgentTransform implements Transform {
     Container c = DaemonSets.container(pod, CONTAINER);
     DevicePluginSpec spec = ctx.spec().devicePlugin;
     DaemonSets.setEnv(c, "MIG_STRATEGY", ctx.migStrategy());
+    if (!"none".equals(ctx.migStrategy())) {
+      DaemonSets.setEnv(c, "NVIDIA_MIG_MONITOR_DEVICES", "all");
+      SecurityContext sc = c.getSecurityContext();
+      sc.setAllowPrivilegeEscalation(null);
+      sc.getCapabilities().setAdd(new ArrayList<>(List.of(SYS_ADMIN)));
+    }
     String mpsRoot =
         spec != null && spec.mps != null && spec.mps.root != null && !spec.mps.root.isBlank()
             ? spec.mps.root.trim()

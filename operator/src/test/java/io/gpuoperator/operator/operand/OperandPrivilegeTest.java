@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.operator.Policies;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -13,10 +14,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The operand DaemonSets with a privileged container are exactly the documented ones
  * (docs/helm-values.md, "Privileged operands"): the driver, the toolkit, the MIG manager, the
- * validator, the device plugin (it mounts MPS shared memory for the host), the DRA plugin, and the
- * two that run NVIDIA's images (DCGM, the MPS control daemon). Feature discovery and the exporter
- * run our agents unprivileged, with a hostPath mount of the socket they need and the GPUs from the
- * nvidia runtime. Change the documentation with this list.
+ * validator, the DRA plugin, and the two that run NVIDIA's images (DCGM, the MPS control daemon).
+ * Feature discovery, the exporter and the device plugin run our agents unprivileged, with hostPath
+ * mounts of the sockets and directories they need and the GPUs from the nvidia runtime. Change the
+ * documentation with this list.
  */
 class OperandPrivilegeTest {
   static final Set<String> DOCUMENTED =
@@ -25,8 +26,6 @@ class OperandPrivilegeTest {
           "nvidia-container-toolkit-daemonset",
           "nvidia-mig-manager",
           "nvidia-operator-validator",
-          // Mounts the MPS shared memory for the host (Bidirectional propagation needs privileged).
-          "nvidia-device-plugin-daemonset",
           "nvidia-dra-driver-gpu-kubelet-plugin",
           // NVIDIA's images (no agent of ours), with the original's security context.
           "nvidia-dcgm",
@@ -39,7 +38,9 @@ class OperandPrivilegeTest {
     for (String spec :
         new String[] {
           "  migManager: {enabled: true}\n  dcgmExporter: {enabled: true}\n  gfd: {enabled: true}\n",
-          "  devicePlugin: {enabled: false}\n  draDriver: {enabled: true}\n"
+          "  devicePlugin: {enabled: false}\n  draDriver: {enabled: true}\n",
+          // MPS sharing and MIG: still not privileged.
+          "  devicePlugin: {config: {name: mps-config, default: mps}}\n  mig: {strategy: mixed}\n"
         }) {
       var policy =
           Policies.parse(
@@ -58,8 +59,63 @@ class OperandPrivilegeTest {
         }
       }
     }
-    assertThat(all).contains("gpu-feature-discovery", "nvidia-dcgm-exporter");
+    assertThat(all)
+        .contains(
+            "gpu-feature-discovery", "nvidia-dcgm-exporter", "nvidia-device-plugin-daemonset");
     assertThat(privileged).isEqualTo(new TreeSet<>(DOCUMENTED));
+  }
+
+  /**
+   * The device plugin: no Bidirectional mount (it mounts nothing for the host), no capabilities but
+   * SYS_ADMIN, and that one only with a MIG strategy (the nvidia runtime's condition for
+   * NVIDIA_MIG_MONITOR_DEVICES), seccomp RuntimeDefault.
+   */
+  @Test
+  void theDevicePluginIsUnprivilegedAndAddsSysAdminOnlyForMig() {
+    for (String strategy : List.of("none", "single", "mixed")) {
+      var policy =
+          Policies.parse(
+              "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                  + "  mig: {strategy: "
+                  + strategy
+                  + "}\n");
+      DaemonSet ds =
+          Operands.renderAll(policy, Policies.facts(), Policies.config()).stream()
+              .flatMap(o -> o.objects().stream())
+              .filter(DaemonSet.class::isInstance)
+              .map(DaemonSet.class::cast)
+              .filter(d -> d.getMetadata().getName().equals("nvidia-device-plugin-daemonset"))
+              .findFirst()
+              .orElseThrow();
+      var pod = ds.getSpec().getTemplate().getSpec();
+      for (Container c :
+          Stream.concat(pod.getContainers().stream(), pod.getInitContainers().stream()).toList()) {
+        var sc = c.getSecurityContext();
+        assertThat(sc.getPrivileged()).as(strategy + " " + c.getName()).isFalse();
+        assertThat(sc.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(sc.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(c.getVolumeMounts())
+            .noneMatch(m -> "Bidirectional".equals(m.getMountPropagation()));
+      }
+      Container main = pod.getContainers().get(0);
+      var env =
+          main.getEnv().stream()
+              .collect(
+                  java.util.stream.Collectors.toMap(
+                      e -> e.getName(), e -> String.valueOf(e.getValue())));
+      if (strategy.equals("none")) {
+        assertThat(main.getSecurityContext().getCapabilities().getAdd()).isNullOrEmpty();
+        assertThat(main.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(env).doesNotContainKey("NVIDIA_MIG_MONITOR_DEVICES");
+      } else {
+        assertThat(main.getSecurityContext().getCapabilities().getAdd())
+            .as(strategy)
+            .containsExactly("SYS_ADMIN");
+        assertThat(env).containsEntry("NVIDIA_MIG_MONITOR_DEVICES", "all");
+      }
+      assertThat(env).containsEntry("MIG_STRATEGY", strategy);
+      assertThat(pod.getVolumes()).noneMatch(v -> v.getName().equals("mps-root"));
+    }
   }
 
   private static boolean privileged(Container c) {
