@@ -20,6 +20,8 @@ import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -165,6 +167,46 @@ class ChartSimulationIT {
                 assertThat(pods).noneMatch(p -> p.getMetadata().getName().equals(leader));
               });
       assertThat(holder(admin)).isEqualTo(standby);
+
+      // A lease taken away while leading (someone else renewed it): that operator stops and its
+      // container exits 1, as the real process does, instead of reconciling on; the kubelet
+      // restarts it, and once the foreign lease expires one of the operators leads again.
+      ZonedDateTime now = ZonedDateTime.now(ZoneOffset.UTC);
+      admin
+          .leases()
+          .inNamespace(NS)
+          .withName(LEASE)
+          .edit(
+              l -> {
+                l.getSpec().setHolderIdentity("someone-else");
+                l.getSpec().setAcquireTime(now);
+                l.getSpec().setRenewTime(now);
+                l.getSpec().setLeaseDurationSeconds(20);
+                return l;
+              });
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                var c = admin.pods().inNamespace(NS).withName(standby).get();
+                var state = c.getStatus().getContainerStatuses().get(0);
+                assertThat(state.getRestartCount()).isPositive();
+                assertThat(state.getLastState().getTerminated().getExitCode()).isEqualTo(1);
+              });
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(() -> holder(admin), h -> h != null && !h.equals("someone-else"));
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(() -> assertThat(operatorPods(admin)).allMatch(ChartSimulationIT::ready));
+      String last = holder(admin);
+      assertThat(cluster.operator().running().values())
+          .filteredOn(r -> r.operator().isLeader())
+          .extracting(OperatorInProcessAgent.Running::pod)
+          .containsExactly(last);
       SimulationStatus after = SimulationStatus.read(admin, nodes, NS, "cluster-policy");
       assertThat(after.ready()).as(() -> String.join("\n", after.reasons())).isTrue();
       assertThat(admin.resources(ClusterPolicy.class).withName("cluster-policy").get())
