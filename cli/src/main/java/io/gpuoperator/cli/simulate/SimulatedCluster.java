@@ -20,9 +20,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
  * validator}, {@code device-plugin}, {@code feature-discovery}, {@code toolkit}, {@code
  * mig-manager}, {@code dra-plugin}, {@code exporter}, {@code pci-discovery}) in-process against the
- * node's simulated GPUs, for our image and in place of NVIDIA's programs of the same job, NVIDIA's
- * config-manager, and everything else by declared behaviour. The control plane must know the nodes'
- * identities ({@code ControlPlane.builder().nodes(...)}).
+ * node's simulated GPUs, the operator's own pods ({@code operator}, as the pod's ServiceAccount),
+ * for our image and in place of NVIDIA's programs of the same job, NVIDIA's config-manager, and
+ * everything else by declared behaviour. The control plane must know the nodes' identities ({@code
+ * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
@@ -31,6 +32,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final Map<String, DraSupport> dra = new ConcurrentHashMap<>();
   private final DraPluginInProcessAgent draPlugin;
   private final ExporterInProcessAgent exporter;
+  private final OperatorInProcessAgent operator = new OperatorInProcessAgent();
   private SimulatedNodes nodes;
 
   private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
@@ -64,6 +66,8 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("exporter", c.exporter, false)
               .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
               .agent("pci-discovery", new PciDiscoveryInProcessAgent(c.backends), false)
+              // The chart's operator Deployment, when the cluster is installed with helm.
+              .agent("operator", c.operator, false)
               .program("nvidia-validator", validator, false)
               .program("nvidia-device-plugin", devicePlugin, false)
               .program("gpu-feature-discovery", featureDiscovery, false)
@@ -118,6 +122,11 @@ public final class SimulatedCluster implements AutoCloseable {
   /** The in-process DRA plugin agent (what it set on the nodes' simulated GPUs). */
   public DraPluginInProcessAgent draPlugin() {
     return draPlugin;
+  }
+
+  /** The operator containers running in pods of these nodes (the chart's Deployment). */
+  public OperatorInProcessAgent operator() {
+    return operator;
   }
 
   /** The port of a node's in-process metrics exporter on 127.0.0.1, or null while none runs. */

@@ -70,6 +70,8 @@ public final class GpuOperator implements AutoCloseable {
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
+  private final java.util.concurrent.CompletableFuture<Void> leaseLost =
+      new java.util.concurrent.CompletableFuture<>();
 
   /** Why the controllers do not run yet (CRDs older than this build and not upgradable). */
   private final java.util.concurrent.atomic.AtomicReference<String> crdProblem =
@@ -270,9 +272,19 @@ public final class GpuOperator implements AutoCloseable {
       return;
     }
     LOG.warn("Lease {}: {} lost the lease", ReconcilerKeys.LEASE_NAME, options.identity());
+    leaseLost.complete(null);
     if (options.exitOnLostLease()) {
       new Thread(() -> System.exit(1), "gpu-operator-exit").start();
     }
+  }
+
+  /**
+   * Completes when the lease is lost while running. Without {@code exitOnLostLease} (an operator
+   * embedded in a bigger process, as the simulator runs it) the embedder must stop this instance
+   * then: JOSDK keeps its controllers running after leadership ends.
+   */
+  public java.util.concurrent.CompletableFuture<Void> leaseLost() {
+    return leaseLost;
   }
 
   public boolean isLeader() {

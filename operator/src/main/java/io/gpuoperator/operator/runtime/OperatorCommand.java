@@ -204,8 +204,11 @@ public class OperatorCommand implements Callable<Integer> {
     return host;
   }
 
-  /** For tests: the effective config for these arguments and environment. */
-  static OperatorConfig configFor(Map<String, String> env, String... args) {
+  /**
+   * The effective config for these arguments and environment (tests, and the simulator running the
+   * operator's container in-process).
+   */
+  public static OperatorConfig configFor(Map<String, String> env, String... args) {
     OperatorCommand c = new OperatorCommand();
     new CommandLine(c).parseArgs(args);
     return c.overrides(OperatorConfig.fromEnv(env));

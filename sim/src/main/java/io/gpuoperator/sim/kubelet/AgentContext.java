@@ -36,7 +36,15 @@ public final class AgentContext {
     ContainerContext c = container;
     return new AgentContext(
         new ContainerContext(
-            c.nodeName(), c.dirs(), c.pod(), c.container(), c.init(), env, c.client(), c.timer()),
+            c.nodeName(),
+            c.dirs(),
+            c.pod(),
+            c.container(),
+            c.init(),
+            env,
+            c.client(),
+            c.timer(),
+            c.serviceAccountTokens()),
         args,
         process);
   }
@@ -61,6 +69,24 @@ public final class AgentContext {
 
   public ContainerContext container() {
     return container;
+  }
+
+  /**
+   * A client configuration authenticated as the pod's ServiceAccount, as a real container gets it
+   * from its {@code kube-api-access} volume (see {@link ServiceAccountTokens}): for agents that
+   * must run with exactly their RBAC, unlike {@link #client()}.
+   */
+  public io.fabric8.kubernetes.client.Config serviceAccountConfig() {
+    return container.serviceAccountTokens().configFor(container.pod());
+  }
+
+  /**
+   * The agent serves this container port on {@code hostPort} of 127.0.0.1; the kubelet's HTTP
+   * probes of that port go there and decide readiness from then on (the agent then does not call
+   * {@link #markReady()}).
+   */
+  public void publishPort(int containerPort, int hostPort) {
+    process.publishPort(containerPort, hostPort);
   }
 
   /** The container passes its readiness from now on. */

@@ -15,6 +15,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param client a client for agents that call the API server (a service account stand-in); may be
  *     null when the simulation gives none
  * @param timer a shared scheduler for delays; runners must not block it
+ * @param serviceAccountTokens the kubelet's tokens for pods' ServiceAccounts (what it would mount
+ *     as {@code kube-api-access})
  */
 public record ContainerContext(
     String nodeName,
@@ -24,7 +26,8 @@ public record ContainerContext(
     boolean init,
     Map<String, String> env,
     KubernetesClient client,
-    ScheduledExecutorService timer) {
+    ScheduledExecutorService timer,
+    ServiceAccountTokens serviceAccountTokens) {
 
   /** The container's command followed by its args. */
   public List<String> commandLine() {

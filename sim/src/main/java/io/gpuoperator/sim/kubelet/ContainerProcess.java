@@ -15,6 +15,9 @@ public final class ContainerProcess {
   private volatile Instant finishedAt;
   private volatile String message;
   private volatile Runnable onStop = () -> {};
+  private final java.util.Map<Integer, Integer> ports =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private Runnable onPortPublished;
 
   public Instant startedAt() {
     return startedAt;
@@ -47,6 +50,45 @@ public final class ContainerProcess {
     if (exitCode == null && !ready) {
       ready = true;
       fire();
+    }
+  }
+
+  /** Called by the prober when the container fails its readiness probe. */
+  public void markUnready() {
+    if (exitCode == null && ready) {
+      ready = false;
+      fire();
+    }
+  }
+
+  /**
+   * Called by an in-process agent that serves a container port on another port of this machine
+   * (simulated containers share its network): the kubelet's probes of that port go there, and
+   * decide the container's readiness from then on (see {@link HttpProber}).
+   */
+  public void publishPort(int containerPort, int hostPort) {
+    ports.put(containerPort, hostPort);
+    Runnable r;
+    synchronized (this) {
+      r = onPortPublished;
+    }
+    if (r != null) {
+      r.run();
+    }
+  }
+
+  /** Where a container port is served on this machine, or null when not published. */
+  public Integer hostPort(int containerPort) {
+    return ports.get(containerPort);
+  }
+
+  /** Runs the action after each published port (and at once if some already are). */
+  void onPortPublished(Runnable action) {
+    synchronized (this) {
+      onPortPublished = action;
+    }
+    if (!ports.isEmpty()) {
+      action.run();
     }
   }
 

@@ -307,11 +307,15 @@ final class PodWorker {
             s.init,
             env(pod, s.spec),
             kubelet.agentClient(),
-            kubelet.timer());
+            kubelet.timer(),
+            kubelet.serviceAccountTokens());
     s.containerId =
         "containerd://" + PodStatusModel.sha256(uid + "/" + s.name() + "/" + s.restartCount);
     s.process = runner.start(ctx);
     s.process.addListener(this::wake);
+    if (!s.init && HttpProber.hasHttpProbes(s.spec)) {
+      HttpProber.watch(namespace + "/" + name, s.spec, s.process);
+    }
     LOG.debug(
         "{}: started container {} ({})", where(), s.name(), runner.getClass().getSimpleName());
   }

@@ -55,6 +55,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final List<KubeletLifecycle> lifecycles;
   private final List<PodPreparer> preparers;
   private final ScheduledExecutorService timer;
+  private final ServiceAccountTokens serviceAccountTokens;
   private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
   private final Set<String> released = ConcurrentHashMap.newKeySet();
   private final Map<String, Pod> admitted = new ConcurrentHashMap<>();
@@ -81,6 +82,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     this.preparers = List.copyOf(b.preparers);
     this.timer =
         Executors.newScheduledThreadPool(2, daemonThreads("containers-" + description.name()));
+    this.serviceAccountTokens = new ServiceAccountTokens(client);
   }
 
   /**
@@ -129,6 +131,10 @@ public final class SimulatedKubelet implements AutoCloseable {
 
   ScheduledExecutorService timer() {
     return timer;
+  }
+
+  ServiceAccountTokens serviceAccountTokens() {
+    return serviceAccountTokens;
   }
 
   /**
