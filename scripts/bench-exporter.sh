@@ -12,6 +12,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 "$ROOT/scripts/test-deps.sh"
+command -v wrk >/dev/null || apt-get install -y -q wrk >/dev/null   # latency from another process
 flags=$(sed -n 's/^  \(-[XD][^ ]*\) \\$/\1/p' "$ROOT/deploy/image/gpu-operator" | tr '\n' ' ')
 echo "JVM flags: $flags"
 uptime

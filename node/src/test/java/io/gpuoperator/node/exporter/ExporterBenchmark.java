@@ -48,6 +48,7 @@ class ExporterBenchmark {
       System.out.printf("BENCH exporter: %d series, %d bytes per scrape%n", series, body.length());
       if (parts.contains("latency")) {
         scrapes("exporter", x.url("/metrics"), series);
+        wrk("exporter", x.url("/metrics"), series);
       }
       if (parts.contains("collection")) {
         collectionCpu(e);
@@ -204,13 +205,74 @@ class ExporterBenchmark {
       System.out.printf(
           "BENCH node-exporter: %d series, %d bytes per scrape%n", series, body.length());
       scrapes("node-exporter", url, series);
+      wrk("node-exporter", url, series);
     } finally {
       p.destroy();
       p.waitFor(10, TimeUnit.SECONDS);
     }
   }
 
+  /**
+   * The same latencies measured from another process: Debian's {@code wrk} (C, one connection per
+   * scraper, 10 s each), so the server's JVM does none of the scrapers' work and collects none of
+   * their garbage. Skipped with a note when wrk is not installed (scripts/bench-exporter.sh
+   * installs it).
+   */
+  private void wrk(String what, String url, long series) throws Exception {
+    Path wrk = Path.of("/usr/bin/wrk");
+    if (!Files.isExecutable(wrk)) {
+      System.out.println("BENCH " + what + " wrk: not installed (apt-get install wrk)");
+      return;
+    }
+    for (int scrapers : new int[] {1, 5}) {
+      Path out = dir.resolve("wrk-" + what + "-" + scrapers + ".txt");
+      Process p =
+          new ProcessBuilder(
+                  wrk.toString(), "-t" + scrapers, "-c" + scrapers, "-d10s", "--latency", url)
+              .redirectErrorStream(true)
+              .redirectOutput(out.toFile())
+              .start();
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("wrk did not finish in 60 s");
+      }
+      String text = Files.readString(out);
+      double rps = Double.parseDouble(text.replaceAll("(?s).*Requests/sec:\\s*([0-9.]+).*", "$1"));
+      System.out.printf(
+          "BENCH %s scrape (wrk, another process), %d scraper(s): p50 %s, p90 %s, p99 %s,"
+              + " %.0f scrapes/s, %.0f series/s%n",
+          what,
+          scrapers,
+          percentile(text, "50%"),
+          percentile(text, "90%"),
+          percentile(text, "99%"),
+          rps,
+          rps * series);
+    }
+  }
+
+  private static String percentile(String wrkOutput, String which) {
+    return wrkOutput
+        .lines()
+        .map(String::trim)
+        .filter(l -> l.startsWith(which + " "))
+        .map(l -> l.substring(which.length()).trim())
+        .findFirst()
+        .orElse("?");
+  }
+
+  /**
+   * Scrape latency with 1 and 5 concurrent scrapers, twice: back to back (a saturation test: the
+   * scrapers and the server share the 2 cores, so it measures throughput more than latency), and
+   * paced, each scraper starting a scrape every 20 ms (still hundreds of times a Prometheus
+   * server's rate, but the latency is the scrape's own and not the queue behind the others').
+   */
   private static void scrapes(String what, String url, long series) throws Exception {
+    scrapes(what, url, series, 0);
+    scrapes(what, url, series, 20);
+  }
+
+  private static void scrapes(String what, String url, long series, long paceMs) throws Exception {
     for (int scrapers : new int[] {1, 5}) {
       HttpClient http = HttpClient.newHttpClient();
       for (int i = 0; i < 200; i++) {
@@ -223,8 +285,16 @@ class ExporterBenchmark {
         results.add(
             pool.submit(
                 () -> {
-                  long[] t = new long[SCRAPES / scrapers];
+                  long[] t = new long[(paceMs == 0 ? SCRAPES : SCRAPES / 2) / scrapers];
+                  long next = System.nanoTime();
                   for (int i = 0; i < t.length; i++) {
+                    if (paceMs > 0) {
+                      next += paceMs * 1_000_000;
+                      long wait = next - System.nanoTime();
+                      if (wait > 0) {
+                        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                      }
+                    }
                     long t0 = System.nanoTime();
                     getBytes(http, url);
                     t[i] = System.nanoTime() - t0;
@@ -242,8 +312,10 @@ class ExporterBenchmark {
       pool.shutdown();
       all.sort(null);
       System.out.printf(
-          "BENCH %s scrape, %d scraper(s): p50 %.2f ms, p99 %.2f ms, %.0f scrapes/s, %.0f series/s%n",
+          "BENCH %s scrape, %s, %d scraper(s): p50 %.2f ms, p99 %.2f ms, %.0f scrapes/s, %.0f"
+              + " series/s%n",
           what,
+          paceMs == 0 ? "back to back" : "every " + paceMs + " ms per scraper",
           scrapers,
           all.get(all.size() / 2) / 1e6,
           all.get(all.size() * 99 / 100) / 1e6,
