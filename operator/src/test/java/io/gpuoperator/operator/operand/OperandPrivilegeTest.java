@@ -30,7 +30,9 @@ class OperandPrivilegeTest {
           "nvidia-dra-driver-gpu-kubelet-plugin",
           // NVIDIA's images (no agent of ours), with the original's security context.
           "nvidia-dcgm",
-          "nvidia-device-plugin-mps-control-daemon");
+          "nvidia-device-plugin-mps-control-daemon",
+          // Node-agents mode: hosts the device plugin (or DRA plugin) and the MIG manager.
+          "nvidia-node-agents");
 
   @Test
   void onlyTheDocumentedOperandsRunPrivileged() {
@@ -45,7 +47,13 @@ class OperandPrivilegeTest {
           Policies.parse(
               "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
                   + spec);
-      for (var operand : Operands.renderAll(policy, Policies.facts(), Policies.config())) {
+      for (var operand :
+          Stream.concat(
+                  Operands.renderAll(policy, Policies.facts(), Policies.config()).stream(),
+                  Operands.renderAll(
+                      policy, Policies.facts(), Policies.config().withNodeAgents(true))
+                      .stream())
+              .toList()) {
         for (var object : operand.objects()) {
           if (object instanceof DaemonSet ds) {
             all.add(ds.getMetadata().getName());
@@ -60,6 +68,30 @@ class OperandPrivilegeTest {
     }
     assertThat(all).contains("gpu-feature-discovery", "nvidia-dcgm-exporter");
     assertThat(privileged).isEqualTo(new TreeSet<>(DOCUMENTED));
+  }
+
+  /** Hosting only unprivileged agents, the node-agents pod is unprivileged too. */
+  @Test
+  void nodeAgentsOfOnlyUnprivilegedAgentsRunUnprivileged() {
+    var policy =
+        Policies.parse(
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                + "  devicePlugin: {enabled: false}\n  migManager: {enabled: false}\n");
+    var ds =
+        Operands.renderAll(policy, Policies.facts(), Policies.config().withNodeAgents(true))
+            .stream()
+            .filter(o -> o.name().equals(OperandNames.NODE_AGENTS))
+            .findFirst()
+            .orElseThrow()
+            .objects()
+            .get(0);
+    var pod = ((DaemonSet) ds).getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers().get(0).getArgs())
+        .contains("--run", "exporter", "feature-discovery");
+    assertThat(Stream.concat(pod.getContainers().stream(), pod.getInitContainers().stream()))
+        .noneMatch(OperandPrivilegeTest::privileged);
+    assertThat(pod.getContainers().get(0).getSecurityContext().getCapabilities().getDrop())
+        .containsExactly("ALL");
   }
 
   private static boolean privileged(Container c) {
