@@ -108,6 +108,15 @@ final class NodeAgentsModel {
     }
     DaemonSet ds = daemonSet(hosted, ctx);
     ManagedObjects.stamp(ds, NAME, ctx.namespace());
+    // Its ServiceAccount (the chart ships the RoleBindings to the hosted agents' roles).
+    List<HasMetadata> own = new ArrayList<>();
+    for (HasMetadata o : Manifests.load(NAME)) {
+      if (!OperandRbac.isRbac(o) && !(o instanceof DaemonSet)) {
+        o.getMetadata().setNamespace(ctx.namespace());
+        own.add(ManagedObjects.stamp(o, NAME, ctx.namespace()));
+      }
+    }
+    own.add(ds);
     boolean draHosted =
         hosted.stream().anyMatch(h -> h.operand().name().equals(OperandNames.DRA_DRIVER));
     RenderedOperand last = hosted.get(hosted.size() - 1).operand();
@@ -133,7 +142,7 @@ final class NodeAgentsModel {
       if (op == last) {
         out.add(
             new RenderedOperand(
-                NAME, true, List.of(ds), Rendering.agent(mainOf(ds).getImage(), SUBCOMMAND)));
+                NAME, true, own, Rendering.agent(mainOf(ds).getImage(), SUBCOMMAND)));
       }
     }
     return out;

@@ -56,7 +56,13 @@ class NodeAgentsModelTest {
   }
 
   static DaemonSet nodeAgents(List<RenderedOperand> all) {
-    return (DaemonSet) operand(all, OperandNames.NODE_AGENTS).objects().get(0);
+    List<HasMetadata> objects = operand(all, OperandNames.NODE_AGENTS).objects();
+    // Its ServiceAccount, then the DaemonSet.
+    assertThat(objects)
+        .extracting(HasMetadata::getKind)
+        .containsExactly("ServiceAccount", "DaemonSet");
+    assertThat(objects.get(0).getMetadata().getName()).isEqualTo("nvidia-node-agents");
+    return (DaemonSet) objects.get(1);
   }
 
   /**

@@ -84,7 +84,7 @@ class OperandPrivilegeTest {
             .findFirst()
             .orElseThrow()
             .objects()
-            .get(0);
+            .get(1);
     var pod = ((DaemonSet) ds).getSpec().getTemplate().getSpec();
     assertThat(pod.getContainers().get(0).getArgs())
         .contains("--run", "exporter", "feature-discovery");
