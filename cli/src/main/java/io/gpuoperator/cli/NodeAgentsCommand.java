@@ -84,6 +84,14 @@ public class NodeAgentsCommand implements Callable<Integer> {
   Map<String, String> selectors = new LinkedHashMap<>();
 
   @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "Kubeconfig for watching the node (with --node-selector). Without it: in-cluster, then"
+              + " $KUBECONFIG, then ~/.kube/config.")
+  java.nio.file.Path kubeconfig;
+
+  @Option(
       names = "--restart-delay-seconds",
       paramLabel = "N",
       description = "First restart delay of an agent that ended (doubles up to 5 minutes; 10).")
@@ -221,7 +229,14 @@ public class NodeAgentsCommand implements Callable<Integer> {
             "--node-selector needs this node's name: NODE_NAME is not set (the downward API's"
                 + " spec.nodeName)");
       }
-      client = NodeAgentOptions.client(s, "node-agents");
+      if (kubeconfig == null) {
+        client = NodeAgentOptions.client(s, "node-agents");
+      } else {
+        var config = io.gpuoperator.config.cli.Kubeconfigs.load(kubeconfig, "--kubeconfig");
+        config.setUserAgent("gpu-operator/node-agents");
+        client =
+            new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build();
+      }
     }
     NodeAgentSupervisor supervisor =
         new NodeAgentSupervisor(
