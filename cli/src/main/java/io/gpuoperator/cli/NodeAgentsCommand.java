@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.AgentEnv;
 import io.gpuoperator.node.agent.AgentSelector;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.agent.NodeAgentSupervisor;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -61,9 +61,6 @@ public class NodeAgentsCommand implements Callable<Integer> {
           "mig-manager",
           "pci-discovery");
 
-  /** Separates an agent's prefix from the variable's name: {@code DEVICE_PLUGIN__MIG_STRATEGY}. */
-  public static final String ENV_SEPARATOR = "__";
-
   @Option(
       names = "--run",
       required = true,
@@ -108,29 +105,9 @@ public class NodeAgentsCommand implements Callable<Integer> {
     this.env = env;
   }
 
-  /** The prefix of an agent's own variables: {@code device-plugin} has {@code DEVICE_PLUGIN__}. */
-  public static String envPrefix(String agent) {
-    return agent.toUpperCase(Locale.ROOT).replace('-', '_') + ENV_SEPARATOR;
-  }
-
-  /**
-   * The environment an agent sees: {@code env} without every hosted agent's own variables, plus its
-   * own ones without their prefix (they win over a shared variable of the same name).
-   */
+  /** The environment an agent sees ({@link AgentEnv}: its own prefixed variables, no other's). */
   public static Map<String, String> agentEnv(String agent, Map<String, String> env) {
-    Map<String, String> out = new HashMap<>();
-    Map<String, String> own = new HashMap<>();
-    String mine = envPrefix(agent);
-    for (Map.Entry<String, String> e : env.entrySet()) {
-      String k = e.getKey();
-      if (k.startsWith(mine) && k.length() > mine.length()) {
-        own.put(k.substring(mine.length()), e.getValue());
-      } else if (AGENTS.stream().noneMatch(a -> k.startsWith(envPrefix(a)))) {
-        out.put(k, e.getValue());
-      }
-    }
-    out.putAll(own);
-    return out;
+    return AgentEnv.of(agent, env, AGENTS);
   }
 
   /**

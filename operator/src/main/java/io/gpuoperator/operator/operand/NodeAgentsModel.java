@@ -22,12 +22,12 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.node.agent.AgentEnv;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -322,11 +322,6 @@ final class NodeAgentsModel {
     return DaemonSets.container(ds.getSpec().getTemplate().getSpec(), CONTAINER);
   }
 
-  /** The prefix of an agent's own variables, as {@code gpu-operator node-agents} reads them. */
-  static String envPrefix(String agent) {
-    return agent.toUpperCase(Locale.ROOT).replace('-', '_') + "__";
-  }
-
   /**
    * Variables the container runtime reads from the container (the nvidia runtime injects the GPUs
    * they name): they stay the container's, the first agent's definition, since the runtime cannot
@@ -361,7 +356,7 @@ final class NodeAgentsModel {
       for (EnvVar e : h.main().getEnv() == null ? List.<EnvVar>of() : h.main().getEnv()) {
         if (!sharedNames.contains(e.getName())) {
           EnvVar copy = Serialization.clone(e);
-          copy.setName(envPrefix(h.agent()) + e.getName());
+          copy.setName(AgentEnv.prefix(h.agent()) + e.getName());
           out.add(copy);
         }
       }
