@@ -86,6 +86,30 @@ class NodeAgentsCommandTest {
     assertThat(err.toString()).contains("--run 'feature-discovery --no-such-flag'");
   }
 
+  /** {@code plan --node-agents} renders the mode as the operator with NODE_AGENTS=true does. */
+  @Test
+  void planWithNodeAgentsRendersOneDaemonSetInsteadOfTheAgentsOwn() throws Exception {
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(
+        policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {}\n");
+    StringWriter out = new StringWriter();
+    CommandLine cl = GpuOperatorCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    assertThat(cl.execute("plan", "-f", policy.toString(), "--node-agents")).isZero();
+    assertThat(out.toString())
+        .contains("  node-agents: our agent (gpu-operator node-agents)")
+        .contains("    DaemonSet/nvidia-node-agents: create")
+        .contains("    ServiceAccount/nvidia-node-agents: create")
+        .doesNotContain("DaemonSet/nvidia-device-plugin-daemonset")
+        .doesNotContain("DaemonSet/nvidia-mig-manager")
+        .contains("    DaemonSet/nvidia-operator-validator: create");
+    out.getBuffer().setLength(0);
+    assertThat(cl.execute("plan", "-f", policy.toString())).isZero();
+    assertThat(out.toString())
+        .contains("    DaemonSet/nvidia-device-plugin-daemonset: create")
+        .doesNotContain("node-agents");
+  }
+
   /** An agent that ends is started again on its own: a oneshot labeller writes its file again. */
   @Test
   void anAgentThatEndsIsRestarted() throws Exception {
