@@ -1,10 +1,18 @@
 package io.gpuoperator.cli;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.AgentEnv;
+import io.gpuoperator.node.agent.AgentSelector;
+import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.agent.NodeAgentSupervisor;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -17,8 +25,13 @@ import picocli.CommandLine.Option;
 /**
  * {@code gpu-operator node-agents}: several node agents in one JVM, so that a GPU node pays for one
  * runtime (heap, JIT, class metadata) instead of one per agent. Each agent runs its own subcommand
- * on its own thread and is restarted on its own when it ends, with the kubelet's back-off (10 s
- * doubling to 5 minutes, reset after 10 minutes of running).
+ * on its own thread ({@link NodeAgentSupervisor}): restarted on its own when it ends, with the
+ * kubelet's back-off, and, with {@code --node-selector}, run only while its node's labels admit it
+ * (the deploy label its own DaemonSet's nodeSelector would have checked).
+ *
+ * <p>Each agent reads the environment it would have in its own container: the process's, without
+ * any agent's own variables ({@code <AGENT>__NAME}, e.g. {@code DEVICE_PLUGIN__MIG_STRATEGY}), plus
+ * its own with the prefix taken off. The operator renders the variables two agents disagree on so.
  */
 @Command(
     name = "node-agents",
@@ -26,10 +39,15 @@ import picocli.CommandLine.Option;
     description = {
       "Each --run is one agent: its subcommand and flags, separated by spaces, e.g."
           + " --run 'feature-discovery --mig-strategy=single' --run 'device-plugin'. Agents read"
-          + " the process's environment (NODE_NAME, ...) as they do when run alone."
+          + " the process's environment (NODE_NAME, ...) as they do when run alone; a variable"
+          + " named <AGENT>__NAME (e.g. DEVICE_PLUGIN__MIG_STRATEGY) is NAME for that agent only."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:stopped by a signal", "2:bad input: a --run that does not parse"})
+    exitCodeList = {
+      "0:stopped by a signal",
+      "1:the node cannot be read (with --node-selector)",
+      "2:bad input: a --run or --node-selector that does not parse"
+    })
 public class NodeAgentsCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgentsCommand.class);
 
@@ -53,19 +71,51 @@ public class NodeAgentsCommand implements Callable<Integer> {
   List<String> runs;
 
   @Option(
+      names = "--node-selector",
+      paramLabel = "AGENT=SELECTOR",
+      description =
+          "Run AGENT only while this node's labels match SELECTOR (key=value and key!=value,"
+              + " comma-separated, e.g. device-plugin=nvidia.com/gpu.deploy.device-plugin=true);"
+              + " needs NODE_NAME and the API server. The node is watched: the agent stops when its"
+              + " labels stop matching and starts again when they match.")
+  Map<String, String> selectors = new LinkedHashMap<>();
+
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "Kubeconfig for watching the node (with --node-selector). Without it: in-cluster, then"
+              + " $KUBECONFIG, then ~/.kube/config.")
+  java.nio.file.Path kubeconfig;
+
+  @Option(
       names = "--restart-delay-seconds",
       paramLabel = "N",
       description = "First restart delay of an agent that ended (doubles up to 5 minutes; 10).")
   long restartDelaySeconds = 10;
 
-  /** Set when the JVM shuts down: agents that end then are not restarted. */
-  private volatile boolean stopping;
+  private final Map<String, String> env;
 
-  @Override
-  public Integer call() throws Exception {
-    if (restartDelaySeconds < 0) {
-      throw new ConfigException("--restart-delay-seconds must be >= 0, got " + restartDelaySeconds);
-    }
+  public NodeAgentsCommand() {
+    this(System.getenv());
+  }
+
+  /** The command with this environment instead of the process's. */
+  public NodeAgentsCommand(Map<String, String> env) {
+    this.env = env;
+  }
+
+  /** The environment an agent sees ({@link AgentEnv}: its own prefixed variables, no other's). */
+  public static Map<String, String> agentEnv(String agent, Map<String, String> env) {
+    return AgentEnv.of(agent, env, AGENTS);
+  }
+
+  /**
+   * Parses the {@code --run} lines into argument arrays.
+   *
+   * @throws ConfigException naming a line that is not an agent or does not parse
+   */
+  static List<String[]> parseRuns(List<String> runs) {
     List<String[]> agents = new ArrayList<>();
     for (String run : runs) {
       String[] args = run.trim().split("\\s+");
@@ -86,14 +136,90 @@ public class NodeAgentsCommand implements Callable<Integer> {
       }
       agents.add(args);
     }
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> stopping = true, "node-agents-stop"));
-    List<Thread> threads = new ArrayList<>();
-    for (String[] args : agents) {
-      Thread t = new Thread(() -> supervise(args), "agent-" + args[0]);
-      t.setDaemon(true);
-      threads.add(t);
-      t.start();
+    return agents;
+  }
+
+  /**
+   * The agents as parsed and checked: each agent's argument line (subcommand first), its node
+   * selector (or none) and the first restart delay.
+   */
+  public record Parsed(
+      List<String[]> agents, Map<String, AgentSelector> selectors, Duration restartDelay) {}
+
+  /**
+   * Parses {@code node-agents} arguments (without the subcommand) as this command does, for runners
+   * that host the agents themselves (the simulator's kubelet).
+   *
+   * @throws ConfigException naming the bad --run or --node-selector
+   */
+  public static Parsed parse(List<String> args) {
+    NodeAgentsCommand c = new NodeAgentsCommand();
+    try {
+      new CommandLine(c).parseArgs(args.toArray(String[]::new));
+    } catch (CommandLine.ParameterException e) {
+      throw new ConfigException("node-agents: " + e.getMessage(), e);
     }
+    return c.parsed();
+  }
+
+  private Parsed parsed() {
+    if (restartDelaySeconds < 0) {
+      throw new ConfigException("--restart-delay-seconds must be >= 0, got " + restartDelaySeconds);
+    }
+    List<String[]> agents = parseRuns(runs);
+    Map<String, AgentSelector> parsed = new HashMap<>();
+    for (Map.Entry<String, String> e : selectors.entrySet()) {
+      if (agents.stream().noneMatch(a -> a[0].equals(e.getKey()))) {
+        throw new ConfigException(
+            "--node-selector " + e.getKey() + "=...: no --run runs '" + e.getKey() + "'");
+      }
+      try {
+        parsed.put(e.getKey(), AgentSelector.parse(e.getValue()));
+      } catch (ConfigException x) {
+        throw new ConfigException("--node-selector " + e.getKey() + ": " + x.getMessage(), x);
+      }
+    }
+    return new Parsed(agents, parsed, Duration.ofSeconds(restartDelaySeconds));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Parsed p = parsed();
+    List<String[]> agents = p.agents();
+    Map<String, AgentSelector> parsed = p.selectors();
+    List<NodeAgentSupervisor.Hosted> hosted = new ArrayList<>();
+    for (String[] args : agents) {
+      Map<String, String> agentEnv = agentEnv(args[0], env);
+      hosted.add(
+          new NodeAgentSupervisor.Hosted(
+              args[0],
+              parsed.get(args[0]),
+              () -> GpuOperatorCommand.commandLine(agentEnv).execute(args)));
+    }
+    String node = null;
+    KubernetesClient client = null;
+    if (!parsed.isEmpty()) {
+      Settings s = Settings.ofEnv(env);
+      node = NodeAgentOptions.nodeName(s);
+      if (node == null) {
+        throw new ConfigException(
+            "--node-selector needs this node's name: NODE_NAME is not set (the downward API's"
+                + " spec.nodeName)");
+      }
+      if (kubeconfig == null) {
+        client = NodeAgentOptions.client(s, "node-agents");
+      } else {
+        var config = io.gpuoperator.config.cli.Kubeconfigs.load(kubeconfig, "--kubeconfig");
+        config.setUserAgent("gpu-operator/node-agents");
+        client =
+            new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build();
+      }
+    }
+    NodeAgentSupervisor supervisor =
+        new NodeAgentSupervisor(
+            node, client, hosted, NodeAgentSupervisor.Backoff.kubelet(p.restartDelay()));
+    Runtime.getRuntime().addShutdownHook(new Thread(supervisor::close, "node-agents-stop"));
+    supervisor.start();
     LOG.info("node-agents: running {}", agents.stream().map(a -> a[0]).toList());
     try {
       // Until SIGTERM: the JVM's shutdown runs the agents' own hooks.
@@ -101,70 +227,10 @@ public class NodeAgentsCommand implements Callable<Integer> {
       return 0;
     } finally {
       // Stopped from within (a test, an embedding): no agent is restarted any more.
-      threads.forEach(Thread::interrupt);
-    }
-  }
-
-  /** Runs one agent until the JVM stops, restarting it with back-off whenever it ends. */
-  private void supervise(String[] args) {
-    Backoff backoff =
-        new Backoff(
-            Duration.ofSeconds(restartDelaySeconds), Duration.ofMinutes(5), Duration.ofMinutes(10));
-    while (!Thread.currentThread().isInterrupted()) {
-      long started = System.nanoTime();
-      int code;
-      try {
-        code = GpuOperatorCommand.commandLine().execute(args);
-      } catch (RuntimeException | Error e) {
-        LOG.error("agent {} failed: {}", args[0], e.toString(), e);
-        code = 1;
+      supervisor.close();
+      if (client != null) {
+        client.close();
       }
-      if (stopping) {
-        LOG.info("agent {} stopped (exit code {})", args[0], code);
-        return;
-      }
-      Duration delay = backoff.next(Duration.ofNanos(System.nanoTime() - started));
-      LOG.warn(
-          "agent {} ended with exit code {}; restarting it in {} s ({})",
-          args[0],
-          code,
-          delay.toSeconds(),
-          Arrays.toString(args));
-      try {
-        Thread.sleep(delay.toMillis());
-      } catch (InterruptedException e) {
-        return;
-      }
-    }
-  }
-
-  /**
-   * The kubelet's crash-loop back-off: the first restart after {@code base}, doubling to {@code
-   * max}; a run longer than {@code reset} starts over.
-   */
-  static final class Backoff {
-    private final Duration base;
-    private final Duration max;
-    private final Duration reset;
-    private Duration current;
-
-    Backoff(Duration base, Duration max, Duration reset) {
-      this.base = base;
-      this.max = max;
-      this.reset = reset;
-    }
-
-    /** The delay before the next start, after a run that lasted {@code ran}. */
-    Duration next(Duration ran) {
-      if (current == null || ran.compareTo(reset) >= 0) {
-        current = base;
-      } else {
-        current = current.multipliedBy(2);
-        if (current.compareTo(max) > 0) {
-          current = max;
-        }
-      }
-      return current;
     }
   }
 }

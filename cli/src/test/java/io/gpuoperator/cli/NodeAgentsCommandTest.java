@@ -3,11 +3,13 @@ package io.gpuoperator.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuoperator.node.agent.NodeAgentSupervisor;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -18,13 +20,57 @@ class NodeAgentsCommandTest {
   @Test
   void backoffDoublesToItsCapAndStartsOverAfterALongRun() {
     var b =
-        new NodeAgentsCommand.Backoff(
+        new NodeAgentSupervisor.Backoff(
             Duration.ofSeconds(10), Duration.ofSeconds(35), Duration.ofMinutes(10));
-    assertThat(b.next(Duration.ofSeconds(1))).hasSeconds(10);
-    assertThat(b.next(Duration.ofSeconds(1))).hasSeconds(20);
-    assertThat(b.next(Duration.ofSeconds(1))).hasSeconds(35);
-    assertThat(b.next(Duration.ofSeconds(1))).hasSeconds(35);
-    assertThat(b.next(Duration.ofMinutes(11))).hasSeconds(10);
+    Duration d = b.next(null, Duration.ofSeconds(1));
+    assertThat(d).hasSeconds(10);
+    assertThat(d = b.next(d, Duration.ofSeconds(1))).hasSeconds(20);
+    assertThat(d = b.next(d, Duration.ofSeconds(1))).hasSeconds(35);
+    assertThat(d = b.next(d, Duration.ofSeconds(1))).hasSeconds(35);
+    assertThat(b.next(d, Duration.ofMinutes(11))).hasSeconds(10);
+  }
+
+  /** Each agent sees the shared variables and its own, never another agent's. */
+  @Test
+  void eachAgentSeesItsOwnPrefixedVariablesOnly() {
+    Map<String, String> env =
+        Map.of(
+            "NODE_NAME", "n1",
+            "MIG_STRATEGY", "single",
+            "DEVICE_PLUGIN__MIG_STRATEGY", "mixed",
+            "DEVICE_PLUGIN__PASS_DEVICE_SPECS", "true",
+            "FEATURE_DISCOVERY__GFD_OUTPUT", "node-labels");
+    assertThat(NodeAgentsCommand.agentEnv("device-plugin", env))
+        .containsEntry("NODE_NAME", "n1")
+        .containsEntry("MIG_STRATEGY", "mixed")
+        .containsEntry("PASS_DEVICE_SPECS", "true")
+        .doesNotContainKeys("GFD_OUTPUT", "FEATURE_DISCOVERY__GFD_OUTPUT");
+    assertThat(NodeAgentsCommand.agentEnv("feature-discovery", env))
+        .containsEntry("MIG_STRATEGY", "single")
+        .containsEntry("GFD_OUTPUT", "node-labels")
+        .doesNotContainKeys("PASS_DEVICE_SPECS", "DEVICE_PLUGIN__MIG_STRATEGY");
+  }
+
+  @Test
+  void aSelectorForAnAgentThatDoesNotRunOrThatDoesNotParseIsBadInput() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = GpuOperatorCommand.commandLine();
+    cl.setErr(new PrintWriter(err));
+    assertThat(
+            cl.execute(
+                "node-agents",
+                "--run",
+                "device-plugin",
+                "--node-selector",
+                "exporter=nvidia.com/gpu.deploy.dcgm-exporter=true"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("no --run runs 'exporter'");
+    err.getBuffer().setLength(0);
+    assertThat(
+            cl.execute(
+                "node-agents", "--run", "device-plugin", "--node-selector", "device-plugin=oops"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("'oops' is not key=value or key!=value");
   }
 
   @Test
@@ -38,6 +84,30 @@ class NodeAgentsCommandTest {
     err.getBuffer().setLength(0);
     assertThat(cl.execute("node-agents", "--run", "feature-discovery --no-such-flag")).isEqualTo(2);
     assertThat(err.toString()).contains("--run 'feature-discovery --no-such-flag'");
+  }
+
+  /** {@code plan --node-agents} renders the mode as the operator with NODE_AGENTS=true does. */
+  @Test
+  void planWithNodeAgentsRendersOneDaemonSetInsteadOfTheAgentsOwn() throws Exception {
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(
+        policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {}\n");
+    StringWriter out = new StringWriter();
+    CommandLine cl = GpuOperatorCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    assertThat(cl.execute("plan", "-f", policy.toString(), "--node-agents")).isZero();
+    assertThat(out.toString())
+        .contains("  node-agents: our agent (gpu-operator node-agents)")
+        .contains("    DaemonSet/nvidia-node-agents: create")
+        .contains("    ServiceAccount/nvidia-node-agents: create")
+        .doesNotContain("DaemonSet/nvidia-device-plugin-daemonset")
+        .doesNotContain("DaemonSet/nvidia-mig-manager")
+        .contains("    DaemonSet/nvidia-operator-validator: create");
+    out.getBuffer().setLength(0);
+    assertThat(cl.execute("plan", "-f", policy.toString())).isZero();
+    assertThat(out.toString())
+        .contains("    DaemonSet/nvidia-device-plugin-daemonset: create")
+        .doesNotContain("node-agents");
   }
 
   /** An agent that ends is started again on its own: a oneshot labeller writes its file again. */

@@ -19,18 +19,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * Issue 12, point 6: the resident memory of all our agents on one simulated 8-GPU node (H100, MIG
- * capable), each agent in its own JVM versus all in one {@code node-agents} JVM, both with the
- * image's JVM flags (read from its launcher, {@code deploy/image/gpu-operator}). The agents run for
- * real against a real API server and the node's simulated kubelet (device-plugin registration and
- * pod-resources sockets): feature discovery labelling the Node, the device plugin registered, the
- * exporter serving, the MIG manager watching its Node, plus the validator's long-running part (a
- * shell loop around {@code sleep}). RSS is the largest sum of {@code VmRSS} seen over {@code
+ * capable), each agent in its own JVM versus all in one {@code node-agents} JVM (each under its
+ * deploy label, {@code --node-selector}, watching the Node as the operator deploys it), both with
+ * the image's JVM flags (read from its launcher, {@code deploy/image/gpu-operator}). The agents run
+ * for real against a real API server and the node's simulated kubelet (device-plugin registration
+ * and pod-resources sockets): feature discovery labelling the Node, the device plugin registered,
+ * the exporter serving, the MIG manager watching its Node, plus the validator's long-running part
+ * (a shell loop around {@code sleep}). RSS is the largest sum of {@code VmRSS} seen over {@code
  * SAMPLE} after the agents are up. Run by {@code scripts/bench-node-footprint.sh} (needs the shaded
  * jar: failsafe, after {@code package}).
  */
@@ -67,13 +69,38 @@ class NodeFootprintBenchmark {
       stop(separate);
       admin.nodes().withName(NODE).edit(n -> clearGfdLabels(n));
 
+      // As the operator deploys it (NODE_AGENTS=true): each agent under its deploy label, so the
+      // supervisor watches the Node too.
+      Map<String, String> deploy = new java.util.LinkedHashMap<>();
       List<String> cmd = java(jvm);
       cmd.add("node-agents");
       for (String agent : agents) {
         cmd.add("--run");
         cmd.add(agent);
       }
-      List<Process> one = new ArrayList<>(List.of(start(cmd, "node-agents"), validatorLoop()));
+      for (String agent : agents) {
+        String name = agent.split(" ")[0];
+        String label = "nvidia.com/gpu.deploy." + DEPLOY_LABELS.get(name);
+        deploy.put(label, "true");
+        cmd.add("--node-selector");
+        cmd.add(name + "=" + label + "=true");
+      }
+      admin
+          .nodes()
+          .withName(NODE)
+          .edit(
+              n -> {
+                n.getMetadata().getLabels().putAll(deploy);
+                return n;
+              });
+      List<Process> one =
+          new ArrayList<>(
+              List.of(
+                  start(
+                      cmd,
+                      "node-agents",
+                      Map.of("NODE_NAME", NODE, "KUBECONFIG", cp.kubeconfig().toString())),
+                  validatorLoop()));
       long oneRss = measure(admin, one);
       stop(one);
 
@@ -147,9 +174,25 @@ class NodeFootprintBenchmark {
   }
 
   private static Process start(List<String> cmd, String name) throws IOException {
-    Path log = Path.of("target", "footprint-" + name + ".log");
-    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return start(cmd, name, Map.of());
   }
+
+  private static Process start(List<String> cmd, String name, Map<String, String> env)
+      throws IOException {
+    Path log = Path.of("target", "footprint-" + name + ".log");
+    ProcessBuilder b =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    b.environment().putAll(env);
+    return b.start();
+  }
+
+  /** The operand (deploy label suffix) of each agent. */
+  static final Map<String, String> DEPLOY_LABELS =
+      Map.of(
+          "feature-discovery", "gpu-feature-discovery",
+          "device-plugin", "device-plugin",
+          "exporter", "dcgm-exporter",
+          "mig-manager", "mig-manager");
 
   /** The validator's long-running part, as its DaemonSet runs it. */
   private static Process validatorLoop() throws IOException {

@@ -131,6 +131,49 @@ class RenderedCommandsTest {
     assertThat(pciDiscovery).as("the PCI discovery DaemonSet checked").isTrue();
   }
 
+  /**
+   * In node-agents mode every {@code --run} of the {@code nvidia-node-agents} DaemonSet is one of
+   * this binary's agents with flags it accepts, and every {@code --node-selector} parses: the line
+   * goes through the real command's own parser, which parses each {@code --run} as its subcommand.
+   */
+  @Test
+  void everyNodeAgentsRunIsASubcommandWithFlagsItAccepts() {
+    List<String> policies = new ArrayList<>(POLICIES);
+    policies.add("spec:\n  devicePlugin: {enabled: false}\n  draDriver: {enabled: true}\n");
+    policies.add("spec:\n  devicePlugin: {args: [--device-id-strategy=index]}\n");
+    int lines = 0;
+    Set<String> hosted = new java.util.TreeSet<>();
+    for (String spec : policies) {
+      ClusterFacts facts =
+          ClusterFacts.offline(2, "ubuntu22.04")
+              .withResourceApi(io.gpuoperator.api.dra.ResourceApiVersion.V1);
+      for (RenderedOperand op :
+          Operands.renderAll(policy(spec), facts, config().withNodeAgents(true))) {
+        for (HasMetadata o : op.objects()) {
+          if (!(o instanceof DaemonSet ds)
+              || !ds.getMetadata().getName().equals("nvidia-node-agents")) {
+            continue;
+          }
+          Container c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
+          List<String> line = commandLine(c);
+          assertThat(line.get(0)).isEqualTo("node-agents");
+          var parsed = NodeAgentsCommand.parse(line.subList(1, line.size()));
+          parsed.agents().forEach(a -> hosted.add(a[0]));
+          assertThat(parsed.agents()).as(spec).isNotEmpty();
+          lines++;
+        }
+      }
+    }
+    assertThat(lines).isEqualTo(policies.size());
+    assertThat(hosted)
+        .containsExactly(
+            "device-plugin", "dra-plugin", "exporter", "feature-discovery", "mig-manager");
+    // A flag an agent does not have is refused by the same parser, naming the --run.
+    assertThatThrownBy(
+            () -> NodeAgentsCommand.parse(List.of("--run", "device-plugin --no-such-flag")))
+        .hasMessageContaining("--run 'device-plugin --no-such-flag'");
+  }
+
   private static List<String> commandLine(Container c) {
     List<String> out = new ArrayList<>();
     if (c.getCommand() != null) {

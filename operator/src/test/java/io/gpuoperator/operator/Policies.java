@@ -60,10 +60,13 @@ public final class Policies {
 
   /** The subcommands of every operand's agent rendering. */
   public static Set<String> agents() {
-    return Operands.ordered().stream()
-        .filter(o -> o.agent() != null)
-        .map(o -> o.agent().subcommand())
-        .collect(java.util.stream.Collectors.toSet());
+    Set<String> out =
+        Operands.ordered().stream()
+            .filter(o -> o.agent() != null)
+            .map(o -> o.agent().subcommand())
+            .collect(java.util.stream.Collectors.toSet());
+    out.add("node-agents"); // the binary's, for node-agents mode
+    return out;
   }
 
   /** Two Ubuntu 22.04 GPU nodes, containerd, no ServiceMonitor CRD. */

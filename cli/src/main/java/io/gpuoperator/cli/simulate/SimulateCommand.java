@@ -89,6 +89,13 @@ public class SimulateCommand implements Callable<Integer> {
           .help("The controller-manager's: how long a silent node stays Ready.")
           .orElse(Duration.ofSeconds(40), "40s");
 
+  static final Setting<Boolean> NODE_AGENTS =
+      Setting.bool("--node-agents")
+          .help(
+              "Run the operator in node-agents mode (NODE_AGENTS=true): our long-running node"
+                  + " agents in one nvidia-node-agents DaemonSet.")
+          .orElse(false, "false");
+
   /** The options, declared once above. */
   public static final class Options extends SettingOptions {
     public Options() {
@@ -103,6 +110,7 @@ public class SimulateCommand implements Callable<Integer> {
                   UNTIL_READY,
                   TIMEOUT,
                   GRACE,
+                  NODE_AGENTS,
                   DRY_RUN)));
     }
   }
@@ -125,7 +133,8 @@ public class SimulateCommand implements Callable<Integer> {
       Path kubeconfigOut,
       boolean untilReady,
       Duration timeout,
-      Duration grace) {}
+      Duration grace,
+      boolean nodeAgents) {}
 
   @Override
   public Integer call() throws Exception {
@@ -155,6 +164,7 @@ public class SimulateCommand implements Callable<Integer> {
               .policy(in.policy(), in.policySource())
               .nodeMonitorGracePeriod(in.grace().toSeconds() + "s")
               .kubeconfigOut(in.kubeconfigOut().toAbsolutePath())
+              .nodeAgents(in.nodeAgents())
               .progress(progress::step)
               .start();
     } catch (ConfigException e) {
@@ -260,7 +270,8 @@ public class SimulateCommand implements Callable<Integer> {
       }
       source = policyFile.toString();
     }
-    return new Inputs(nodes, policy, source, out.value(), s.get(UNTIL_READY), timeout, grace);
+    return new Inputs(
+        nodes, policy, source, out.value(), s.get(UNTIL_READY), timeout, grace, s.get(NODE_AGENTS));
   }
 
   private static <T> T prefixed(String flag, java.util.function.Supplier<T> read) {

@@ -5,6 +5,7 @@ import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.DraSupport;
+import io.gpuoperator.sim.kubelet.InProcessAgent;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -19,10 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * The node side of a simulated cluster: a simulated kubelet per node, each with the kubelet's
  * device-plugin and pod-resources servers on its own sockets, running this project's agents ({@code
  * validator}, {@code device-plugin}, {@code feature-discovery}, {@code toolkit}, {@code
- * mig-manager}, {@code dra-plugin}, {@code exporter}, {@code pci-discovery}) in-process against the
- * node's simulated GPUs, the operator's own pods ({@code operator}, as the pod's ServiceAccount),
- * for our image and in place of NVIDIA's programs of the same job, NVIDIA's config-manager, and
- * everything else by declared behaviour. The control plane must know the nodes' identities ({@code
+ * mig-manager}, {@code dra-plugin}, {@code exporter}, {@code pci-discovery}, and several of them in
+ * one container as {@code node-agents}) in-process against the node's simulated GPUs, the
+ * operator's own pods ({@code operator}, as the pod's ServiceAccount), for our image and in place
+ * of NVIDIA's programs of the same job, NVIDIA's config-manager, and everything else by declared
+ * behaviour. The control plane must know the nodes' identities ({@code
  * ControlPlane.builder().nodes(...)}).
  */
 public final class SimulatedCluster implements AutoCloseable {
@@ -56,6 +58,20 @@ public final class SimulatedCluster implements AutoCloseable {
       ToolkitInProcessAgent toolkit = new ToolkitInProcessAgent(c.backends);
       // Our agents for our image's subcommands; the same code stands in for NVIDIA's programs
       // under the original's contract (they share the env and marker-file protocol).
+      Map<String, InProcessAgent> hostable =
+          Map.of(
+              "device-plugin",
+              devicePlugin,
+              "feature-discovery",
+              featureDiscovery,
+              "dra-plugin",
+              c.draPlugin,
+              "exporter",
+              c.exporter,
+              "mig-manager",
+              new MigManagerInProcessAgent(c.backends),
+              "pci-discovery",
+              new PciDiscoveryInProcessAgent(c.backends));
       ContainerRunners runners =
           ContainerRunners.builder()
               .agent("validator", validator, false)
@@ -64,8 +80,10 @@ public final class SimulatedCluster implements AutoCloseable {
               .agent("dra-plugin", c.draPlugin, false)
               .agent("toolkit", toolkit, false)
               .agent("exporter", c.exporter, false)
-              .agent("mig-manager", new MigManagerInProcessAgent(c.backends), false)
-              .agent("pci-discovery", new PciDiscoveryInProcessAgent(c.backends), false)
+              .agent("mig-manager", hostable.get("mig-manager"), false)
+              .agent("pci-discovery", hostable.get("pci-discovery"), false)
+              // Several of the above in one container, under the real supervisor.
+              .agent("node-agents", new NodeAgentsInProcessAgent(hostable), false)
               // The chart's operator Deployment, when the cluster is installed with helm.
               .agent("operator", c.operator, false)
               .program("nvidia-validator", validator, false)

@@ -151,7 +151,8 @@ public final class Simulation implements AutoCloseable {
                       "METRICS_PORT", "0",
                       "HEALTH_PORT", "0",
                       "LEADER_ELECT", "false"))
-              .withAgents(GpuOperatorCommand.commandLine().getSubcommands().keySet());
+              .withAgents(GpuOperatorCommand.commandLine().getSubcommands().keySet())
+              .withNodeAgents(options.nodeAgents);
       operator =
           new GpuOperator(
                   operatorClient,
@@ -341,8 +342,15 @@ public final class Simulation implements AutoCloseable {
     private Consumer<String> progress = s -> {};
     private Consumer<KubernetesClient> beforePolicy = c -> {};
     private final Map<String, Boolean> featureGates = new java.util.TreeMap<>();
+    private boolean nodeAgents;
 
     private Builder() {}
+
+    /** The operator in node-agents mode ({@code NODE_AGENTS=true}). */
+    public Builder nodeAgents(boolean on) {
+      this.nodeAgents = on;
+      return this;
+    }
 
     /** A feature gate of every control-plane component (see ControlPlane.Builder#featureGate). */
     public Builder featureGate(String name, boolean enabled) {

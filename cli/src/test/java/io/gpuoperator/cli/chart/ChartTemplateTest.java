@@ -117,6 +117,29 @@ class ChartTemplateTest {
     assertThat(policy.getSpec().psa.enabled).isTrue();
   }
 
+  /** {@code operator.nodeAgents} turns node-agents mode on; by default the variable is absent. */
+  @Test
+  void nodeAgentsReachesTheOperatorsEnvironment() {
+    for (boolean on : new boolean[] {false, true}) {
+      var objects =
+          HelmChart.objects(HelmChart.template(Map.of("operator.nodeAgents", String.valueOf(on))));
+      Deployment operator =
+          HelmChart.convert(
+              HelmChart.find(objects, "Deployment", "gpu-operator"), Deployment.class);
+      var env = operator.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+      if (on) {
+        assertThat(env)
+            .anySatisfy(
+                e -> {
+                  assertThat(e.getName()).isEqualTo("NODE_AGENTS");
+                  assertThat(e.getValue()).isEqualTo("true");
+                });
+      } else {
+        assertThat(env).noneMatch(e -> e.getName().equals("NODE_AGENTS"));
+      }
+    }
+  }
+
   private static void golden(String name, String rendered) throws IOException {
     Path file = GOLDEN.resolve(name);
     if (ChartFilesTest.update()) {

@@ -6,6 +6,7 @@ import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.WritablePaths;
 import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.agent.StopHooks;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import java.nio.file.Path;
@@ -124,20 +125,21 @@ public class DevicePluginCommand implements Callable<Integer> {
     }
     CountDownLatch done = new CountDownLatch(1);
     GpuBackend backend = gpus;
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  runner.close();
-                  backend.close();
-                  if (client != null) {
-                    client.close();
-                  }
-                  done.countDown();
-                }));
+    Thread stop =
+        new Thread(
+            () -> {
+              runner.close();
+              backend.close();
+              if (client != null) {
+                client.close();
+              }
+              done.countDown();
+            });
+    Runtime.getRuntime().addShutdownHook(stop);
     onSighup(runner);
     LOG.info("device plugin running; kubelet socket {}", socket);
-    done.await();
+    // Interrupted (node-agents stops this agent), it releases everything now.
+    StopHooks.awaitOrRelease(done, stop);
     return 0;
   }
 

@@ -100,17 +100,18 @@ public class DraPluginCommand implements Callable<Integer> {
       throw new EnvironmentException("cannot start: " + e.getMessage(), e);
     }
     CountDownLatch done = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  agent.close();
-                  gpus.close();
-                  client.close();
-                  done.countDown();
-                }));
+    Thread stop =
+        new Thread(
+            () -> {
+              agent.close();
+              gpus.close();
+              client.close();
+              done.countDown();
+            });
+    Runtime.getRuntime().addShutdownHook(stop);
     LOG.info("DRA plugin running for node {}", settings.nodeName());
-    done.await();
+    // Interrupted (node-agents stops this agent), it releases everything now.
+    io.gpuoperator.node.agent.StopHooks.awaitOrRelease(done, stop);
     return 0;
   }
 

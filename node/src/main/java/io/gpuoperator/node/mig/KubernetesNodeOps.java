@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.node.agent.HostedAgents;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -74,7 +75,10 @@ public final class KubernetesNodeOps implements NodeOps {
               .list()
               .getItems();
       if (left.isEmpty()) {
-        return true;
+        // Clients hosted by node-agents in this JVM have no pod of their own: they are stopped
+        // by its supervisor once it sees their paused deploy labels.
+        Duration rest = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        return HostedAgents.awaitStopped(nodeName, this::labels, rest);
       }
       if (System.nanoTime() > deadline) {
         return false;

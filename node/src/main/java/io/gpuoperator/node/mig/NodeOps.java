@@ -16,8 +16,9 @@ public interface NodeOps {
   void deletePods(List<String> apps);
 
   /**
-   * Waits until no pod on this node has one of these {@code app} labels; false when the timeout
-   * passed first.
+   * Waits until no pod on this node has one of these {@code app} labels, and no agent that {@code
+   * gpu-operator node-agents} hosts in this JVM on this node still runs although the node's labels
+   * stop it ({@code HostedAgents}); false when the timeout passed first.
    */
   boolean awaitPodsGone(List<String> apps, Duration timeout) throws InterruptedException;
 

@@ -23,6 +23,8 @@ public enum Env {
   RETRY_PERIOD(Env.leaseTiming(), "2s"),
   RECONCILE_BACKOFF_MAX(Parse.duration(Duration.ofMillis(100), Duration.ofHours(1)), "1m"),
   RESYNC_PERIOD(Parse.duration(Duration.ofMillis(100), Duration.ofHours(24)), "10m"),
+  // One nvidia-node-agents DaemonSet hosting our long-running agents instead of one each.
+  NODE_AGENTS(Parse::bool, "false"),
   // Parsed by LogSettings, which names --log-level/--log-format or the variable on a bad value.
   LOG_LEVEL(Function.identity(), "info"),
   LOG_FORMAT(Function.identity(), "text"),

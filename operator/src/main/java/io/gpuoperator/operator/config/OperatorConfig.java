@@ -19,6 +19,8 @@ import picocli.CommandLine;
  *     without an event (a pass that finds nothing to change writes nothing)
  * @param agents the subcommands of this binary ({@code device-plugin}, {@code validator} ...):
  *     which operands this project's image can run. Empty: none, every operand runs NVIDIA's image.
+ * @param nodeAgents NODE_AGENTS: our long-running node agents share one {@code nvidia-node-agents}
+ *     DaemonSet (one JVM per node, {@code gpu-operator node-agents}) instead of one DaemonSet each
  */
 public record OperatorConfig(
     String namespace,
@@ -32,7 +34,8 @@ public record OperatorConfig(
     Duration retryPeriod,
     Duration reconcileBackoffMax,
     Duration resyncPeriod,
-    Set<String> agents) {
+    Set<String> agents,
+    boolean nodeAgents) {
 
   public OperatorConfig {
     images = images == null ? Map.of() : Map.copyOf(images);
@@ -63,7 +66,8 @@ public record OperatorConfig(
         Env.RETRY_PERIOD.getDuration(env),
         positive(Env.RECONCILE_BACKOFF_MAX, env),
         positive(Env.RESYNC_PERIOD, env),
-        Set.of());
+        Set.of(),
+        Env.NODE_AGENTS.getBoolean(env));
   }
 
   private static Duration positive(Env var, Map<String, String> env) {
@@ -101,7 +105,8 @@ public record OperatorConfig(
         retryPeriod,
         reconcileBackoffMax,
         resyncPeriod,
-        subcommands);
+        subcommands,
+        nodeAgents);
   }
 
   /** The same configuration with another operator namespace. */
@@ -118,6 +123,25 @@ public record OperatorConfig(
         retryPeriod,
         reconcileBackoffMax,
         resyncPeriod,
-        agents);
+        agents,
+        nodeAgents);
+  }
+
+  /** The same configuration with node-agents mode on or off. */
+  public OperatorConfig withNodeAgents(boolean on) {
+    return new OperatorConfig(
+        namespace,
+        images,
+        metricsPort,
+        healthPort,
+        leaderElection,
+        leaderElectionNamespace,
+        leaseDuration,
+        renewDeadline,
+        retryPeriod,
+        reconcileBackoffMax,
+        resyncPeriod,
+        agents,
+        on);
   }
 }

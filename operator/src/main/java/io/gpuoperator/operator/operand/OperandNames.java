@@ -17,5 +17,8 @@ public final class OperandNames {
   public static final String MIG_MANAGER = "mig-manager";
   public static final String NODE_STATUS_EXPORTER = "node-status-exporter";
 
+  /** Not an operand of the policy: the DaemonSet of node-agents mode ({@code NODE_AGENTS}). */
+  public static final String NODE_AGENTS = "node-agents";
+
   private OperandNames() {}
 }

@@ -36,11 +36,17 @@ public final class OperandRbac {
    */
   public static List<HasMetadata> all(String namespace) {
     Map<String, HasMetadata> out = new LinkedHashMap<>();
+    List<List<HasMetadata>> folders = new ArrayList<>();
     for (Operand operand : Operands.ordered()) {
       List<HasMetadata> objects = new ArrayList<>(Manifests.load(operand.name()));
       if (operand.agent() != null) {
         objects.addAll(Manifests.load(operand.name(), Agent.OVERLAY));
       }
+      folders.add(objects);
+    }
+    // Node-agents mode's ServiceAccount holds the hosted agents' roles (NodeAgentsModel).
+    folders.add(Manifests.load(OperandNames.NODE_AGENTS));
+    for (List<HasMetadata> objects : folders) {
       for (HasMetadata object : objects) {
         if (!isRbac(object)) {
           continue;

@@ -245,7 +245,10 @@ public final class Operands {
   /**
    * Renders every operand: enabled ones with their objects, stamped as the operator's ({@link
    * ManagedObjects#stamp}), disabled ones with none (the reconciler deletes what exists). All
-   * rendering errors are collected into one exception.
+   * rendering errors are collected into one exception. In node-agents mode ({@link
+   * OperatorConfig#nodeAgents}) our long-running agents' DaemonSets become one ({@link
+   * NodeAgentsModel}), under an extra operand {@code node-agents}; otherwise that operand is listed
+   * disabled, so a node-agents DaemonSet left from the mode being on is deleted.
    *
    * @throws PolicyValidationException naming every invalid field
    */
@@ -274,6 +277,10 @@ public final class Operands {
     if (!violations.isEmpty()) {
       throw new PolicyValidationException(violations.stream().distinct().toList());
     }
+    if (config.nodeAgents()) {
+      return NodeAgentsModel.compose(out, RenderContext.of(policy, facts, config));
+    }
+    out.add(new RenderedOperand(NodeAgentsModel.NAME, false, List.of()));
     return out;
   }
 }

@@ -104,8 +104,8 @@ public record Plan(
         var pod = ds.getSpec().getTemplate().getSpec();
         var selector =
             pod.getNodeSelector() == null ? Map.<String, String>of() : pod.getNodeSelector();
-        if (!selector.entrySet().stream()
-            .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
+        if (!selector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())))
+            || !affinityAdmits(pod, labels)) {
           continue;
         }
         // Any NoSchedule or NoExecute taint the pods do not tolerate keeps them off the node,
@@ -134,5 +134,44 @@ public record Plan(
   /** Number of entries with the action. */
   public long count(ObjectDiff.Action action) {
     return objects.stream().filter(e -> e.action() == action).count();
+  }
+
+  /**
+   * Whether the pod's required node affinity admits a node with these labels: some term whose
+   * In/NotIn/Exists/DoesNotExist expressions all hold (the node-agents DaemonSet's one term per
+   * hosted agent, the DRA plugin's exclusion of device-plugin nodes).
+   */
+  static boolean affinityAdmits(
+      io.fabric8.kubernetes.api.model.PodSpec pod, Map<String, String> labels) {
+    var a = pod.getAffinity();
+    if (a == null
+        || a.getNodeAffinity() == null
+        || a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null) {
+      return true;
+    }
+    var terms =
+        a.getNodeAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution()
+            .getNodeSelectorTerms();
+    return terms.stream()
+        .anyMatch(
+            t ->
+                (t.getMatchExpressions() == null
+                        ? List.<io.fabric8.kubernetes.api.model.NodeSelectorRequirement>of()
+                        : t.getMatchExpressions())
+                    .stream()
+                        .allMatch(
+                            r -> {
+                              String v = labels.get(r.getKey());
+                              List<String> values =
+                                  r.getValues() == null ? List.of() : r.getValues();
+                              return switch (r.getOperator()) {
+                                case "In" -> v != null && values.contains(v);
+                                case "NotIn" -> v == null || !values.contains(v);
+                                case "Exists" -> v != null;
+                                case "DoesNotExist" -> v == null;
+                                default -> true;
+                              };
+                            }));
   }
 }

@@ -106,6 +106,13 @@ public class PlanCommand implements Callable<Integer> {
   boolean manifests;
 
   @Option(
+      names = "--node-agents",
+      description =
+          "Render node-agents mode (as the operator with NODE_AGENTS=true): our long-running node"
+              + " agents in one nvidia-node-agents DaemonSet (default: $NODE_AGENTS, else false).")
+  boolean nodeAgents;
+
+  @Option(
       names = {"-o", "--output"},
       paramLabel = "text|yaml|json",
       defaultValue = "text",
@@ -228,6 +235,9 @@ public class PlanCommand implements Callable<Integer> {
   private OperatorConfig config() {
     OperatorConfig base =
         OperatorConfig.fromEnv(env).withAgents(OperatorConfig.subcommandsOf(spec));
+    if (nodeAgents) {
+      base = base.withNodeAgents(true);
+    }
     if (namespace == null) {
       return base;
     }

@@ -2,6 +2,7 @@ package io.gpuoperator.operator.plan;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.gpuoperator.operator.labels.NodeLabelRules;
+import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.operand.Rendering;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ public final class PlanPrinter {
         .append(f.serviceMonitorCrd() ? "present" : "absent")
         .append("\n\nObjects:\n");
     for (RenderedOperand op : plan.operands()) {
+      if (!op.enabled() && OperandNames.NODE_AGENTS.equals(op.name())) {
+        continue; // a mode, not an operand of the policy: listed when on
+      }
       out.append("  ").append(op.name());
       List<ObjectDiff.Entry> entries =
           plan.objects().stream()

@@ -468,11 +468,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       if (!operand.enabled()) {
         continue;
       }
-      List<DaemonSet> wanted =
-          operand.objects().stream()
-              .filter(DaemonSet.class::isInstance)
-              .map(DaemonSet.class::cast)
-              .toList();
+      // An agent hosted by node-agents is as ready as the DaemonSet that runs it.
+      List<DaemonSet> wanted = operand.daemonSets();
       if (wanted.isEmpty()) {
         out.add(OperandReadiness.noDaemonSet(operand.name()));
         continue;

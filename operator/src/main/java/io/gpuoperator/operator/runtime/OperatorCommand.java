@@ -141,7 +141,8 @@ public class OperatorCommand implements Callable<Integer> {
         env.retryPeriod(),
         env.reconcileBackoffMax(),
         env.resyncPeriod(),
-        OperatorConfig.subcommandsOf(spec));
+        OperatorConfig.subcommandsOf(spec),
+        env.nodeAgents());
   }
 
   /**

@@ -29,7 +29,9 @@ class OperandPrivilegeTest {
           "nvidia-dra-driver-gpu-kubelet-plugin",
           // NVIDIA's images (no agent of ours), with the original's security context.
           "nvidia-dcgm",
-          "nvidia-device-plugin-mps-control-daemon");
+          "nvidia-device-plugin-mps-control-daemon",
+          // Node-agents mode: hosts the device plugin (or DRA plugin) and the MIG manager.
+          "nvidia-node-agents");
 
   @Test
   void onlyTheDocumentedOperandsRunPrivileged() {
@@ -46,7 +48,13 @@ class OperandPrivilegeTest {
           Policies.parse(
               "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
                   + spec);
-      for (var operand : Operands.renderAll(policy, Policies.facts(), Policies.config())) {
+      for (var operand :
+          Stream.concat(
+                  Operands.renderAll(policy, Policies.facts(), Policies.config()).stream(),
+                  Operands.renderAll(
+                      policy, Policies.facts(), Policies.config().withNodeAgents(true))
+                      .stream())
+              .toList()) {
         for (var object : operand.objects()) {
           if (object instanceof DaemonSet ds) {
             all.add(ds.getMetadata().getName());
@@ -116,6 +124,64 @@ class OperandPrivilegeTest {
       assertThat(env).containsEntry("MIG_STRATEGY", strategy);
       assertThat(pod.getVolumes()).noneMatch(v -> v.getName().equals("mps-root"));
     }
+  }
+
+  /** Hosting only unprivileged agents, the node-agents pod is unprivileged too. */
+  @Test
+  void nodeAgentsOfOnlyUnprivilegedAgentsRunUnprivileged() {
+    var policy =
+        Policies.parse(
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                + "  devicePlugin: {enabled: false}\n  migManager: {enabled: false}\n");
+    var ds =
+        Operands.renderAll(policy, Policies.facts(), Policies.config().withNodeAgents(true))
+            .stream()
+            .filter(o -> o.name().equals(OperandNames.NODE_AGENTS))
+            .findFirst()
+            .orElseThrow()
+            .objects()
+            .get(1);
+    var pod = ((DaemonSet) ds).getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers().get(0).getArgs())
+        .contains("--run", "exporter", "feature-discovery");
+    assertThat(Stream.concat(pod.getContainers().stream(), pod.getInitContainers().stream()))
+        .noneMatch(OperandPrivilegeTest::privileged);
+    assertThat(pod.getContainers().get(0).getSecurityContext().getCapabilities().getDrop())
+        .containsExactly("ALL");
+  }
+
+  /**
+   * Hosting the device plugin without the MIG manager, the node-agents pod is unprivileged with
+   * exactly what the device plugin adds (root for the kubelet's socket directory, SYS_ADMIN under a
+   * MIG strategy, whose runtime variable stays the container's) and the restrictions all three
+   * agents share.
+   */
+  @Test
+  void nodeAgentsHostingTheDevicePluginGetItsNeedsAndNoMore() {
+    var policy =
+        Policies.parse(
+            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
+                + "  mig: {strategy: single}\n  migManager: {enabled: false}\n");
+    var ds =
+        Operands.renderAll(policy, Policies.facts(), Policies.config().withNodeAgents(true))
+            .stream()
+            .filter(o -> o.name().equals(OperandNames.NODE_AGENTS))
+            .findFirst()
+            .orElseThrow()
+            .objects()
+            .get(1);
+    var pod = ((DaemonSet) ds).getSpec().getTemplate().getSpec();
+    Container main = pod.getContainers().get(0);
+    assertThat(main.getArgs()).contains("device-plugin", "exporter", "feature-discovery");
+    var sc = main.getSecurityContext();
+    assertThat(sc.getPrivileged()).isNotEqualTo(Boolean.TRUE);
+    assertThat(sc.getRunAsUser()).isZero();
+    assertThat(sc.getCapabilities().getAdd()).containsExactly("SYS_ADMIN");
+    assertThat(sc.getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(sc.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    assertThat(main.getEnv())
+        .anyMatch(
+            e -> e.getName().equals("NVIDIA_MIG_MONITOR_DEVICES") && "all".equals(e.getValue()));
   }
 
   private static boolean privileged(Container c) {

@@ -64,7 +64,8 @@ class OperandsTest {
             "gpu-feature-discovery",
             "mig-manager");
     assertThat(ops.stream().filter(o -> !o.enabled()).map(RenderedOperand::name))
-        .containsExactly("dra-driver", "dcgm", "node-status-exporter");
+        // node-agents mode is off: listed disabled, so a DaemonSet left from it is deleted.
+        .containsExactly("dra-driver", "dcgm", "node-status-exporter", "node-agents");
     assertThat(daemonSets(ops).keySet())
         .containsExactlyInAnyOrder(
             "nvidia-driver-daemonset",

@@ -29,7 +29,17 @@ class RenderedObjectsIT {
       for (GoldenTest.Case c : GoldenTest.CASES) {
         // The golden case's own configuration (with or without our agents), in this namespace.
         var config = c.config().withNamespace(ns);
-        for (RenderedOperand op : Operands.renderAll(c.policy(), c.facts(), config)) {
+        List<RenderedOperand> rendered =
+            new ArrayList<>(Operands.renderAll(c.policy(), c.facts(), config));
+        // And node-agents mode's DaemonSet and the objects it changes (exporter Service, DRA
+        // admission policy).
+        for (RenderedOperand op :
+            Operands.renderAll(c.policy(), c.facts(), config.withNodeAgents(true))) {
+          if (op.name().equals(OperandNames.NODE_AGENTS)) {
+            rendered.add(op);
+          }
+        }
+        for (RenderedOperand op : rendered) {
           for (HasMetadata o : op.objects()) {
             if (o instanceof GenericKubernetesResource) {
               continue;

@@ -13,11 +13,41 @@ public final class AgentContext {
   private final ContainerContext container;
   private final List<String> args;
   private final ContainerProcess process;
+  private final Runnable ready;
 
   AgentContext(ContainerContext container, List<String> args, ContainerProcess process) {
+    this(container, args, process, process::markReady);
+  }
+
+  private AgentContext(
+      ContainerContext container, List<String> args, ContainerProcess process, Runnable ready) {
     this.container = container;
     this.args = List.copyOf(args);
     this.process = process;
+    this.ready = ready;
+  }
+
+  /**
+   * The context of one agent that this container hosts ({@code gpu-operator node-agents}): its own
+   * arguments and environment, the same node, pod and client; its readiness goes to {@code ready}
+   * instead of the container's.
+   */
+  public AgentContext hosted(List<String> agentArgs, Map<String, String> env, Runnable ready) {
+    ContainerContext c = container;
+    return new AgentContext(
+        new ContainerContext(
+            c.nodeName(),
+            c.dirs(),
+            c.pod(),
+            c.container(),
+            c.init(),
+            env,
+            c.client(),
+            c.timer(),
+            c.serviceAccountTokens()),
+        agentArgs,
+        process,
+        ready);
   }
 
   /** Arguments after the agent's subcommand name, e.g. [--component, driver]. */
@@ -46,7 +76,8 @@ public final class AgentContext {
             c.timer(),
             c.serviceAccountTokens()),
         args,
-        process);
+        process,
+        ready);
   }
 
   public String nodeName() {
@@ -91,6 +122,6 @@ public final class AgentContext {
 
   /** The container passes its readiness from now on. */
   public void markReady() {
-    process.markReady();
+    ready.run();
   }
 }

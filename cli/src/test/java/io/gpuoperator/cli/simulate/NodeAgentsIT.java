@@ -1,0 +1,253 @@
+package io.gpuoperator.cli.simulate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.node.agent.HostedAgents;
+import io.gpuoperator.node.mig.MigLabels;
+import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Node-agents mode end to end on the simulator (real control plane, DaemonSet controller and
+ * scheduler, simulated kubelets running {@code gpu-operator node-agents} in-process under the real
+ * supervisor): one {@code nvidia-node-agents} DaemonSet instead of the agents' own, the per-node
+ * deploy label stopping one hosted agent on one node, and the MIG manager's pause of the hosted
+ * device plugin and feature discovery.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NodeAgentsIT {
+  static final String H100 = "na-h100";
+  static final String L4 = "na-l4";
+  static final String CPU = "na-cpu";
+  static final String GPU = "nvidia.com/gpu";
+
+  static final String POLICY =
+      """
+      apiVersion: nvidia.com/v1
+      kind: ClusterPolicy
+      metadata:
+        name: cluster-policy
+      spec:
+        mig:
+          strategy: mixed
+        dcgm:
+          enabled: false
+      """;
+
+  /** The DaemonSets node-agents replaces. */
+  static final List<String> HOSTED_DAEMONSETS =
+      List.of(
+          "nvidia-device-plugin-daemonset",
+          "gpu-feature-discovery",
+          "nvidia-dcgm-exporter",
+          "nvidia-mig-manager");
+
+  static Simulation sim;
+  static KubernetesClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    sim =
+        Simulation.builder()
+            .nodes(
+                List.of(
+                    NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+                    NodeDescription.gpuNode(L4, "L4", 1),
+                    NodeDescription.cpuNode(CPU)))
+            .policy(POLICY, "NodeAgentsIT policy")
+            .nodeAgents(true)
+            .nodeMonitorGracePeriod("16s")
+            .kubeletOptions(
+                new KubeletOptions(
+                    Duration.ofSeconds(4),
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(10)))
+            .start();
+    client = sim.client();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sim != null) {
+      sim.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void policyBecomesReadyWithOneNodeAgentsDaemonSetInsteadOfTheAgentsOwn() throws Exception {
+    SimulationStatus status = sim.awaitReady(Duration.ofMinutes(4), s -> {});
+    assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
+    assertThat(allocatable(H100, GPU)).isEqualTo(8);
+    assertThat(allocatable(L4, GPU)).isEqualTo(1);
+    assertThat(labels(H100)).containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
+    assertThat(labels(L4)).containsEntry("nvidia.com/gpu.product", "NVIDIA-L4");
+    List<String> daemonSets =
+        client.apps().daemonSets().inNamespace(sim.namespace()).list().getItems().stream()
+            .map(d -> d.getMetadata().getName())
+            .toList();
+    assertThat(daemonSets).contains("nvidia-node-agents", "nvidia-operator-validator");
+    assertThat(daemonSets).doesNotContainAnyElementsOf(HOSTED_DAEMONSETS);
+    DaemonSet na =
+        client
+            .apps()
+            .daemonSets()
+            .inNamespace(sim.namespace())
+            .withName("nvidia-node-agents")
+            .get();
+    assertThat(na.getStatus().getNumberReady()).isEqualTo(2); // the GPU nodes, not the CPU node
+    assertThat(nodeAgentsPod(CPU)).isNull();
+    // Each hosted operand reports the node-agents DaemonSet's readiness.
+    var operands = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+    String statusYaml = Serialization.asYaml(operands.getStatus());
+    assertThat(statusYaml).contains("node-agents").contains("device-plugin");
+  }
+
+  @Test
+  @Order(2)
+  void theDeployLabelStopsOnlyThatAgentOnThatNodeAndBringsItBack() {
+    String dp = Labels.deploy("device-plugin");
+    String pod = nodeAgentsPod(L4).getMetadata().getUid();
+    label(L4, dp, "false");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(allocatable(L4, GPU)).isZero());
+    assertThat(HostedAgents.on(L4))
+        .filteredOn(e -> e.name().equals("device-plugin"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.stopped()).isTrue());
+    // The others go on: same pod, feature discovery still running there, the H100 node untouched.
+    assertThat(HostedAgents.on(L4))
+        .filteredOn(e -> e.name().equals("feature-discovery"))
+        .singleElement()
+        .satisfies(e -> assertThat(e.stopped()).isFalse());
+    assertThat(nodeAgentsPod(L4).getMetadata().getUid()).isEqualTo(pod);
+    assertThat(allocatable(H100, GPU)).isEqualTo(8);
+
+    label(L4, dp, "true");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(() -> assertThat(allocatable(L4, GPU)).isEqualTo(1));
+    assertThat(nodeAgentsPod(L4).getMetadata().getUid()).isEqualTo(pod);
+  }
+
+  @Test
+  @Order(3)
+  void aMigChangePausesTheHostedClientsAndEndsWithTheNewGeometry() throws Exception {
+    String dp = Labels.deploy("device-plugin");
+    List<String> deployValues = new CopyOnWriteArrayList<>();
+    List<Boolean> pluginStoppedWhilePaused = new CopyOnWriteArrayList<>();
+    Watcher<Node> recorder =
+        new Watcher<>() {
+          @Override
+          public void eventReceived(Action action, Node n) {
+            String v = String.valueOf(n.getMetadata().getLabels().get(dp));
+            deployValues.add(v);
+          }
+
+          @Override
+          public void onClose(WatcherException cause) {}
+        };
+    Thread sampler =
+        new Thread(
+            () -> {
+              while (!Thread.currentThread().isInterrupted()) {
+                if (sim.backends().backend(H100).migMode(0).current()) {
+                  // Once MIG is on, the geometry is changing or changed: the plugin is stopped
+                  // until the clients are resumed.
+                  HostedAgents.on(H100).stream()
+                      .filter(e -> e.name().equals("device-plugin"))
+                      .findFirst()
+                      .ifPresent(e -> pluginStoppedWhilePaused.add(e.stopped()));
+                  return;
+                }
+                try {
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            });
+    sampler.setDaemon(true);
+    try (Watch w = client.nodes().withName(H100).watch(recorder)) {
+      sampler.start();
+      label(H100, MigLabels.CONFIG, "all-1g.10gb");
+      await()
+          .atMost(Duration.ofMinutes(4))
+          .untilAsserted(
+              () -> {
+                assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
+                assertThat(allocatable(H100, "nvidia.com/mig-1g.10gb")).isEqualTo(56);
+              });
+    } finally {
+      sampler.interrupt();
+    }
+    assertThat(deployValues).contains(MigLabels.PAUSED);
+    assertThat(pluginStoppedWhilePaused).containsExactly(true);
+    assertThat(labels(H100)).containsEntry(dp, "true");
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .untilAsserted(
+            () -> assertThat(labels(H100)).containsEntry("nvidia.com/mig-1g.10gb.count", "56"));
+  }
+
+  static Pod nodeAgentsPod(String node) {
+    return client
+        .pods()
+        .inNamespace(sim.namespace())
+        .withLabel("app", "nvidia-node-agents")
+        .withField("spec.nodeName", node)
+        .list()
+        .getItems()
+        .stream()
+        .findFirst()
+        .orElse(null);
+  }
+
+  static long allocatable(String node, String resource) {
+    Map<String, Quantity> a = client.nodes().withName(node).get().getStatus().getAllocatable();
+    Quantity q = a == null ? null : a.get(resource);
+    return q == null ? 0 : q.getNumericalAmount().longValue();
+  }
+
+  static void label(String node, String key, String value) {
+    Map<String, Object> labels = new HashMap<>();
+    labels.put(key, value);
+    client
+        .nodes()
+        .withName(node)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            Serialization.asJson(Map.of("metadata", Map.of("labels", labels))));
+  }
+
+  static Map<String, String> labels(String node) {
+    return client.nodes().withName(node).get().getMetadata().getLabels();
+  }
+}
