@@ -28,9 +28,21 @@ public final class ExporterServer implements AutoCloseable {
     this.workers = workers;
   }
 
+  /**
+   * The JDK server's switch for TCP_NODELAY on accepted connections (read once, when the first
+   * server of the JVM starts). Without it a response's last segment waits for the scraper's delayed
+   * ACK (40 ms on Linux) whenever a segment is still unacknowledged, which was most of the p99 of
+   * concurrent scrapes (BENCHMARKS.md). The image's launcher sets it too, for the JVMs where
+   * another server starts first.
+   */
+  static final String NODELAY = "sun.net.httpserver.nodelay";
+
   /** Serves the exporter on an address ({@code port 0}: any free port). */
   public static ExporterServer start(InetSocketAddress address, Supplier<MetricsExporter> exporter)
       throws IOException {
+    if (System.getProperty(NODELAY) == null) {
+      System.setProperty(NODELAY, "true");
+    }
     HttpServer server;
     try {
       server = HttpServer.create(address, 64);
