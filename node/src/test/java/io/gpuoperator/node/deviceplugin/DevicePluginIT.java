@@ -266,7 +266,9 @@ class DevicePluginIT {
   }
 
   private void registerNode(String name) {
-    String now = ZonedDateTime.now(ZoneOffset.UTC).withNano(0).toString();
+    // ISO_INSTANT always prints the seconds (ZonedDateTime.toString drops ":00", which the API
+    // server refuses).
+    String now = DateTimeFormatter.ISO_INSTANT.format(java.time.Instant.now().withNano(0));
     Node node =
         new NodeBuilder()
             .withNewMetadata()
