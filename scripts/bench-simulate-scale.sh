@@ -61,6 +61,10 @@ for sh in $(pgrep -P "$pid" || true); do
   for p in $(pgrep -P "$sh" || true); do ps -o rss=,nlwp=,comm= -p "$p" || true; done
 done > "$OUT/control-plane"
 info "control plane (RSS KiB, threads, binary): $(paste -sd ';' "$OUT/control-plane" | tr -s ' ')"
+# Live objects (this forces a full GC, so it comes after every other reading): the heap that must
+# stay, by class.
+jcmd "$pid" GC.class_histogram > "$OUT/histogram"
+info "live heap after a full GC: $(awk '/^Total/ {printf "%.0f MiB in %d objects", $3 / 1048576, $2}' "$OUT/histogram")"
 t0=$(date +%s.%N)
 kill -INT "$pid"
 rc=0

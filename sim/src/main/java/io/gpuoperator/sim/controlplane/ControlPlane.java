@@ -193,8 +193,8 @@ public final class ControlPlane implements AutoCloseable {
   private KubernetesClient clientFor(String user) {
     Config config = Config.fromKubeconfig(kubeconfigFor(user));
     config.setRequestTimeout(30_000);
-    // A simulator builds one client per node: they share threads (SharedClientThreads).
-    return SharedClientThreads.client(config);
+    // A simulator builds one client per node: they share threads and serialization.
+    return SharedClientResources.client(config);
   }
 
   private ControlPlane start() throws IOException, InterruptedException {

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.net.http.HttpClient;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -13,18 +14,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Builds fabric8 clients that share one pool of threads instead of two per client: fabric8 7.5
- * gives every client a cached pool for informer and watch callbacks and its JDK HTTP client another
- * for response handling, and a simulator builds a client per node (each node has its own
- * credential). Callbacks stay ordered per informer (fabric8 serialises them on top of the
- * executor), so sharing changes how many threads exist, not what runs in what order.
+ * Builds fabric8 clients that share what fabric8 7.5 would give each of them, as a simulator builds
+ * a client per node (each node has its own credential):
+ *
+ * <ul>
+ *   <li>one pool of threads instead of two per client (a cached pool for informer and watch
+ *       callbacks, another for the JDK HTTP client's responses). Callbacks stay ordered per
+ *       informer (fabric8 serialises them on top of the executor), so sharing changes how many
+ *       threads exist, not what runs in what order;
+ *   <li>one {@link KubernetesSerialization} (its Jackson mapper and the deserializers it builds for
+ *       every model class: a few MiB of reflection metadata per client otherwise). Jackson's
+ *       mappers are thread-safe; nothing in it depends on the credential.
+ * </ul>
  *
  * <p>The pool is JVM-wide and made of daemon threads that end after 5 s idle (a burst of requests
  * at rollout needs many, the idle cluster few), so closing a client or a control plane never has to
  * stop it (as {@code UnixSockets} does for gRPC's event loops). It is unbounded on purpose: an
  * informer handler may block on a request whose response needs a thread of this pool.
  */
-public final class SharedClientThreads {
+public final class SharedClientResources {
   private static final ExecutorService POOL =
       new ThreadPoolExecutor(
           0,
@@ -34,14 +42,17 @@ public final class SharedClientThreads {
           new SynchronousQueue<>(),
           daemon("kube-client-"));
 
-  private SharedClientThreads() {}
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
-  /** A client for the config on the shared threads. */
+  private SharedClientResources() {}
+
+  /** A client for the config on the shared threads and serialization. */
   public static KubernetesClient client(Config config) {
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new SharedExecutorHttpClientFactory())
         .withTaskExecutor(POOL)
+        .withKubernetesSerialization(SERIALIZATION)
         .build();
   }
 
