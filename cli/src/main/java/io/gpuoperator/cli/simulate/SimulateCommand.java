@@ -51,6 +51,13 @@ public class SimulateCommand implements Callable<Integer> {
           .label("FILE")
           .help("The nodes, as YAML (see README).")
           .orElseDescribed("2 nodes of 8x H100, 4x A100, a CPU node, 2x L4");
+  static final Setting<Integer> NODES =
+      Setting.of("--nodes", Parse.integer(1, 5000))
+          .label("N")
+          .help(
+              "N nodes of a default mix instead of a cluster file: a quarter each 8x H100, 4x A100,"
+                  + " 2x L4, the rest CPU nodes.")
+          .orElseDescribed("the --cluster-file's nodes");
   static final Setting<Path> POLICY =
       Setting.of("--filename", Parse::path)
           .alias("-f")
@@ -104,6 +111,7 @@ public class SimulateCommand implements Callable<Integer> {
               "Simulation:",
               List.of(
                   CLUSTER_FILE,
+                  NODES,
                   POLICY,
                   MIG_STRATEGY,
                   KUBECONFIG_OUT,
@@ -155,7 +163,7 @@ public class SimulateCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
-    ProgressPrinter progress = new ProgressPrinter(out);
+    ProgressPrinter progress = new ProgressPrinter(out, in.nodes().size());
     Simulation sim;
     try {
       sim =
@@ -237,7 +245,14 @@ public class SimulateCommand implements Callable<Integer> {
     WritablePaths.file(out.value(), KUBECONFIG_OUT.flag());
     List<NodeDescription> nodes;
     Path clusterFile = s.get(CLUSTER_FILE);
-    if (clusterFile == null) {
+    Integer count = s.get(NODES);
+    if (count != null && clusterFile != null) {
+      throw new ConfigException(
+          "--nodes and --cluster-file: give one of them (--nodes is a default mix of nodes)");
+    }
+    if (count != null) {
+      nodes = Simulation.mixedCluster(count);
+    } else if (clusterFile == null) {
       nodes = Simulation.defaultCluster();
     } else {
       nodes =

@@ -78,6 +78,36 @@ public final class Simulation implements AutoCloseable {
         NodeDescription.gpuNode("l4-0", "L4", 2));
   }
 
+  /**
+   * {@code n} nodes for scale runs ({@code simulate --nodes N}): a quarter each of 8x H100 ({@code
+   * h100-<i>}), 4x A100 ({@code a100-<i>}) and 2x L4 ({@code l4-<i>}), the rest CPU nodes ({@code
+   * cpu-<i>}); for n under 4 the first kinds in that order.
+   */
+  public static List<NodeDescription> mixedCluster(int n) {
+    if (n < 1) {
+      throw new IllegalArgumentException("a cluster needs at least one node, not " + n);
+    }
+    int quarter = n / 4;
+    int[] counts = {quarter, quarter, quarter, n - 3 * quarter};
+    if (quarter == 0) {
+      counts = new int[] {1, n > 1 ? 1 : 0, n > 2 ? 1 : 0, 0};
+    }
+    List<NodeDescription> out = new ArrayList<>(n);
+    for (int i = 0; i < counts[0]; i++) {
+      out.add(NodeDescription.gpuNode("h100-" + i, "H100-SXM5-80GB", 8));
+    }
+    for (int i = 0; i < counts[1]; i++) {
+      out.add(NodeDescription.gpuNode("a100-" + i, "A100-SXM4-40GB", 4));
+    }
+    for (int i = 0; i < counts[2]; i++) {
+      out.add(NodeDescription.gpuNode("l4-" + i, "L4", 2));
+    }
+    for (int i = 0; i < counts[3]; i++) {
+      out.add(NodeDescription.cpuNode("cpu-" + i));
+    }
+    return List.copyOf(out);
+  }
+
   private final Builder options;
   private final List<AutoCloseable> resources = new ArrayList<>();
   private ControlPlane controlPlane;

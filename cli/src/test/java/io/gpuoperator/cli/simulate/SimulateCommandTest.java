@@ -142,4 +142,34 @@ class SimulateCommandTest {
     assertThat(out.code()).isEqualTo(2);
     assertThat(out.err()).contains("--kubeconfig-out: cannot write");
   }
+
+  @Test
+  void nodesGivesTheDefaultMix() {
+    Result r = run("simulate", "--nodes", "10", "--dry-run");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).startsWith("Inputs are valid: 10 node(s)");
+    assertThat(Simulation.mixedCluster(10))
+        .extracting(io.gpuoperator.sim.kubelet.NodeDescription::name)
+        .containsExactly(
+            "h100-0", "h100-1", "a100-0", "a100-1", "l4-0", "l4-1", "cpu-0", "cpu-1", "cpu-2",
+            "cpu-3");
+    assertThat(Simulation.mixedCluster(10))
+        .extracting(io.gpuoperator.sim.kubelet.NodeDescription::gpus)
+        .containsExactly(8, 8, 4, 4, 2, 2, 0, 0, 0, 0);
+    assertThat(Simulation.mixedCluster(2))
+        .extracting(io.gpuoperator.sim.kubelet.NodeDescription::name)
+        .containsExactly("h100-0", "a100-0");
+  }
+
+  @Test
+  void nodesAndClusterFileTogetherAreRefused() throws Exception {
+    Path file = tmp.resolve("cluster.yaml");
+    Files.writeString(file, "nodes:\n- name: cpu\n");
+    Result r = run("simulate", "--nodes", "3", "--cluster-file", file.toString());
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--nodes and --cluster-file: give one of them");
+    Result zero = run("simulate", "--nodes", "0");
+    assertThat(zero.code()).isEqualTo(2);
+    assertThat(zero.err()).contains("--nodes");
+  }
 }

@@ -268,7 +268,9 @@ class DevicePluginIT {
   private void registerNode(String name) {
     // ISO_INSTANT always prints the seconds (ZonedDateTime.toString drops ":00", which the API
     // server refuses).
-    String now = DateTimeFormatter.ISO_INSTANT.format(java.time.Instant.now().withNano(0));
+    String now =
+        DateTimeFormatter.ISO_INSTANT.format(
+            java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     Node node =
         new NodeBuilder()
             .withNewMetadata()

@@ -2,7 +2,6 @@ package io.gpuoperator.sim.controlplane;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -194,7 +193,8 @@ public final class ControlPlane implements AutoCloseable {
   private KubernetesClient clientFor(String user) {
     Config config = Config.fromKubeconfig(kubeconfigFor(user));
     config.setRequestTimeout(30_000);
-    return new KubernetesClientBuilder().withConfig(config).build();
+    // A simulator builds one client per node: they share threads and serialization.
+    return SharedClientResources.client(config);
   }
 
   private ControlPlane start() throws IOException, InterruptedException {

@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -60,7 +61,7 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final Set<String> released = ConcurrentHashMap.newKeySet();
   private final Map<String, Pod> admitted = new ConcurrentHashMap<>();
   private final AtomicInteger podCounter = new AtomicInteger();
-  private ScheduledExecutorService heartbeat;
+  private final List<ScheduledFuture<?>> heartbeats = new ArrayList<>();
   private ExecutorService podThreads;
   private SharedIndexInformer<Pod> informer;
   private volatile boolean running;
@@ -80,8 +81,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     this.admitHandlers = List.copyOf(b.admitHandlers);
     this.lifecycles = List.copyOf(b.lifecycles);
     this.preparers = List.copyOf(b.preparers);
-    this.timer =
-        Executors.newScheduledThreadPool(2, daemonThreads("containers-" + description.name()));
+    // Shared by every kubelet of the JVM: a node's containers cancel their ticks when they stop.
+    this.timer = KubeletThreads.timer();
     this.serviceAccountTokens = new ServiceAccountTokens(client);
   }
 
@@ -151,13 +152,15 @@ public final class SimulatedKubelet implements AutoCloseable {
     running = true;
     register();
     renewLease();
-    heartbeat = Executors.newSingleThreadScheduledExecutor(daemonThreads("kubelet-" + nodeName()));
     long lease = options.leaseRenewInterval().toMillis();
-    heartbeat.scheduleWithFixedDelay(this::renewLeaseQuietly, lease, lease, TimeUnit.MILLISECONDS);
+    ScheduledExecutorService api = KubeletThreads.api();
+    heartbeats.add(
+        api.scheduleWithFixedDelay(this::renewLeaseQuietly, lease, lease, TimeUnit.MILLISECONDS));
     // As the kubelet's nodeStatusUpdateFrequency: every lease interval, compare with what the API
     // server holds and post when it differs (e.g. Ready=Unknown set by the node-lifecycle
     // controller after an outage) or when the report interval has passed.
-    heartbeat.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS);
+    heartbeats.add(
+        api.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS));
     podThreads = Executors.newCachedThreadPool(daemonThreads("pods-" + nodeName()));
     informer =
         client
@@ -195,13 +198,14 @@ public final class SimulatedKubelet implements AutoCloseable {
     if (informer != null) {
       informer.close();
     }
-    heartbeat.shutdownNow();
+    // A heartbeat that is running finishes (the lease renewal holds this lock and sees !running).
+    heartbeats.forEach(f -> f.cancel(false));
+    heartbeats.clear();
     for (PodWorker w : workers.values()) {
       w.pause();
     }
     podThreads.shutdownNow();
     awaitQuietly(podThreads);
-    awaitQuietly(heartbeat);
     for (KubeletLifecycle l : lifecycles) {
       l.killed();
     }
@@ -222,8 +226,6 @@ public final class SimulatedKubelet implements AutoCloseable {
     for (PodWorker w : workers.values()) {
       w.killContainers();
     }
-    timer.shutdownNow();
-    awaitQuietly(timer);
     for (KubeletLifecycle l : lifecycles) {
       l.closed();
     }
@@ -244,6 +246,9 @@ public final class SimulatedKubelet implements AutoCloseable {
   }
 
   private void syncStatusQuietly() {
+    if (!running) {
+      return;
+    }
     try {
       Node node = client.nodes().withName(nodeName()).get();
       Instant now = Instant.now();
@@ -298,7 +303,10 @@ public final class SimulatedKubelet implements AutoCloseable {
         .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
   }
 
-  private void renewLeaseQuietly() {
+  private synchronized void renewLeaseQuietly() {
+    if (!running) {
+      return; // killed while this run was queued
+    }
     try {
       renewLease();
     } catch (RuntimeException e) {

@@ -35,7 +35,10 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -57,6 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class KubeletDeviceManager implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletDeviceManager.class);
   private static final long STATUS_RETRY_MILLIS = 1000;
+  private static final long IDLE_SECONDS = 5;
 
   private final String nodeName;
   private final Path pluginDir;
@@ -91,9 +95,24 @@ public final class KubeletDeviceManager implements AutoCloseable {
             .resolve(DevicePluginConstants.POD_RESOURCES_DIR)
             .resolve(DevicePluginConstants.KUBELET_SOCKET_NAME);
     this.client = client;
-    this.statusWriter =
-        Executors.newSingleThreadScheduledExecutor(daemon("kubelet-dm-status-" + nodeName));
-    this.connector = Executors.newSingleThreadExecutor(daemon("kubelet-dm-connect-" + nodeName));
+    // One thread each, serialising the node's status writes and plugin connections, that exists
+    // only while there is work: most of the time a simulated node has none, and hundreds of nodes
+    // share a JVM.
+    ScheduledThreadPoolExecutor writer =
+        new ScheduledThreadPoolExecutor(1, daemon("kubelet-dm-status-" + nodeName));
+    writer.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
+    writer.allowCoreThreadTimeOut(true);
+    this.statusWriter = writer;
+    ThreadPoolExecutor connect =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            IDLE_SECONDS,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            daemon("kubelet-dm-connect-" + nodeName));
+    connect.allowCoreThreadTimeOut(true);
+    this.connector = connect;
   }
 
   /**

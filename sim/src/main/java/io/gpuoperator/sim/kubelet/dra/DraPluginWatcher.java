@@ -6,6 +6,7 @@ import io.gpuoperator.kubelet.pluginregistration.v1.InfoRequest;
 import io.gpuoperator.kubelet.pluginregistration.v1.PluginInfo;
 import io.gpuoperator.kubelet.pluginregistration.v1.RegistrationGrpc;
 import io.gpuoperator.kubelet.pluginregistration.v1.RegistrationStatus;
+import io.gpuoperator.sim.kubelet.KubeletThreads;
 import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -16,6 +17,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +38,7 @@ final class DraPluginWatcher implements AutoCloseable {
   private final Map<String, DraPluginClient> drivers = new ConcurrentHashMap<>();
   private final Map<Path, String> sockets = new HashMap<>();
   private final Set<Path> refused = new HashSet<>();
-  private Thread thread;
+  private ScheduledFuture<?> task;
   private volatile boolean running;
 
   DraPluginWatcher(String nodeName, Path registry) {
@@ -48,22 +50,19 @@ final class DraPluginWatcher implements AutoCloseable {
   synchronized void start() throws IOException {
     Files.createDirectories(registry);
     running = true;
-    thread = new Thread(this::run, "kubelet-dra-watcher-" + nodeName);
-    thread.setDaemon(true);
-    thread.start();
+    // On the kubelets' shared threads, not one per node.
+    task =
+        KubeletThreads.api()
+            .scheduleWithFixedDelay(this::scanQuietly, 0, SCAN_MS, TimeUnit.MILLISECONDS);
   }
 
   /** Stops watching and forgets every plugin, as a killed kubelet does. */
   synchronized void stop() {
     running = false;
-    if (thread != null) {
-      thread.interrupt();
-      try {
-        thread.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (task != null) {
+      task.cancel(false);
     }
+    // A scan that is registering holds the lock; one that starts later sees !running.
     synchronized (sockets) {
       drivers.values().forEach(DraPluginClient::close);
       drivers.clear();
@@ -87,18 +86,14 @@ final class DraPluginWatcher implements AutoCloseable {
     stop();
   }
 
-  private void run() {
-    while (running) {
-      try {
-        scan();
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("node {}: plugin registry scan failed: {}", nodeName, e.toString());
-      }
-      try {
-        Thread.sleep(SCAN_MS);
-      } catch (InterruptedException e) {
-        return;
-      }
+  private void scanQuietly() {
+    if (!running) {
+      return;
+    }
+    try {
+      scan();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("node {}: plugin registry scan failed: {}", nodeName, e.toString());
     }
   }
 
@@ -110,6 +105,9 @@ final class DraPluginWatcher implements AutoCloseable {
       }
     }
     synchronized (sockets) {
+      if (!running) {
+        return;
+      }
       for (Path gone : Set.copyOf(sockets.keySet())) {
         if (!present.contains(gone)) {
           String driver = sockets.remove(gone);

@@ -18,6 +18,7 @@ import io.gpuoperator.kubelet.podresources.v1.CDIDevice;
 import io.gpuoperator.kubelet.podresources.v1.ClaimResource;
 import io.gpuoperator.kubelet.podresources.v1.DynamicResource;
 import io.gpuoperator.sim.kubelet.DraExtendedResources;
+import io.gpuoperator.sim.kubelet.KubeletThreads;
 import io.gpuoperator.sim.kubelet.deviceplugin.DynamicResourceSource;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -27,8 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +55,7 @@ public final class KubeletDraManager implements DynamicResourceSource, AutoClose
   private final Map<String, ClaimInfo> claims = new LinkedHashMap<>();
   private final Map<String, PodClaims> pods = new LinkedHashMap<>();
   private final Set<ClaimInfo> pendingUnprepare = new LinkedHashSet<>();
-  private ScheduledExecutorService retry;
+  private ScheduledFuture<?> retry;
   private ResourceApiVersion version;
 
   /**
@@ -73,22 +73,21 @@ public final class KubeletDraManager implements DynamicResourceSource, AutoClose
   /** Starts the plugin watcher (again after {@link #stop()}: plugins register anew). */
   public synchronized void start() throws IOException {
     watcher.start();
+    // On the kubelets' shared threads, not one per node; a fixed delay never overlaps itself.
     retry =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "kubelet-dra-unprepare-" + nodeName);
-              t.setDaemon(true);
-              return t;
-            });
-    retry.scheduleWithFixedDelay(
-        this::retryUnprepare, UNPREPARE_RETRY_SECONDS, UNPREPARE_RETRY_SECONDS, TimeUnit.SECONDS);
+        KubeletThreads.api()
+            .scheduleWithFixedDelay(
+                this::retryUnprepare,
+                UNPREPARE_RETRY_SECONDS,
+                UNPREPARE_RETRY_SECONDS,
+                TimeUnit.SECONDS);
   }
 
   /** Stops watching and forgets the plugins (a killed kubelet); claims and pods are kept. */
   public synchronized void stop() {
     watcher.stop();
     if (retry != null) {
-      retry.shutdownNow();
+      retry.cancel(false);
     }
   }
 
