@@ -133,15 +133,7 @@ class OperandPrivilegeTest {
         Policies.parse(
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
                 + "  devicePlugin: {enabled: false}\n  migManager: {enabled: false}\n");
-    var ds =
-        Operands.renderAll(policy, Policies.facts(), Policies.config().withNodeAgents(true))
-            .stream()
-            .filter(o -> o.name().equals(OperandNames.NODE_AGENTS))
-            .findFirst()
-            .orElseThrow()
-            .objects()
-            .get(1);
-    var pod = ((DaemonSet) ds).getSpec().getTemplate().getSpec();
+    var pod = nodeAgentsPod(policy);
     assertThat(pod.getContainers().get(0).getArgs())
         .contains("--run", "exporter", "feature-discovery");
     assertThat(Stream.concat(pod.getContainers().stream(), pod.getInitContainers().stream()))
@@ -162,15 +154,7 @@ class OperandPrivilegeTest {
         Policies.parse(
             "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
                 + "  mig: {strategy: single}\n  migManager: {enabled: false}\n");
-    var ds =
-        Operands.renderAll(policy, Policies.facts(), Policies.config().withNodeAgents(true))
-            .stream()
-            .filter(o -> o.name().equals(OperandNames.NODE_AGENTS))
-            .findFirst()
-            .orElseThrow()
-            .objects()
-            .get(1);
-    var pod = ((DaemonSet) ds).getSpec().getTemplate().getSpec();
+    var pod = nodeAgentsPod(policy);
     Container main = pod.getContainers().get(0);
     assertThat(main.getArgs()).contains("device-plugin", "exporter", "feature-discovery");
     var sc = main.getSecurityContext();
@@ -182,6 +166,20 @@ class OperandPrivilegeTest {
     assertThat(main.getEnv())
         .anyMatch(
             e -> e.getName().equals("NVIDIA_MIG_MONITOR_DEVICES") && "all".equals(e.getValue()));
+  }
+
+  /** The pod of the node-agents DaemonSet the operator renders for the policy in that mode. */
+  private static io.fabric8.kubernetes.api.model.PodSpec nodeAgentsPod(
+      io.gpuoperator.api.v1.ClusterPolicy policy) {
+    var ds =
+        Operands.renderAll(policy, Policies.facts(), Policies.config().withNodeAgents(true))
+            .stream()
+            .filter(o -> o.name().equals(OperandNames.NODE_AGENTS))
+            .findFirst()
+            .orElseThrow()
+            .objects()
+            .get(1);
+    return ((DaemonSet) ds).getSpec().getTemplate().getSpec();
   }
 
   private static boolean privileged(Container c) {

@@ -33,21 +33,7 @@ public final class AgentContext {
    * instead of the container's.
    */
   public AgentContext hosted(List<String> agentArgs, Map<String, String> env, Runnable ready) {
-    ContainerContext c = container;
-    return new AgentContext(
-        new ContainerContext(
-            c.nodeName(),
-            c.dirs(),
-            c.pod(),
-            c.container(),
-            c.init(),
-            env,
-            c.client(),
-            c.timer(),
-            c.serviceAccountTokens()),
-        agentArgs,
-        process,
-        ready);
+    return new AgentContext(container.withEnv(env), agentArgs, process, ready);
   }
 
   /** Arguments after the agent's subcommand name, e.g. [--component, driver]. */
@@ -63,21 +49,7 @@ public final class AgentContext {
   AgentContext withEnv(Map<String, String> more) {
     Map<String, String> env = new java.util.LinkedHashMap<>(container.env());
     env.putAll(more);
-    ContainerContext c = container;
-    return new AgentContext(
-        new ContainerContext(
-            c.nodeName(),
-            c.dirs(),
-            c.pod(),
-            c.container(),
-            c.init(),
-            env,
-            c.client(),
-            c.timer(),
-            c.serviceAccountTokens()),
-        args,
-        process,
-        ready);
+    return new AgentContext(container.withEnv(env), args, process, ready);
   }
 
   public String nodeName() {

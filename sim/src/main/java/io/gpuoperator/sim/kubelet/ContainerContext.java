@@ -29,6 +29,12 @@ public record ContainerContext(
     ScheduledExecutorService timer,
     ServiceAccountTokens serviceAccountTokens) {
 
+  /** The same container with this environment instead. */
+  public ContainerContext withEnv(Map<String, String> otherEnv) {
+    return new ContainerContext(
+        nodeName, dirs, pod, container, init, otherEnv, client, timer, serviceAccountTokens);
+  }
+
   /** The container's command followed by its args. */
   public List<String> commandLine() {
     return ContainerRunners.commandLine(container);
