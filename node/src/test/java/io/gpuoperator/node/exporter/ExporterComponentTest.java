@@ -56,6 +56,18 @@ class ExporterComponentTest {
         new ExporterHarness("dgx-h100-mig-single", Clock.systemUTC(), dir, 1000, Map.of())) {
       x.kubelet.set(x.pods(60));
       x.agent.exporter().collect();
+      // The exporter's own loop (1 s) may publish a collection that started before the pods were
+      // set after this one; the next collection has all 60.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  x.get("/metrics", null)
+                          .body()
+                          .lines()
+                          .filter(l -> l.startsWith("DCGM_FI_DEV_FB_USED{"))
+                          .count()
+                      == 60);
       String body = x.get("/metrics", null).body();
       assertThat(body.lines().filter(l -> l.startsWith("DCGM_FI_DEV_FB_USED{"))).hasSize(60);
       assertThat(body)
