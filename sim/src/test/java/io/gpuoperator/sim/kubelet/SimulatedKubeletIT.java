@@ -166,13 +166,21 @@ class SimulatedKubeletIT {
                 "until [ -f /run/nvidia/validations/.driver-ctr-ready ]; do sleep 5; done"));
     admin.apps().daemonSets().inNamespace(ns).resource(toolkit).create();
     // It stays initializing until the driver runs.
+    // The checks below use the read that showed both the init containers' statuses and the
+    // Initialized condition (a CI run once read a status with the first and not the second).
+    java.util.concurrent.atomic.AtomicReference<Pod> seen =
+        new java.util.concurrent.atomic.AtomicReference<>();
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
-            () ->
-                podOn("toolkit", GPU_NODE) != null
-                    && podOn("toolkit", GPU_NODE).getStatus().getInitContainerStatuses() != null);
-    Pod waiting = podOn("toolkit", GPU_NODE);
+            () -> {
+              Pod p = podOn("toolkit", GPU_NODE);
+              seen.set(p);
+              return p != null
+                  && p.getStatus().getInitContainerStatuses() != null
+                  && condition(p, "Initialized") != null;
+            });
+    Pod waiting = seen.get();
     assertThat(waiting.getStatus().getPhase()).isEqualTo("Pending");
     assertThat(condition(waiting, "Initialized")).isEqualTo("False");
 
