@@ -165,13 +165,16 @@ class SimulatedKubeletIT {
                 "-c",
                 "until [ -f /run/nvidia/validations/.driver-ctr-ready ]; do sleep 5; done"));
     admin.apps().daemonSets().inNamespace(ns).resource(toolkit).create();
-    // It stays initializing until the driver runs.
+    // It stays initializing until the driver runs. Waits for the kubelet's status (its Initialized
+    // condition), not just for init container statuses: a pod with those but no Initialized
+    // condition was read here once pod workers ran on a shared executor (cause not found yet).
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
                 podOn("toolkit", GPU_NODE) != null
-                    && podOn("toolkit", GPU_NODE).getStatus().getInitContainerStatuses() != null);
+                    && podOn("toolkit", GPU_NODE).getStatus().getInitContainerStatuses() != null
+                    && condition(podOn("toolkit", GPU_NODE), "Initialized") != null);
     Pod waiting = podOn("toolkit", GPU_NODE);
     assertThat(waiting.getStatus().getPhase()).isEqualTo("Pending");
     assertThat(condition(waiting, "Initialized")).isEqualTo("False");
