@@ -1,8 +1,11 @@
 package io.gpuoperator.sim.kubelet;
 
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,7 +17,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@link #timer()}: short, non-blocking ticks (declared containers' behaviour);
  *   <li>{@link #api()}: periodic work that calls the API server or dials a socket and may block for
  *       a request's timeout (lease renewals, node status, device-plugin status writes and
- *       connections, DRA retries and registry scans).
+ *       connections, DRA retries and registry scans);
+ *   <li>{@link #pods()}: the pod workers' passes, which patch pod status and may wait on the API
+ *       server or a DRA plugin; it grows with the passes running at once, not with the pods.
  * </ul>
  *
  * Kept apart so an API server that stalls delays heartbeats, not containers. Daemon threads that
@@ -23,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class KubeletThreads {
   private static final ScheduledExecutorService TIMER = pool("kubelet-timer-", 2);
   private static final ScheduledExecutorService API = pool("kubelet-api-", 4);
+  private static final ExecutorService PODS = growing("kubelet-pod-");
 
   private KubeletThreads() {}
 
@@ -36,15 +42,30 @@ public final class KubeletThreads {
     return API;
   }
 
-  private static ScheduledExecutorService pool(String prefix, int threads) {
+  /**
+   * For the pod workers' passes. Unbounded, so a pass that waits (an API server that stalls, a DRA
+   * plugin that does not answer) never holds up another node's pods; threads end after 10 s idle.
+   */
+  public static ExecutorService pods() {
+    return PODS;
+  }
+
+  private static ExecutorService growing(String prefix) {
+    return new ThreadPoolExecutor(
+        0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), daemon(prefix));
+  }
+
+  private static ThreadFactory daemon(String prefix) {
     AtomicInteger n = new AtomicInteger();
-    ThreadFactory f =
-        r -> {
-          Thread t = new Thread(r, prefix + n.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        };
-    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(threads, f);
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static ScheduledExecutorService pool(String prefix, int threads) {
+    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(threads, daemon(prefix));
     e.setKeepAliveTime(30, TimeUnit.SECONDS);
     e.allowCoreThreadTimeOut(true);
     e.setRemoveOnCancelPolicy(true);

@@ -15,8 +15,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,12 +27,18 @@ import org.slf4j.LoggerFactory;
  * Runs one pod on a simulated node like a kubelet's pod worker: init containers in order, then the
  * containers, restarts per restartPolicy with back-off, status patches when something changed, and
  * the final delete once a terminating pod's containers have stopped. Its containers outlive the
- * worker thread, so a killed and restarted kubelet adopts them.
+ * worker, so a killed and restarted kubelet adopts them.
+ *
+ * <p>No thread of its own (a simulator runs thousands of pods): each pass ({@link #step()}) runs on
+ * the kubelets' shared pod executor ({@link KubeletThreads#pods()}) when something woke the worker
+ * (a pod update, a container that started, exited or changed readiness, the periodic tick that a
+ * kubelet's pod sync also has), never two passes of one pod at once.
  */
 final class PodWorker {
   private static final Logger LOG = LoggerFactory.getLogger(PodWorker.class);
   private static final long TICK_MS = 250;
   private static final long PREPARE_RETRY_MS = 1000;
+  private static final long ERROR_RETRY_MS = 1000;
 
   private final SimulatedKubelet kubelet;
   private final String uid;
@@ -41,11 +50,19 @@ final class PodWorker {
   private final Map<String, Instant> transitions = new HashMap<>();
   private final Instant startTime = Instant.now();
   private final String podIp;
-  private final Object signal = new Object();
+
+  /** True while a pass is queued or running; a wake meanwhile sets {@link #dirty} instead. */
+  private final AtomicBoolean queued = new AtomicBoolean();
+
+  /** Guards {@link #stepping}: who runs a pass now, so {@link #pause} can interrupt only that. */
+  private final Object stepGuard = new Object();
+
+  private Thread stepping;
+  private volatile boolean dirty;
+  private volatile long retryAt;
   private volatile Pod latest;
   private volatile boolean deletedFromApi;
   private volatile boolean running;
-  private boolean dirty;
   private boolean admitted;
   private boolean prepared;
   private long prepareRetryAt;
@@ -53,7 +70,9 @@ final class PodWorker {
   private PodAdmitHandler.Refusal refusal;
   private volatile PodStatus lastPosted;
   private String phase = "Pending";
-  private Future<?> thread;
+  private Executor executor;
+  private ScheduledExecutorService timer;
+  private ScheduledFuture<?> tick;
   private volatile boolean finished;
 
   PodWorker(SimulatedKubelet kubelet, Pod pod, String podIp) {
@@ -83,20 +102,56 @@ final class PodWorker {
     return finished;
   }
 
-  /** Starts (or, after a kubelet restart, resumes) the worker thread. */
-  synchronized void start(ExecutorService executor) {
-    if (finished || (thread != null && !thread.isDone())) {
+  /**
+   * Starts (or, after a kubelet restart, resumes) the worker: passes run on {@code executor}, the
+   * tick on {@code timer}.
+   */
+  synchronized void start(Executor executor, ScheduledExecutorService timer) {
+    if (finished || running) {
       return;
     }
+    this.executor = executor;
+    this.timer = timer;
     running = true;
     lastPosted = null; // a restarted kubelet re-posts everything, readiness included
-    thread = executor.submit(this::loop);
+    tick = timer.scheduleWithFixedDelay(this::wake, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    wake();
   }
 
-  /** Stops the worker thread; the containers keep running (the kubelet was killed). */
-  void pause() {
+  /**
+   * Stops the worker (the kubelet was killed): no pass starts any more, the one running is
+   * interrupted; the containers keep running. {@link #awaitPaused} waits for that pass to end.
+   */
+  synchronized void pause() {
     running = false;
-    wake();
+    cancelTick();
+    synchronized (stepGuard) {
+      if (stepping != null) {
+        stepping.interrupt();
+      }
+    }
+  }
+
+  /** Waits until no pass of this worker runs, at most until {@code deadlineMillis}. */
+  void awaitPaused(long deadlineMillis) {
+    synchronized (stepGuard) {
+      long left;
+      while (stepping != null && (left = deadlineMillis - System.currentTimeMillis()) > 0) {
+        try {
+          stepGuard.wait(left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private synchronized void cancelTick() {
+    if (tick != null) {
+      tick.cancel(false);
+      tick = null;
+    }
   }
 
   void update(Pod pod) {
@@ -150,39 +205,72 @@ final class PodWorker {
     }
   }
 
+  /** Asks for a pass: queues one unless one is queued or running (that one then runs again). */
   private void wake() {
-    synchronized (signal) {
-      dirty = true;
-      signal.notifyAll();
+    dirty = true;
+    if (running && !finished && queued.compareAndSet(false, true)) {
+      try {
+        executor.execute(this::runPasses);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        queued.set(false);
+      }
     }
   }
 
-  private void loop() {
-    Thread.currentThread().setName("pod-" + kubelet.nodeName() + "-" + name);
-    while (running) {
-      try {
-        if (step()) {
-          finished = true;
-          return;
-        }
-        synchronized (signal) {
-          if (!dirty) {
-            signal.wait(TICK_MS);
-          }
-          dirty = false;
-        }
-      } catch (InterruptedException e) {
+  /** Runs passes while something woke the worker during the last one. */
+  private void runPasses() {
+    synchronized (stepGuard) {
+      if (!running) {
+        queued.set(false);
         return;
-      } catch (KubernetesClientException e) {
-        if (!running) {
-          return;
-        }
-        LOG.warn("{}: API error {} {}", where(), e.getCode(), e.getMessage());
-        sleepQuietly(1000);
-      } catch (RuntimeException e) {
-        LOG.warn("{}: worker error", where(), e);
-        sleepQuietly(1000);
       }
+      stepping = Thread.currentThread();
+    }
+    try {
+      while (running && !finished && dirty) {
+        dirty = false;
+        if (System.currentTimeMillis() < retryAt) {
+          break; // after an error, as the kubelet's pod sync backs off; a wake at retryAt follows
+        }
+        if (passOnce()) {
+          finished = true;
+          cancelTick();
+        }
+      }
+    } finally {
+      synchronized (stepGuard) {
+        stepping = null;
+        Thread.interrupted(); // a pause() meant this pass, not the pool's next task
+        stepGuard.notifyAll();
+      }
+      queued.set(false);
+    }
+    if (dirty && running && !finished) {
+      wake(); // woken between the loop's last check and queued's reset
+    }
+  }
+
+  /** One pass and its errors; true when the pod is done with. */
+  private boolean passOnce() {
+    try {
+      return step();
+    } catch (KubernetesClientException e) {
+      if (running) {
+        LOG.warn("{}: API error {} {}", where(), e.getCode(), e.getMessage());
+        retryLater();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("{}: worker error", where(), e);
+      retryLater();
+    }
+    return false;
+  }
+
+  private void retryLater() {
+    retryAt = System.currentTimeMillis() + ERROR_RETRY_MS;
+    ScheduledExecutorService t = timer;
+    if (t != null) {
+      t.schedule(this::wake, ERROR_RETRY_MS, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -391,13 +479,5 @@ final class PodWorker {
     List<ContainerSlot> out = new ArrayList<>(init);
     out.addAll(main);
     return out;
-  }
-
-  private static void sleepQuietly(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

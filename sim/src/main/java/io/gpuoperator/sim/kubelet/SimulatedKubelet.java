@@ -24,8 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +60,6 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final Map<String, Pod> admitted = new ConcurrentHashMap<>();
   private final AtomicInteger podCounter = new AtomicInteger();
   private final List<ScheduledFuture<?>> heartbeats = new ArrayList<>();
-  private ExecutorService podThreads;
   private SharedIndexInformer<Pod> informer;
   private volatile boolean running;
   private volatile boolean closed;
@@ -161,7 +158,6 @@ public final class SimulatedKubelet implements AutoCloseable {
     // controller after an outage) or when the report interval has passed.
     heartbeats.add(
         api.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS));
-    podThreads = Executors.newCachedThreadPool(daemonThreads("pods-" + nodeName()));
     informer =
         client
             .pods()
@@ -177,7 +173,7 @@ public final class SimulatedKubelet implements AutoCloseable {
       if (!present.contains(e.getKey())) {
         e.getValue().deletedFromApi();
       }
-      e.getValue().start(podThreads);
+      e.getValue().start(KubeletThreads.pods(), timer);
     }
     for (KubeletLifecycle l : lifecycles) {
       l.started(startedBefore);
@@ -204,8 +200,10 @@ public final class SimulatedKubelet implements AutoCloseable {
     for (PodWorker w : workers.values()) {
       w.pause();
     }
-    podThreads.shutdownNow();
-    awaitQuietly(podThreads);
+    long deadline = System.currentTimeMillis() + 10_000;
+    for (PodWorker w : workers.values()) {
+      w.awaitPaused(deadline);
+    }
     for (KubeletLifecycle l : lifecycles) {
       l.killed();
     }
@@ -481,7 +479,7 @@ public final class SimulatedKubelet implements AutoCloseable {
             new PodWorker(
                 SimulatedKubelet.this, pod, NodeModel.podIp(index, podCounter.getAndIncrement()));
         workers.put(uid, w);
-        w.start(podThreads);
+        w.start(KubeletThreads.pods(), timer);
       } else {
         w.update(pod);
       }
@@ -493,23 +491,6 @@ public final class SimulatedKubelet implements AutoCloseable {
       if (w != null) {
         w.deletedFromApi();
       }
-    }
-  }
-
-  private static java.util.concurrent.ThreadFactory daemonThreads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
-  private static void awaitQuietly(ExecutorService e) {
-    try {
-      e.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException ex) {
-      Thread.currentThread().interrupt();
     }
   }
 
