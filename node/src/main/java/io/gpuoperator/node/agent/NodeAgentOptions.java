@@ -3,6 +3,7 @@ package io.gpuoperator.node.agent;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.gpuoperator.api.LeanSerialization;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
@@ -161,7 +162,10 @@ public final class NodeAgentOptions {
     Settings.Resolved<Path> file = s.resolve(KUBECONFIG);
     Config config = Kubeconfigs.load(file.value(), file.origin());
     config.setUserAgent("gpu-operator/" + agent);
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return new KubernetesClientBuilder()
+        .withConfig(config)
+        .withKubernetesSerialization(LeanSerialization.create())
+        .build();
   }
 
   /** Whether a kubeconfig was named or the process runs in a cluster. */

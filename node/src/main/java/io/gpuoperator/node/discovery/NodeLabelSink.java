@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import java.io.IOException;
 import java.util.Map;
 import java.util.Optional;
@@ -48,7 +49,10 @@ public final class NodeLabelSink implements LabelSink {
     } catch (JsonProcessingException e) {
       throw new IOException(e);
     }
-    client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), body);
+    client
+        .nodes()
+        .resource(PatchTarget.of(Node::new, null, nodeName))
+        .patch(PatchContext.of(PatchType.JSON_MERGE), body);
     LOG.info("kind=Node name={}: labels patched: {}", nodeName, patch.get());
   }
 

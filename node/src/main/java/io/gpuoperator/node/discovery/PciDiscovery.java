@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -49,7 +50,7 @@ public final class PciDiscovery {
     }
     client
         .nodes()
-        .withName(nodeName)
+        .resource(PatchTarget.of(Node::new, null, nodeName))
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"metadata\":{\"labels\":{\"" + LABEL + "\":\"" + value + "\"}}}");

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.node.agent.HostedAgents;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,7 +49,10 @@ public final class KubernetesNodeOps implements NodeOps {
   public void patchLabels(Map<String, String> labels) {
     Map<String, Object> values = new HashMap<>(labels); // null removes
     String patch = Serialization.asJson(Map.of("metadata", Map.of("labels", values)));
-    client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    client
+        .nodes()
+        .resource(PatchTarget.of(Node::new, null, nodeName))
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     LOG.info("node {}: labels {}", nodeName, labels);
   }
 

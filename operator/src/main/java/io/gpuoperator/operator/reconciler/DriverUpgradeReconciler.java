@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.operator.config.OperatorConfig;
@@ -351,7 +352,10 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   private UpgradeNode write(UpgradeNode n, Step step) {
     String patch = NodePatch.of(step);
     Node result =
-        client.nodes().withName(n.name()).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+        client
+            .nodes()
+            .resource(PatchTarget.of(Node::new, null, n.name()))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     written.put(n.name(), UpgradeViews.slim(result));
     UpgradeState from = n.state();
     if (step.to() != null && step.to() != from) {

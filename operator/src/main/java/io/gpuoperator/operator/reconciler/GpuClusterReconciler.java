@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
@@ -206,7 +207,7 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
     LOG.info("Node {}: {}={}", node.getMetadata().getName(), key, Labels.TRUE);
     client
         .nodes()
-        .withName(node.getMetadata().getName())
+        .resource(PatchTarget.of(Node::new, null, node.getMetadata().getName()))
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"metadata\":{\"labels\":{\"" + key + "\":\"" + Labels.TRUE + "\"}}}");

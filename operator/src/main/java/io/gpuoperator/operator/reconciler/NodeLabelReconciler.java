@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
@@ -133,7 +134,10 @@ public class NodeLabelReconciler implements Reconciler<Node> {
     }
     LOG.info("{}: {}", what, mergePatch);
     Node result =
-        client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+        client
+            .nodes()
+            .resource(PatchTarget.of(Node::new, null, name))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
     Long now = version(result);
     if (now != null) {
       written.put(name, now);

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
@@ -279,7 +280,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
         value.equals("null") ? "removed" : "= " + value);
     client
         .nodes()
-        .withName(node)
+        .resource(PatchTarget.of(Node::new, null, node))
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"metadata\":{\"labels\":{\"" + DriverOwners.OWNER + "\":" + value + "}}}");

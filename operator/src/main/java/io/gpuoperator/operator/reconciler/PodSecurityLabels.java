@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -64,7 +65,7 @@ final class PodSecurityLabels {
     patch.append("}}}");
     client
         .namespaces()
-        .withName(namespace)
+        .resource(PatchTarget.of(Namespace::new, null, namespace))
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     return true;
   }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.gpuoperator.api.LeanSerialization;
 import java.net.http.HttpClient;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -24,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       threads exist, not what runs in what order;
  *   <li>one {@link KubernetesSerialization} (its Jackson mapper and the deserializers it builds for
  *       every model class: a few MiB of reflection metadata per client otherwise). Jackson's
- *       mappers are thread-safe; nothing in it depends on the credential.
+ *       mappers are thread-safe; nothing in it depends on the credential. It skips managedFields
+ *       ({@link LeanSerialization}): no kubelet or agent reads them.
  * </ul>
  *
  * <p>The pool is JVM-wide and made of daemon threads that end after 5 s idle (a burst of requests
@@ -42,7 +44,7 @@ public final class SharedClientResources {
           new SynchronousQueue<>(),
           daemon("kube-client-"));
 
-  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  private static final KubernetesSerialization SERIALIZATION = LeanSerialization.create();
 
   private SharedClientResources() {}
 

@@ -1,6 +1,7 @@
 package io.gpuoperator.sim.kubelet.deviceplugin;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
@@ -436,7 +438,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
       client
           .pods()
           .inNamespace(namespace)
-          .withName(name)
+          .resource(PatchTarget.of(Pod::new, namespace, name))
           .subresource("status")
           .patch(PatchContext.of(PatchType.JSON_MERGE), body);
     } catch (KubernetesClientException e) {
@@ -520,7 +522,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
     try {
       client
           .nodes()
-          .withName(nodeName)
+          .resource(PatchTarget.of(Node::new, null, nodeName))
           .subresource("status")
           .patch(PatchContext.of(PatchType.JSON_MERGE), body);
       published.clear();
