@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -35,38 +35,42 @@ final class CudaValidation {
     String ns = config.namespace();
     client.pods().inNamespace(ns).resource(pod).create();
     try {
-      Instant deadline = Instant.now().plus(config.timeout());
-      long pollMs = Math.min(config.poll().toMillis(), 1000);
-      while (true) {
-        Pod now = client.pods().inNamespace(ns).withName(name).get();
-        if (now == null) {
-          throw new ValidationException("cuda: workload pod " + ns + "/" + name + " disappeared");
-        }
-        String phase = now.getStatus() == null ? null : now.getStatus().getPhase();
-        if ("Succeeded".equals(phase)) {
-          return "";
-        }
-        if ("Failed".equals(phase)) {
-          throw new ValidationException(
-              "cuda: workload pod " + ns + "/" + name + " failed: " + why(now));
-        }
-        if (!Instant.now().isBefore(deadline)) {
-          throw new ValidationException(
-              "cuda: workload pod "
-                  + ns
-                  + "/"
-                  + name
-                  + " did not complete within "
-                  + config.timeout().toSeconds()
-                  + " s (phase "
-                  + phase
-                  + ")");
-        }
-        Thread.sleep(pollMs);
+      // Watched, not polled: the pod's phase changes a few times in its life.
+      var resource = client.pods().inNamespace(ns).withName(name);
+      Optional<Watches.Holder<Pod>> met =
+          Watches.until(
+              resource,
+              p -> p == null || "Succeeded".equals(phase(p)) || "Failed".equals(phase(p)),
+              config.timeout());
+      Pod now = met.isPresent() ? met.get().value() : resource.get();
+      if (now == null) {
+        throw new ValidationException("cuda: workload pod " + ns + "/" + name + " disappeared");
       }
+      String phase = phase(now);
+      if ("Succeeded".equals(phase)) {
+        return "";
+      }
+      if ("Failed".equals(phase)) {
+        throw new ValidationException(
+            "cuda: workload pod " + ns + "/" + name + " failed: " + why(now));
+      }
+      throw new ValidationException(
+          "cuda: workload pod "
+              + ns
+              + "/"
+              + name
+              + " did not complete within "
+              + config.timeout().toSeconds()
+              + " s (phase "
+              + phase
+              + ")");
     } finally {
       client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
     }
+  }
+
+  private static String phase(Pod p) {
+    return p.getStatus() == null ? null : p.getStatus().getPhase();
   }
 
   /**
