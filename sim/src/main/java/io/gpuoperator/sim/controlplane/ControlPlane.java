@@ -304,6 +304,11 @@ public final class ControlPlane implements AutoCloseable {
 
   private String etcdUrl;
 
+  /** The components' flags for the number of node identities (README "Sized for the cluster"). */
+  private ControlPlaneSizing sizing() {
+    return ControlPlaneSizing.forNodes(options.nodes.size());
+  }
+
   private void startApiServer(Path bin) throws IOException, InterruptedException {
     apiServerPort = freePort();
     List<String> args =
@@ -339,6 +344,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--audit-log-path=" + dir.resolve("audit.log"),
                 "--audit-policy-file=" + writeAuditPolicy(),
                 "--audit-log-format=json"));
+    args.addAll(sizing().apiServerArgs());
     args.addAll(options.extraApiServerArgs);
     options.featureGatesArg().ifPresent(args::add);
     apiServerCommand = List.copyOf(args);
@@ -386,13 +392,19 @@ public final class ControlPlane implements AutoCloseable {
 
   /**
    * Write requests are recorded in {@link #auditLog()} so tests can count what a component wrote
-   * (for example: an idle operator writes nothing).
+   * (for example: an idle operator writes nothing); above 100 nodes without the nodes' lease
+   * renewals and pod status ({@link ControlPlaneSizing#auditsNodeStatus()}).
    */
   private Path writeAuditPolicy() throws IOException {
     Path policy = dir.resolve("audit-policy.yaml");
     Files.writeString(
         policy,
         "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n"
+            + (sizing().auditsNodeStatus()
+                ? ""
+                : "- level: None\n  userGroups: [\"system:nodes\"]\n  verbs: [update, patch]\n"
+                    + "  resources:\n  - {group: coordination.k8s.io, resources: [leases]}\n"
+                    + "  - {group: \"\", resources: [pods/status]}\n")
             + "- level: Metadata\n  verbs: [create, update, patch, delete, deletecollection]\n"
             + "- level: None\n");
     return policy;
@@ -428,6 +440,7 @@ public final class ControlPlane implements AutoCloseable {
     if (options.controllers != null) {
       args.add("--controllers=" + options.controllers);
     }
+    args.addAll(sizing().controllerManagerArgs());
     options.featureGatesArg().ifPresent(args::add);
     ManagedProcess kcm = launch("kube-controller-manager", args);
     waitHttp(
@@ -453,6 +466,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--secure-port=" + port,
                 "--cert-dir=" + dir.resolve("scheduler-certs"),
                 "--leader-elect=false"));
+    args.addAll(sizing().schedulerArgs());
     options.featureGatesArg().ifPresent(args::add);
     ManagedProcess sched = launch("kube-scheduler", args);
     waitHttp(
