@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What a container of NVIDIA's images runs, read from its command line the way a shell would: the
@@ -28,7 +26,6 @@ import org.slf4j.LoggerFactory;
  */
 public record Entrypoint(
     String program, List<String> args, List<String> waits, boolean sourcesDriverReady) {
-  private static final Logger LOG = LoggerFactory.getLogger(Entrypoint.class);
   private static final Set<String> SHELLS = Set.of("sh", "bash");
   private static final Pattern WAIT_FOR_MARKER =
       Pattern.compile(
@@ -113,23 +110,17 @@ public record Entrypoint(
       if (v == null || v.getConfigMap() == null) {
         return null;
       }
-      try {
-        ConfigMap cm =
-            ctx.client()
-                .configMaps()
-                .inNamespace(ctx.pod().getMetadata().getNamespace())
-                .withName(v.getConfigMap().getName())
-                .get();
-        String key = m.getSubPath() == null ? basename(path) : m.getSubPath();
-        return cm == null || cm.getData() == null ? null : cm.getData().get(key);
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "cannot read the script {} of container {}: {}",
-            path,
-            ctx.container().getName(),
-            e.toString());
-        return null;
-      }
+      // A read that fails (an API server too busy to answer) fails the container's start, which
+      // the pod worker retries, as a kubelet retries a ConfigMap volume it could not mount:
+      // without the script the container would run as if its entrypoint had nothing to do.
+      ConfigMap cm =
+          ctx.client()
+              .configMaps()
+              .inNamespace(ctx.pod().getMetadata().getNamespace())
+              .withName(v.getConfigMap().getName())
+              .get();
+      String key = m.getSubPath() == null ? basename(path) : m.getSubPath();
+      return cm == null || cm.getData() == null ? null : cm.getData().get(key);
     }
     return null;
   }

@@ -21,7 +21,7 @@ public record KubeletOptions(
   public static KubeletOptions defaults() {
     return new KubeletOptions(
         Duration.ofSeconds(10),
-        Duration.ofMinutes(1),
+        Duration.ofMinutes(5),
         Duration.ofSeconds(10),
         Duration.ofMinutes(5));
   }

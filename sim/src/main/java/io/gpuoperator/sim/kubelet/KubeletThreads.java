@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * simulator runs hundreds of kubelets in one process; a real kubelet has one node to serve):
  *
  * <ul>
- *   <li>{@link #timer()}: short, non-blocking ticks (declared containers' behaviour);
+ *   <li>{@link #timer()}: short, non-blocking ticks (declared containers' behaviour, lease renewals
+ *       sent without waiting for their responses);
  *   <li>{@link #api()}: periodic work that calls the API server or dials a socket and may block for
  *       a request's timeout (lease renewals, node status, device-plugin status writes and
  *       connections, DRA retries and registry scans);
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class KubeletThreads {
   private static final ScheduledExecutorService TIMER = pool("kubelet-timer-", 2);
-  private static final ScheduledExecutorService API = pool("kubelet-api-", 4);
+  private static final ScheduledExecutorService API = pool("kubelet-api-", 8);
   private static final ExecutorService PODS = growing("kubelet-pod-");
 
   private KubeletThreads() {}

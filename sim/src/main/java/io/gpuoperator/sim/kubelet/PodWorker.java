@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.PatchTarget;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,6 +70,7 @@ final class PodWorker {
   private String notPrepared;
   private PodAdmitHandler.Refusal refusal;
   private volatile PodStatus lastPosted;
+  private volatile long lastPostedAt;
   private String phase = "Pending";
   private Executor executor;
   private ScheduledExecutorService timer;
@@ -114,7 +116,10 @@ final class PodWorker {
     this.timer = timer;
     running = true;
     lastPosted = null; // a restarted kubelet re-posts everything, readiness included
-    tick = timer.scheduleWithFixedDelay(this::wake, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    // With status coalescing (a large cluster) the tick is that interval: it is what posts a
+    // deferred status, and at thousands of pods a 250 ms tick is a busy timer for nothing.
+    long every = Math.max(TICK_MS, kubelet.statusCoalescing());
+    tick = timer.scheduleWithFixedDelay(this::wake, every, every, TimeUnit.MILLISECONDS);
     wake();
   }
 
@@ -458,18 +463,24 @@ final class PodWorker {
     if (status.equals(lastPosted)) {
       return;
     }
+    long now = System.currentTimeMillis();
+    boolean terminal = phase.equals("Succeeded") || phase.equals("Failed");
+    if (lastPosted != null && !terminal && now - lastPostedAt < kubelet.statusCoalescing()) {
+      return; // a later pass (the tick) posts the latest status once the interval has passed
+    }
     String patch = "{\"status\":" + Serialization.asJson(status) + "}";
     kubelet
         .client()
         .pods()
         .inNamespace(namespace)
-        .withName(name)
+        .resource(PatchTarget.of(Pod::new, namespace, name))
         .subresource("status")
         .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     if (lastPosted == null || !phase.equals(lastPosted.getPhase())) {
       LOG.info("{}: phase {}", where(), phase);
     }
     lastPosted = status;
+    lastPostedAt = now;
     if (phase.equals("Succeeded") || phase.equals("Failed")) {
       kubelet.podGone(latest);
     }

@@ -10,11 +10,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.PatchTarget;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -55,6 +58,8 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final List<PodPreparer> preparers;
   private final ScheduledExecutorService timer;
   private final ServiceAccountTokens serviceAccountTokens;
+  private final NodeCache nodeCache;
+  private final Duration statusCoalescing;
   private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
   private final Set<String> released = ConcurrentHashMap.newKeySet();
   private final Map<String, Pod> admitted = new ConcurrentHashMap<>();
@@ -64,7 +69,23 @@ public final class SimulatedKubelet implements AutoCloseable {
   private volatile boolean running;
   private volatile boolean closed;
   private boolean startedBefore;
+
+  /**
+   * Guards {@link #lastRenew}, {@link #renewing} and {@link #heldLease}, never held across a
+   * request: the shared timer sends renewals and must not wait behind a kubelet's own monitor (held
+   * by admission).
+   */
+  private final Object leaseLock = new Object();
+
+  /** Serialises blocking lease renewals (start, and a Lease found gone). */
+  private final Object leaseCreateLock = new Object();
+
+  /** Serialises admissions (two pods never both get the last GPU). */
+  private final Object admitLock = new Object();
+
   private String lastRenew = "";
+  private boolean renewing;
+  private Lease heldLease;
   private volatile Instant lastStatus = Instant.EPOCH;
 
   private SimulatedKubelet(Builder b) {
@@ -81,6 +102,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     // Shared by every kubelet of the JVM: a node's containers cancel their ticks when they stop.
     this.timer = KubeletThreads.timer();
     this.serviceAccountTokens = new ServiceAccountTokens(client);
+    this.nodeCache = b.nodeCache;
+    this.statusCoalescing = b.statusCoalescing;
   }
 
   /**
@@ -127,6 +150,11 @@ public final class SimulatedKubelet implements AutoCloseable {
     return runners;
   }
 
+  /** Least milliseconds between two status patches of a pod (0: every change at once). */
+  long statusCoalescing() {
+    return statusCoalescing.toMillis();
+  }
+
   ScheduledExecutorService timer() {
     return timer;
   }
@@ -148,11 +176,16 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
     running = true;
     register();
-    renewLease();
+    synchronized (leaseCreateLock) {
+      renewLease();
+    }
     long lease = options.leaseRenewInterval().toMillis();
     ScheduledExecutorService api = KubeletThreads.api();
+    // Renewals are sent without holding a thread (one in flight per node): at 1,000 nodes that is
+    // 100 a second, which a few threads waiting on a busy API server could not keep up with.
     heartbeats.add(
-        api.scheduleWithFixedDelay(this::renewLeaseQuietly, lease, lease, TimeUnit.MILLISECONDS));
+        KubeletThreads.timer()
+            .scheduleWithFixedDelay(this::renewLeaseAsync, lease, lease, TimeUnit.MILLISECONDS));
     // As the kubelet's nodeStatusUpdateFrequency: every lease interval, compare with what the API
     // server holds and post when it differs (e.g. Ready=Unknown set by the node-lifecycle
     // controller after an outage) or when the report interval has passed.
@@ -194,7 +227,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     if (informer != null) {
       informer.close();
     }
-    // A heartbeat that is running finishes (the lease renewal holds this lock and sees !running).
+    // Ticks queued from now on see !running; a renewal already sent may still land, as a crashed
+    // kubelet's last request may.
     heartbeats.forEach(f -> f.cancel(false));
     heartbeats.clear();
     for (PodWorker w : workers.values()) {
@@ -248,7 +282,8 @@ public final class SimulatedKubelet implements AutoCloseable {
       return;
     }
     try {
-      Node node = client.nodes().withName(nodeName()).get();
+      Node node =
+          nodeCache != null ? nodeCache.get(nodeName()) : client.nodes().withName(nodeName()).get();
       Instant now = Instant.now();
       Instant since = now;
       List<NodeCondition> current =
@@ -296,28 +331,134 @@ public final class SimulatedKubelet implements AutoCloseable {
     String patch = "{\"status\":" + Serialization.asJson(status) + "}";
     client
         .nodes()
-        .withName(nodeName())
+        .resource(PatchTarget.of(Node::new, null, nodeName()))
         .subresource("status")
         .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
   }
 
-  private synchronized void renewLeaseQuietly() {
-    if (!running) {
-      return; // killed while this run was queued
+  /**
+   * Sends a lease renewal and returns: the response is handled on the client's threads. As the
+   * kubelet, an update (PUT) of the Lease it last got back, with a new renew time; the API server
+   * applies no patch for it. A renewal still in flight (a slow API server) makes this tick skip, as
+   * the kubelet's next attempt waits for its last. A conflict (someone else wrote the Lease) or a
+   * Lease that is gone is handled on the API pool: merge-patched, or created again.
+   */
+  private void renewLeaseAsync() {
+    String now;
+    Lease last;
+    synchronized (leaseLock) {
+      if (!running || renewing || heldLease == null) {
+        return;
+      }
+      renewing = true;
+      now = nextRenewTime();
+      last = heldLease;
     }
-    try {
-      renewLease();
-    } catch (RuntimeException e) {
-      LOG.warn("node {}: lease renewal failed: {}", nodeName(), e.toString());
+    Lease renewed =
+        new LeaseBuilder(last)
+            .editSpec()
+            .withRenewTime(java.time.ZonedDateTime.parse(now))
+            .withHolderIdentity(nodeName())
+            .endSpec()
+            .build();
+    HttpClient http = client.getHttpClient();
+    HttpRequest request =
+        http.newHttpRequestBuilder()
+            .uri(leaseUrl())
+            .put("application/json", client.getKubernetesSerialization().asJson(renewed))
+            .build();
+    http.sendAsync(request, String.class)
+        .whenComplete(
+            (response, error) -> {
+              Lease back = null;
+              if (error == null && response.isSuccessful()) {
+                try {
+                  back =
+                      client.getKubernetesSerialization().unmarshal(response.body(), Lease.class);
+                } catch (RuntimeException e) {
+                  error = e;
+                }
+              }
+              synchronized (leaseLock) {
+                renewing = false;
+                if (back != null) {
+                  held(back, now);
+                }
+              }
+              if (error != null) {
+                LOG.warn("node {}: lease renewal failed: {}", nodeName(), error.toString());
+              } else if (response.code() == 404 || response.code() == 409) {
+                KubeletThreads.api().execute(this::renewLeaseQuietly);
+              } else if (!response.isSuccessful()) {
+                LOG.warn(
+                    "node {}: lease renewal failed: HTTP {} {}",
+                    nodeName(),
+                    response.code(),
+                    response.body());
+              }
+            });
+  }
+
+  /** Records the Lease the API server returned for a renewal at {@code time}. */
+  private void held(Lease lease, String time) {
+    synchronized (leaseLock) {
+      heldLease = lease;
+      if (time.compareTo(lastRenew) > 0) {
+        lastRenew = time;
+      }
     }
   }
 
-  private synchronized void renewLease() {
+  private String leaseUrl() {
+    String base = client.getMasterUrl().toString();
+    return (base.endsWith("/") ? base : base + "/")
+        + "apis/coordination.k8s.io/v1/namespaces/"
+        + KubeletConstants.LEASE_NAMESPACE
+        + "/leases/"
+        + nodeName();
+  }
+
+  /** Renews (or creates again) the Lease, blocking; only after a renewal found it gone. */
+  private void renewLeaseQuietly() {
+    synchronized (leaseCreateLock) {
+      if (!running) {
+        return; // killed while this run was queued
+      }
+      try {
+        renewLease();
+      } catch (RuntimeException e) {
+        LOG.warn("node {}: lease renewal failed: {}", nodeName(), e.toString());
+      }
+    }
+  }
+
+  /** Now as a MicroTime, strictly after the last renewal the API server accepted. */
+  private String nextRenewTime() {
     String now = MICRO_TIME.format(Instant.now());
     if (now.compareTo(lastRenew) <= 0) {
       now = MICRO_TIME.format(Instant.parse(lastRenew).plusNanos(1000));
     }
+    return now;
+  }
+
+  private void renewLease() {
+    String now;
+    synchronized (leaseLock) {
+      now = nextRenewTime();
+    }
     var leases = client.leases().inNamespace(KubeletConstants.LEASE_NAMESPACE);
+    // At start, or when a renewal found the Lease gone or changed: once it exists a merge patch
+    // (no read first); a 404 means someone deleted it, so it is created again.
+    if (renewedBefore()) {
+      try {
+        patchLease(now);
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 404) {
+          throw e;
+        }
+      }
+    }
     if (leases.withName(nodeName()).get() == null) {
       Node node = client.nodes().withName(nodeName()).get();
       Lease lease =
@@ -339,8 +480,7 @@ public final class SimulatedKubelet implements AutoCloseable {
               .endSpec()
               .build();
       try {
-        leases.resource(lease).create();
-        lastRenew = now;
+        held(leases.resource(lease).create(), now);
         return;
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
@@ -348,12 +488,29 @@ public final class SimulatedKubelet implements AutoCloseable {
         }
       }
     }
-    leases
-        .withName(nodeName())
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"spec\":{\"renewTime\":\"" + now + "\",\"holderIdentity\":\"" + nodeName() + "\"}}");
-    lastRenew = now;
+    patchLease(now);
+  }
+
+  private void patchLease(String now) {
+    Lease back =
+        client
+            .leases()
+            .inNamespace(KubeletConstants.LEASE_NAMESPACE)
+            .resource(PatchTarget.of(Lease::new, KubeletConstants.LEASE_NAMESPACE, nodeName()))
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"renewTime\":\""
+                    + now
+                    + "\",\"holderIdentity\":\""
+                    + nodeName()
+                    + "\"}}");
+    held(back, now);
+  }
+
+  private boolean renewedBefore() {
+    synchronized (leaseLock) {
+      return !lastRenew.isEmpty();
+    }
   }
 
   /**
@@ -361,11 +518,22 @@ public final class SimulatedKubelet implements AutoCloseable {
    * admitted pods hold, then every handler must accept it. Serialised, so two pods never both get
    * the last GPU.
    */
-  synchronized PodAdmitHandler.Refusal admit(Pod pod) {
-    Node node = client.nodes().withName(nodeName()).get();
-    Map<String, io.fabric8.kubernetes.api.model.Quantity> allocatable =
-        node == null || node.getStatus() == null ? Map.of() : node.getStatus().getAllocatable();
-    PodAdmitHandler.Refusal refusal = ResourceFit.check(pod, allocatable, admitted.values());
+  PodAdmitHandler.Refusal admit(Pod pod) {
+    // Its own lock, not the kubelet's: a read that hangs on the API server must not keep kill()
+    // (Ctrl-C) waiting; kill() interrupts the pod's pass instead.
+    synchronized (admitLock) {
+      return admitLocked(pod);
+    }
+  }
+
+  private PodAdmitHandler.Refusal admitLocked(Pod pod) {
+    // The shared cache first (no request per pod); a refusal is confirmed with a fresh read, as
+    // the cache may not have heard of the capacity a device plugin just registered.
+    PodAdmitHandler.Refusal refusal =
+        nodeCache == null ? null : fit(pod, nodeCache.get(nodeName()));
+    if (nodeCache == null || refusal != null) {
+      refusal = fit(pod, client.nodes().withName(nodeName()).get());
+    }
     if (refusal != null) {
       return refusal;
     }
@@ -377,6 +545,12 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
     admitted.put(pod.getMetadata().getUid(), pod);
     return null;
+  }
+
+  private PodAdmitHandler.Refusal fit(Pod pod, Node node) {
+    Map<String, io.fabric8.kubernetes.api.model.Quantity> allocatable =
+        node == null || node.getStatus() == null ? Map.of() : node.getStatus().getAllocatable();
+    return ResourceFit.check(pod, allocatable, admitted.values());
   }
 
   /**
@@ -395,7 +569,7 @@ public final class SimulatedKubelet implements AutoCloseable {
 
   /** Releases what admission handlers and preparers gave the pod, once. */
   void podGone(Pod pod) {
-    synchronized (this) {
+    synchronized (admitLock) {
       admitted.remove(pod.getMetadata().getUid());
     }
     if (released.add(pod.getMetadata().getUid())) {
@@ -502,6 +676,8 @@ public final class SimulatedKubelet implements AutoCloseable {
     private int index;
     private ContainerRunners runners = ContainerRunners.declaredOnly();
     private KubernetesClient agentClient;
+    private NodeCache nodeCache;
+    private Duration statusCoalescing = Duration.ZERO;
     private KubeletOptions options = KubeletOptions.defaults();
     private final List<PodAdmitHandler> admitHandlers = new ArrayList<>();
     private final List<KubeletLifecycle> lifecycles = new ArrayList<>();
@@ -538,6 +714,26 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
 
     /** The client in-process agents get (a service-account stand-in). */
+    /**
+     * Where the status heartbeat reads the node's Node (shared by the kubelets of a cluster);
+     * without one it GETs it with the node's credential.
+     */
+    public Builder nodeCache(NodeCache cache) {
+      this.nodeCache = cache;
+      return this;
+    }
+
+    /**
+     * Posts a pod's status at most once per {@code interval} while it runs (its first status and
+     * its end at once; changes in between as one patch with the latest). Pod status patches are
+     * most of what an API server does for a rollout to many nodes; a kubelet posts each change, so
+     * the default, zero, does too.
+     */
+    public Builder statusCoalescing(Duration interval) {
+      this.statusCoalescing = interval;
+      return this;
+    }
+
     public Builder agentClient(KubernetesClient client) {
       this.agentClient = client;
       return this;

@@ -8,6 +8,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -27,6 +31,9 @@ public final class SimulatedNodes implements AutoCloseable {
   /** The prefix of the nodes' temp directory (stale ones are removed at start). */
   public static final String DIR_PREFIX = "gpu-operator-nodes-";
 
+  /** Kubelets started (and stopped) at once. */
+  private static final int STARTERS = 8;
+
   private SimulatedNodes(Path root) {
     this.root = root;
   }
@@ -44,8 +51,12 @@ public final class SimulatedNodes implements AutoCloseable {
       BiFunction<NodeDescription, SimulatedKubelet.Builder, SimulatedKubelet.Builder> customize)
       throws IOException {
     SimulatedNodes out = new SimulatedNodes(RunDirs.create(DIR_PREFIX));
+    // Built in order, started a few at a time: a start is mostly waiting on the API server
+    // (register, lease, the first pod list), so 1,000 nodes one by one would take minutes.
+    ExecutorService starter = starters(nodes.size(), "kubelet-start");
     try {
       int index = 0;
+      List<Future<?>> started = new ArrayList<>();
       for (NodeDescription d : nodes) {
         KubernetesClient client = nodeClients.apply(d.name());
         out.clients.add(client);
@@ -53,12 +64,27 @@ public final class SimulatedNodes implements AutoCloseable {
             SimulatedKubelet.builder(client, d, NodeDirs.create(out.root, d.name())).index(index++);
         SimulatedKubelet k = customize.apply(d, b).build();
         out.kubelets.put(d.name(), k);
-        k.start();
+        started.add(starter.submit(k::start));
+      }
+      for (Future<?> f : started) {
+        f.get();
       }
       return out;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      out.close();
+      throw new IOException("interrupted while starting the simulated nodes", e);
+    } catch (ExecutionException e) {
+      out.close();
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(e.getCause());
     } catch (IOException | RuntimeException e) {
       out.close();
       throw e;
+    } finally {
+      starter.shutdownNow();
     }
   }
 
@@ -81,16 +107,48 @@ public final class SimulatedNodes implements AutoCloseable {
     return k;
   }
 
+  /**
+   * Stops every kubelet and its containers, a few at a time (a kubelet waits up to 10 s for its pod
+   * workers' passes, so 1,000 one by one could take minutes), then closes the clients and removes
+   * the nodes' directories.
+   */
   @Override
   public void close() {
+    ExecutorService stopper = starters(kubelets.size(), "kubelet-stop");
+    List<Future<?>> stopped = new ArrayList<>();
     for (SimulatedKubelet k : kubelets.values()) {
-      try {
-        k.close();
-      } catch (RuntimeException e) {
-        LOG.warn("stopping the kubelet of node {}: {}", k.nodeName(), e.toString());
+      stopped.add(
+          stopper.submit(
+              () -> {
+                try {
+                  k.close();
+                } catch (RuntimeException e) {
+                  LOG.warn("stopping the kubelet of node {}: {}", k.nodeName(), e.toString());
+                }
+              }));
+    }
+    try {
+      for (Future<?> f : stopped) {
+        f.get();
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      LOG.warn("stopping the kubelets: {}", e.getCause().toString());
+    } finally {
+      stopper.shutdown();
     }
     clients.forEach(KubernetesClient::close);
     RunDirs.deleteTree(root);
+  }
+
+  private static ExecutorService starters(int kubelets, String name) {
+    return Executors.newFixedThreadPool(
+        Math.max(1, Math.min(STARTERS, kubelets)),
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 }
