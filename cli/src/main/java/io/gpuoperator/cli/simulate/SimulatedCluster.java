@@ -2,16 +2,19 @@ package io.gpuoperator.cli.simulate;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.controlplane.ControlPlaneSizing;
 import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.DraSupport;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeCache;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
 import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +39,7 @@ public final class SimulatedCluster implements AutoCloseable {
   private final ExporterInProcessAgent exporter;
   private final OperatorInProcessAgent operator = new OperatorInProcessAgent();
   private SimulatedNodes nodes;
+  private NodeCache nodeCache;
 
   private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
     this.backends = backends;
@@ -92,6 +96,13 @@ public final class SimulatedCluster implements AutoCloseable {
               .program("nvidia-toolkit", toolkit, false)
               .program("config-manager", new ConfigManagerAgent(), false)
               .build();
+      c.nodeCache = NodeCache.start(c.agentClient);
+      // Above the size Kubernetes' defaults suit, pod status changes are posted at most once a
+      // second per pod: the API server's cost of a rollout is mostly those patches.
+      Duration statusCoalescing =
+          descriptions.size() > ControlPlaneSizing.DEFAULTS_UP_TO
+              ? Duration.ofSeconds(1)
+              : Duration.ZERO;
       c.nodes =
           SimulatedNodes.start(
               descriptions,
@@ -102,13 +113,23 @@ public final class SimulatedCluster implements AutoCloseable {
                 c.devices.put(d.name(), dp);
                 c.dra.put(d.name(), draSupport);
                 draSupport.attach(b, dp.devices());
-                return dp.attach(b.runners(runners).agentClient(c.agentClient).options(options));
+                return dp.attach(
+                    b.runners(runners)
+                        .agentClient(c.agentClient)
+                        .nodeCache(c.nodeCache)
+                        .statusCoalescing(statusCoalescing)
+                        .options(options));
               });
       return c;
     } catch (IOException | RuntimeException e) {
       c.close();
       throw e;
     }
+  }
+
+  /** Every Node, from the one watch the kubelets' heartbeats read. */
+  public NodeCache nodeCache() {
+    return nodeCache;
   }
 
   public SimulatedKubelet kubelet(String node) {
@@ -165,6 +186,9 @@ public final class SimulatedCluster implements AutoCloseable {
   public void close() {
     if (nodes != null) {
       nodes.close();
+    }
+    if (nodeCache != null) {
+      nodeCache.close();
     }
     backends.close();
     agentClient.close();

@@ -112,6 +112,7 @@ public final class Simulation implements AutoCloseable {
   private final List<AutoCloseable> resources = new ArrayList<>();
   private ControlPlane controlPlane;
   private KubernetesClient admin;
+  private ClusterView view;
   private SimulatedCluster cluster;
   private GpuOperator operator;
   private ClusterPolicy policy;
@@ -200,6 +201,10 @@ public final class Simulation implements AutoCloseable {
               + options.policySource
               + ")");
       admin.resources(ClusterPolicy.class).resource(policy).create();
+      view =
+          ClusterView.start(
+              admin, cluster.nodeCache(), options.nodes, options.namespace, policyName());
+      resources.add(view);
       if (options.kubeconfigOut != null) {
         Files.createDirectories(options.kubeconfigOut.toAbsolutePath().getParent());
         // Registered with the run: a later run removes it if this one is killed.
@@ -278,9 +283,14 @@ public final class Simulation implements AutoCloseable {
     return cluster.root();
   }
 
-  /** What the cluster looks like now. */
+  /** What the cluster looks like now: read from the API server (three lists). */
   public SimulationStatus status() {
     return SimulationStatus.read(admin, options.nodes, options.namespace, policyName());
+  }
+
+  /** What the cluster looks like, as the simulation's watches last heard. */
+  private SimulationStatus watchedStatus() {
+    return view == null ? status() : view.status();
   }
 
   /**
@@ -294,7 +304,7 @@ public final class Simulation implements AutoCloseable {
     while (true) {
       SimulationStatus now;
       try {
-        now = status();
+        now = watchedStatus();
       } catch (RuntimeException e) {
         LOG.warn("simulate: reading the cluster's status failed: {}", e.toString());
         now = last;
@@ -306,7 +316,9 @@ public final class Simulation implements AutoCloseable {
       if ((now != null && now.ready()) || System.nanoTime() > deadline) {
         return last;
       }
-      Thread.sleep(500);
+      // Every half second, slower for large clusters (2 ms a node): each look walks every node
+      // and pod.
+      Thread.sleep(Math.max(500, 2L * options.nodes.size()));
     }
   }
 
@@ -320,7 +332,7 @@ public final class Simulation implements AutoCloseable {
     while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
       SimulationStatus now;
       try {
-        now = status();
+        now = watchedStatus();
       } catch (RuntimeException e) {
         continue; // the API server may be stalled; try again
       }
@@ -363,9 +375,12 @@ public final class Simulation implements AutoCloseable {
     private String namespace = "gpu-operator";
     private String nodeMonitorGracePeriod = "40s";
     private KubeletOptions kubeletOptions =
+        // A real kubelet's heartbeats (lease 10 s, status re-posted unchanged every 5 min: at
+        // 1,000 nodes a shorter report would be a Node update every few milliseconds, decoded by
+        // every Node watcher); a short restart back-off, so a failing container shows quickly.
         new KubeletOptions(
             Duration.ofSeconds(10),
-            Duration.ofMinutes(1),
+            Duration.ofMinutes(5),
             Duration.ofSeconds(2),
             Duration.ofSeconds(10));
     private Path kubeconfigOut;

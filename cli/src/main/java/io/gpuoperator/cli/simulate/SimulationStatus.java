@@ -8,6 +8,7 @@ import io.gpuoperator.api.common.OperandStatus;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -116,15 +117,31 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
     return out;
   }
 
-  /** Reads nodes, the operator's pods and the ClusterPolicy. */
+  /** Reads nodes, the operator's pods and the ClusterPolicy from the API server (three reads). */
   public static SimulationStatus read(
       KubernetesClient client, List<NodeDescription> nodes, String namespace, String policy) {
+    return of(
+        nodes,
+        client.nodes().list().getItems(),
+        client.pods().inNamespace(namespace).list().getItems(),
+        client.resources(ClusterPolicy.class).withName(policy).get());
+  }
+
+  /**
+   * The status from what was read (or cached): the Nodes, the pods of the operator's namespace, the
+   * ClusterPolicy (null when absent).
+   */
+  public static SimulationStatus of(
+      List<NodeDescription> nodes,
+      Collection<Node> nodeObjects,
+      Collection<Pod> namespacePods,
+      ClusterPolicy cp) {
     Map<String, Node> byName = new HashMap<>();
-    for (Node n : client.nodes().list().getItems()) {
+    for (Node n : nodeObjects) {
       byName.put(n.getMetadata().getName(), n);
     }
     Map<String, int[]> pods = new HashMap<>();
-    for (Pod p : client.pods().inNamespace(namespace).list().getItems()) {
+    for (Pod p : namespacePods) {
       String node = p.getSpec().getNodeName();
       if (node == null || !ownedByDaemonSet(p)) {
         continue; // e.g. the validator's short-lived cuda workload pod is no operand
@@ -168,7 +185,6 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       int[] c = pods.getOrDefault(d.name(), new int[2]);
       rows.add(new NodeRow(d.name(), d.gpus(), product, resources, c[0], c[1], ready));
     }
-    ClusterPolicy cp = client.resources(ClusterPolicy.class).withName(policy).get();
     String state = null;
     List<String> notReady = new ArrayList<>();
     if (cp != null && cp.getStatus() != null) {
