@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Readiness of a live DaemonSet: from its status, or for OnDelete DaemonSets (the driver) from its
  * pods and ControllerRevisions, listed live by its selector in its namespace only when its status
- * says it is not settled already; the operator never caches Pods.
+ * says every node has a ready pod (then only the pods tell whether they run the newest revision);
+ * the operator never caches Pods.
  */
 final class LiveReadiness {
   private LiveReadiness() {}
@@ -26,6 +27,13 @@ final class LiveReadiness {
         || ds.getStatus().getDesiredNumberScheduled() == null
         || ds.getStatus().getDesiredNumberScheduled() == 0) {
       return DaemonSetReadiness.fromPods(ds, List.of(), List.of());
+    }
+    Integer numberReady = ds.getStatus().getNumberReady();
+    if (numberReady == null || numberReady < ds.getStatus().getDesiredNumberScheduled()) {
+      // Fewer ready pods than nodes, whatever their revision: not ready, and no need to list
+      // every pod of the DaemonSet for it (during a rollout to 1,000 nodes that list is megabytes
+      // each time a DaemonSet's status moves).
+      return DaemonSetReadiness.notAllReady(ds);
     }
     Map<String, String> selector = ds.getSpec().getSelector().getMatchLabels();
     String ns = ds.getMetadata().getNamespace();

@@ -75,6 +75,18 @@ public final class DaemonSetReadiness {
   }
 
   /**
+   * OnDelete, when its status says fewer pods are ready than nodes want one: not ready, counting
+   * the ready pods the status reports (whatever their revision).
+   */
+  public static Verdict notAllReady(DaemonSet ds) {
+    DaemonSetStatus st = ds.getStatus();
+    int desired = n(st.getDesiredNumberScheduled());
+    int ready = n(st.getNumberReady());
+    return new Verdict(
+        false, ready, desired, id(ds) + ": " + ready + "/" + desired + " nodes have a ready pod");
+  }
+
+  /**
    * OnDelete: ready when every desired node runs a ready pod created from the DaemonSet's newest
    * ControllerRevision (pods of an older revision wait for the upgrade controller).
    */

@@ -116,4 +116,16 @@ class DaemonSetReadinessTest {
     assertThat(DaemonSetReadiness.fromPods(ds, List.of(), List.of()).reason())
         .contains("no ControllerRevision");
   }
+
+  @Test
+  void onDeleteWithFewerReadyPodsThanNodesIsNotReadyFromItsStatusAlone() {
+    DaemonSet ds = withStatus(ds("OnDelete", 1), 1, 3, 3, 3);
+    ds.getStatus().setNumberReady(2);
+    var v = DaemonSetReadiness.notAllReady(ds);
+    assertThat(v.ready()).isFalse();
+    assertThat(v.nodesReady()).isEqualTo(2);
+    assertThat(v.nodesDesired()).isEqualTo(3);
+    assertThat(v.reason())
+        .isEqualTo("DaemonSet gpu-operator/nvidia-driver-daemonset: 2/3 nodes have a ready pod");
+  }
 }
