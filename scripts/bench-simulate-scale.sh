@@ -3,7 +3,12 @@
 # 2x L4, the rest CPU nodes), and once it is ready records the simulate JVM's RSS and threads, its
 # threads grouped by name (node names and numbers collapsed), the control plane's RSS, then sends
 # SIGINT and times the cleanup. BENCHMARKS.md "Simulator at scale" has the results.
+# It also reads the API server's request counters (apiserver_request_total) at ready and after an
+# idle window, and counts the writes in the API server's audit log by who made them (the operator's
+# user agent, the nodes, the controller-manager, the scheduler, the in-process agents), during the
+# rollout and during the idle window.
 #   scripts/bench-simulate-scale.sh 20 [OUT_DIR]     # OUT_DIR default: a new /tmp/sim-scale-N-XXXXXX
+#   IDLE=300 scripts/bench-simulate-scale.sh 1000    # the idle window after ready (default 60 s)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=${1:?usage: $0 NODES [OUT_DIR]}
@@ -45,22 +50,82 @@ info "$(grep -h "Ready in\|not ready after" "$OUT/out" "$OUT/err" || echo "the s
 info "wall from launch (build check and JVM start included): $(echo "$(date +%s.%N) - $start" | bc) s"
 info "load average at ready: $(cut -d' ' -f1-3 /proc/loadavg)"
 kill -0 "$pid" 2>/dev/null || exit 1
-sleep 10 # past the rollout's last requests
+ready_at=$(date -u +%FT%T.%NZ)
+# Seconds to ready, or (not ready within the timeout) the run's seconds so far.
+ready_s=$(grep -ho "Ready in [0-9]*" "$OUT/out" | grep -o "[0-9]*$" || true)
+ready_s=${ready_s:-$(echo "$(date +%s) - ${start%.*}" | bc)}
+# The control plane's binaries run under watchdog shells, the JVM's children.
+cp_pids() {
+  for sh in $(pgrep -P "$pid" || true); do
+    for p in $(pgrep -P "$sh" || true); do
+      case "$(ps -o comm= -p "$p" 2>/dev/null)" in etcd | kube-*) echo "$p" ;; esac
+    done
+  done
+}
+kubectl=$(dirname "$(readlink -f "/proc/$(cp_pids | head -1)/exe")")/kubectl
+metrics() { "$kubectl" --kubeconfig "$OUT/kubeconfig" --request-timeout=120s get --raw /metrics | tee "$OUT/metrics-$1" |
+  awk '/^apiserver_request_total\{/ {
+    match($0, /resource="[^"]*"/); r = substr($0, RSTART + 10, RLENGTH - 11)
+    match($0, /subresource="[^"]*"/); sr = RLENGTH > 0 ? "/" substr($0, RSTART + 13, RLENGTH - 14) : ""
+    match($0, /verb="[^"]*"/); v = substr($0, RSTART + 6, RLENGTH - 7)
+    n[v " " r sr] += $NF } END { for (k in n) print n[k], k }' | sort -rn; }
+metrics at-ready > "$OUT/requests-at-ready"
+ticks=$(getconf CLK_TCK)
+cpu() { awk -v t="$ticks" '{printf "%.1f", ($14 + $15) / t}' "/proc/$1/stat"; }
+info "CPU to ready (s): simulate JVM $(cpu "$pid")$(for p in $(cp_pids); do printf ', %s %s' "$(ps -o comm= -p "$p")" "$(cpu "$p")"; done)"
+info "API requests to ready: $(awk -v t="$ready_s" '{s += $1} END {printf "%d, %.0f/s", s, s / t}' "$OUT/requests-at-ready")"
+IDLE=${IDLE:-60}
+info "idle window: $IDLE s from ready"
+sleep "$IDLE"
+idle_end=$(date -u +%FT%T.%NZ)
+metrics at-idle-end > "$OUT/requests-at-idle-end"
+info "API requests in the idle window: $(awk -v t="$IDLE" 'NR == FNR {a[$2 " " $3] = $1; next} {d = $1 - a[$2 " " $3]; s += d; if (d > 0) top[$2 " " $3] = d} END {printf "%d, %.1f/s; most: ", s, s / t; n = 0; PROCINFO["sorted_in"] = "@val_num_desc"; for (k in top) if (n++ < 4) printf "%s %d, ", k, top[k]}' "$OUT/requests-at-ready" "$OUT/requests-at-idle-end")"
+audit=$(tr '\0' '\n' < "/proc/$(for p in $(cp_pids); do grep -qa kube-apiserver "/proc/$p/cmdline" && echo "$p"; done)/cmdline" | sed -n 's/^--audit-log-path=//p')
+cp "$audit" "$OUT/audit.log"
+python3 - "$OUT/audit.log" "$ready_at" "$idle_end" <<'PY' | tee -a "$OUT/info"
+import collections, json, sys
+log, ready, end = sys.argv[1:]
+def who(e):
+    u = e["user"]["username"]
+    # simulate's operator runs in-process with the admin credential and its own user agent.
+    if u == "system:serviceaccount:gpu-operator:gpu-operator" or "(simulate)" in e.get("userAgent", ""):
+        return "operator"
+    if u == "admin": return "agents and the simulator (admin)"
+    if u.startswith("system:node:"): return "nodes (kubelets)"
+    if u.startswith("system:serviceaccount:kube-system:"): return "controller-manager"
+    if u == "system:kube-scheduler": return "scheduler"
+    if u.startswith("system:serviceaccount:gpu-operator:"): return "node agents"
+    return u
+windows = {"rollout": collections.Counter(), "idle": collections.Counter()}
+operator_idle = collections.Counter()
+for line in open(log):
+    e = json.loads(line)
+    t = e["requestReceivedTimestamp"]
+    if t > end: continue
+    w = "rollout" if t < ready[:26] else "idle"
+    k = who(e)
+    windows[w][k] += 1
+    if w == "idle" and k == "operator":
+        r = e.get("objectRef", {})
+        operator_idle[e["verb"] + " " + r.get("resource", "") + "/" + r.get("name", "")] += 1
+for w, c in windows.items():
+    print("writes during the %s: %s" % (w, ", ".join("%s %d" % kv for kv in c.most_common())))
+print("operator writes in the idle window: %d %s" % (sum(operator_idle.values()), dict(operator_idle.most_common(5))))
+PY
 info "simulate JVM: $(grep -E 'VmHWM|VmRSS|Threads' "/proc/$pid/status" | tr -s ' \t' ' ' | paste -sd ' ')"
 info "heap: $(jcmd "$pid" GC.heap_info | sed -n 2p | tr -s ' ')"
 # CPU the JVM used so far (user+system, clock ticks) and its GC time: less load-dependent than wall.
-ticks=$(getconf CLK_TCK)
 info "simulate JVM CPU: $(awk -v t="$ticks" '{printf "%.1f s", ($14 + $15) / t}' "/proc/$pid/stat"), GC: $(jstat -gc "$pid" | awk 'NR == 2 {print "young " $(NF-5) " s (" $(NF-6) "x), full " $(NF-3) " s (" $(NF-4) "x), concurrent " $(NF-1) " s, total " $NF " s"}')"
 jcmd "$pid" Thread.print > "$OUT/threads"
 grep '^"' "$OUT/threads" | sed -E 's/^"([^"]*)".*/\1/' |
   sed -E 's/(h100|a100|l4|cpu)-[0-9]+/NODE/g; s/^pod-NODE-(.*)-[a-z0-9]{5}$/pod-NODE-\1/;
           s/^pod-NODE-nvidia-cuda-validator.*/pod-NODE-nvidia-cuda-validator/;
           s/^-?[0-9]+-pool/HASH-pool/; s/[0-9]+/N/g' | sort | uniq -c | sort -rn > "$OUT/threads-by-name"
-# The control plane's binaries run under watchdog shells, the JVM's children.
-for sh in $(pgrep -P "$pid" || true); do
-  for p in $(pgrep -P "$sh" || true); do ps -o rss=,nlwp=,comm= -p "$p" || true; done
+for p in $(cp_pids); do
+  echo "$(ps -o comm= -p "$p"): peak RSS $(awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$p/status"), RSS $(awk '/VmRSS/ {printf "%d MiB", $2 / 1024}' "/proc/$p/status"), threads $(awk '/Threads/ {print $2}' "/proc/$p/status"), CPU $(awk -v t="$ticks" '{printf "%.1f s", ($14 + $15) / t}' "/proc/$p/stat")"
 done > "$OUT/control-plane"
-info "control plane (RSS KiB, threads, binary): $(paste -sd ';' "$OUT/control-plane" | tr -s ' ')"
+info "control plane: $(paste -sd ';' "$OUT/control-plane")"
+info "every process's peak RSS together (an upper bound of the peak of the sum): $(cat "/proc/$pid/status" $(for p in $(cp_pids); do echo "/proc/$p/status"; done) | awk '/VmHWM/ {s += $2} END {printf "%.2f GiB", s / 1048576}')"
 # Live objects (this forces a full GC, so it comes after every other reading): the heap that must
 # stay, by class.
 jcmd "$pid" GC.class_histogram > "$OUT/histogram"
@@ -70,5 +135,8 @@ kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
 info "SIGINT: exit $rc after $(echo "$(date +%s.%N) - $t0" | bc) s"
+left=$(pgrep -f "gpu-operator-(cp|nodes)-" || true)
+dirs=$(find /tmp -maxdepth 1 -name 'gpu-operator-*' -newer "$OUT/cluster.yaml" | paste -sd ' ')
+info "left after SIGINT: processes: ${left:-none}; temp dirs: ${dirs:-none}"
 head -30 "$OUT/threads-by-name"
 echo "results in $OUT"
