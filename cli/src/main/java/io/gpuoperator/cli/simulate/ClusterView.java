@@ -42,7 +42,10 @@ final class ClusterView implements AutoCloseable {
       List<NodeDescription> nodes,
       String namespace,
       String policy) {
-    SharedIndexInformer<Pod> p = client.pods().inNamespace(namespace).runnableInformer(0);
+    // Paged lists (see NodeCache): thousands of operand pods in one list can outlast the
+    // request timeout of a busy API server.
+    SharedIndexInformer<Pod> p =
+        client.pods().inNamespace(namespace).withLimit(NodeCache.LIST_PAGE).runnableInformer(0);
     SharedIndexInformer<ClusterPolicy> c =
         client.resources(ClusterPolicy.class).withName(policy).runnableInformer(0);
     ClusterView view = new ClusterView(nodes, nodeCache, p, c);

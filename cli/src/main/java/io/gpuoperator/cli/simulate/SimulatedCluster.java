@@ -15,6 +15,7 @@ import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +33,18 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class SimulatedCluster implements AutoCloseable {
   private final SimulatedGpuBackends backends;
-  private final KubernetesClient agentClient;
+
+  /**
+   * The in-process agents' admin clients, one per {@value #NODES_PER_AGENT_CLIENT} nodes. A client
+   * multiplexes its requests over one HTTP/2 connection, the API server allows 100 streams on one,
+   * and the JDK client fails a request beyond that ("too many concurrent streams") instead of
+   * waiting: at 1,000 nodes on one client the agents' informers failed and stopped.
+   */
+  private final List<KubernetesClient> agentClients;
+
+  private final KubernetesClient readerClient;
+
+  static final int NODES_PER_AGENT_CLIENT = 50;
   private final Map<String, DevicePluginSupport> devices = new ConcurrentHashMap<>();
   private final Map<String, DraSupport> dra = new ConcurrentHashMap<>();
   private final DraPluginInProcessAgent draPlugin;
@@ -41,9 +53,13 @@ public final class SimulatedCluster implements AutoCloseable {
   private SimulatedNodes nodes;
   private NodeCache nodeCache;
 
-  private SimulatedCluster(SimulatedGpuBackends backends, KubernetesClient agentClient) {
+  private SimulatedCluster(
+      SimulatedGpuBackends backends,
+      List<KubernetesClient> agentClients,
+      KubernetesClient readerClient) {
     this.backends = backends;
-    this.agentClient = agentClient;
+    this.agentClients = agentClients;
+    this.readerClient = readerClient;
     this.draPlugin = new DraPluginInProcessAgent(backends);
     this.exporter = new ExporterInProcessAgent(backends);
   }
@@ -52,8 +68,14 @@ public final class SimulatedCluster implements AutoCloseable {
   public static SimulatedCluster start(
       ControlPlane cp, List<NodeDescription> descriptions, KubeletOptions options)
       throws IOException {
+    List<KubernetesClient> agentClients = new ArrayList<>();
+    int clients = (descriptions.size() + NODES_PER_AGENT_CLIENT - 1) / NODES_PER_AGENT_CLIENT;
+    for (int i = 0; i < Math.max(1, clients); i++) {
+      agentClients.add(cp.newClient());
+    }
     SimulatedCluster c =
-        new SimulatedCluster(new SimulatedGpuBackends(descriptions), cp.newClient());
+        new SimulatedCluster(
+            new SimulatedGpuBackends(descriptions), List.copyOf(agentClients), cp.newClient());
     try {
       ValidatorAgent validator = new ValidatorAgent(c.backends::opener);
       DevicePluginInProcessAgent devicePlugin = new DevicePluginInProcessAgent(c.backends);
@@ -96,7 +118,7 @@ public final class SimulatedCluster implements AutoCloseable {
               .program("nvidia-toolkit", toolkit, false)
               .program("config-manager", new ConfigManagerAgent(), false)
               .build();
-      c.nodeCache = NodeCache.start(c.agentClient);
+      c.nodeCache = NodeCache.start(c.readerClient);
       // Above the size Kubernetes' defaults suit, pod status changes are posted at most once a
       // second per pod: the API server's cost of a rollout is mostly those patches.
       Duration statusCoalescing =
@@ -115,7 +137,7 @@ public final class SimulatedCluster implements AutoCloseable {
                 draSupport.attach(b, dp.devices());
                 return dp.attach(
                     b.runners(runners)
-                        .agentClient(c.agentClient)
+                        .agentClient(c.agentClients.get(b.index() / NODES_PER_AGENT_CLIENT))
                         .nodeCache(c.nodeCache)
                         .statusCoalescing(statusCoalescing)
                         .options(options));
@@ -191,6 +213,7 @@ public final class SimulatedCluster implements AutoCloseable {
       nodeCache.close();
     }
     backends.close();
-    agentClient.close();
+    agentClients.forEach(KubernetesClient::close);
+    readerClient.close();
   }
 }

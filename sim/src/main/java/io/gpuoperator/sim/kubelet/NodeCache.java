@@ -13,6 +13,9 @@ import java.util.List;
  * write stays on the node's own credential.
  */
 public final class NodeCache implements AutoCloseable {
+  /** Objects per page of an informer's list (client-go's reflectors use 500). */
+  public static final long LIST_PAGE = 500;
+
   private final SharedIndexInformer<Node> informer;
 
   private NodeCache(SharedIndexInformer<Node> informer) {
@@ -23,7 +26,10 @@ public final class NodeCache implements AutoCloseable {
    * Starts the watch with {@code reader} (allowed to list and watch Nodes) and waits for a list.
    */
   public static NodeCache start(KubernetesClient reader) {
-    return new NodeCache(reader.nodes().inform());
+    // Listed in pages, as client-go's reflectors list: one list of every Node of a large cluster
+    // can outlast the client's request timeout on a busy API server, and an informer whose list
+    // keeps timing out never catches up.
+    return new NodeCache(reader.nodes().withLimit(LIST_PAGE).inform());
   }
 
   /** The Node as last heard, null when it does not exist (or was not heard of yet). */

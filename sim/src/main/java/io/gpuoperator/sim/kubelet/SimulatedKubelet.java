@@ -703,6 +703,11 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
 
     /** The node's position in the cluster; gives it distinct node and pod IPs. */
+    /** The node's position in its cluster (0, 1, ...). */
+    public int index() {
+      return index;
+    }
+
     public Builder index(int index) {
       this.index = index;
       return this;
