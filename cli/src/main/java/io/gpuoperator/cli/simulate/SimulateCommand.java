@@ -52,7 +52,7 @@ public class SimulateCommand implements Callable<Integer> {
           .help("The nodes, as YAML (see README).")
           .orElseDescribed("2 nodes of 8x H100, 4x A100, a CPU node, 2x L4");
   static final Setting<Integer> NODES =
-      Setting.of("--nodes", Parse.integer(1, ClusterFile.MAX_NODES))
+      Setting.of("--nodes", Parse.integer(1, 5000))
           .label("N")
           .help(
               "N nodes of a default mix instead of a cluster file: a quarter each 8x H100, 4x A100,"

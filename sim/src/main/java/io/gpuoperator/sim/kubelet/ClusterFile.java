@@ -45,7 +45,7 @@ import java.util.function.Function;
  */
 public final class ClusterFile {
   /** Nodes one simulation may run (each has its own kubelet and threads). */
-  public static final int MAX_NODES = 5000;
+  public static final int MAX_NODES = 500;
 
   /** GPUs one node may have. */
   public static final int MAX_GPUS = 16;

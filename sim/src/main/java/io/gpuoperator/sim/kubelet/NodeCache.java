@@ -7,10 +7,10 @@ import java.util.List;
 
 /**
  * Every Node of the cluster from one watch, for the simulated kubelets' reads of their own Node
- * (the status heartbeat compares it with what it would post): one watch for the JVM instead of a
- * GET per node every lease interval (100 a second at 1,000 nodes). The Node authorizer lets a node
- * read only its own Node, so this watch runs with a reading credential of the simulator's; every
- * write stays on the node's own credential.
+ * (the status heartbeat compares it with what it would post; admission checks its allocatable): one
+ * watch for the JVM instead of a GET per node every lease interval (100 a second at 1,000 nodes).
+ * The Node authorizer lets a node read only its own Node, so this watch runs with a reading
+ * credential of the simulator's; every write stays on the node's own credential.
  */
 public final class NodeCache implements AutoCloseable {
   /** Objects per page of an informer's list (client-go's reflectors use 500). */

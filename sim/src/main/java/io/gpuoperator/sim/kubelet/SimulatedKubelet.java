@@ -702,12 +702,12 @@ public final class SimulatedKubelet implements AutoCloseable {
       return client;
     }
 
-    /** The node's position in the cluster; gives it distinct node and pod IPs. */
     /** The node's position in its cluster (0, 1, ...). */
     public int index() {
       return index;
     }
 
+    /** The node's position in the cluster; gives it distinct node and pod IPs. */
     public Builder index(int index) {
       this.index = index;
       return this;
@@ -718,10 +718,9 @@ public final class SimulatedKubelet implements AutoCloseable {
       return this;
     }
 
-    /** The client in-process agents get (a service-account stand-in). */
     /**
-     * Where the status heartbeat reads the node's Node (shared by the kubelets of a cluster);
-     * without one it GETs it with the node's credential.
+     * Where the status heartbeat and admission read the node's Node (shared by the kubelets of a
+     * cluster); without one they GET it with the node's credential.
      */
     public Builder nodeCache(NodeCache cache) {
       this.nodeCache = cache;
@@ -739,6 +738,7 @@ public final class SimulatedKubelet implements AutoCloseable {
       return this;
     }
 
+    /** The client in-process agents get (a service-account stand-in). */
     public Builder agentClient(KubernetesClient client) {
       this.agentClient = client;
       return this;
