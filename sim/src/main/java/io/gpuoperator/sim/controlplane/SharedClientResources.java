@@ -9,10 +9,8 @@ import io.gpuoperator.api.LeanSerialization;
 import java.net.http.HttpClient;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Builds fabric8 clients that share what fabric8 7.5 would give each of them, as a simulator builds
@@ -42,7 +40,7 @@ public final class SharedClientResources {
           5,
           TimeUnit.SECONDS,
           new SynchronousQueue<>(),
-          daemon("kube-client-"));
+          DaemonThreads.named("kube-client-"));
 
   private static final KubernetesSerialization SERIALIZATION = LeanSerialization.create();
 
@@ -64,14 +62,5 @@ public final class SharedClientResources {
     protected HttpClient.Builder createNewHttpClientBuilder() {
       return HttpClient.newBuilder().executor(POOL);
     }
-  }
-
-  private static ThreadFactory daemon(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

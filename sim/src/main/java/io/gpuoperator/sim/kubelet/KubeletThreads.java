@@ -1,13 +1,12 @@
 package io.gpuoperator.sim.kubelet;
 
+import io.gpuoperator.sim.controlplane.DaemonThreads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The schedulers every simulated kubelet of the JVM shares, instead of a few threads per node (a
@@ -53,20 +52,17 @@ public final class KubeletThreads {
 
   private static ExecutorService growing(String prefix) {
     return new ThreadPoolExecutor(
-        0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), daemon(prefix));
-  }
-
-  private static ThreadFactory daemon(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
+        0,
+        Integer.MAX_VALUE,
+        10,
+        TimeUnit.SECONDS,
+        new SynchronousQueue<>(),
+        DaemonThreads.named(prefix));
   }
 
   private static ScheduledExecutorService pool(String prefix, int threads) {
-    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(threads, daemon(prefix));
+    ScheduledThreadPoolExecutor e =
+        new ScheduledThreadPoolExecutor(threads, DaemonThreads.named(prefix));
     e.setKeepAliveTime(30, TimeUnit.SECONDS);
     e.allowCoreThreadTimeOut(true);
     e.setRemoveOnCancelPolicy(true);

@@ -1,6 +1,7 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.sim.controlplane.DaemonThreads;
 import io.gpuoperator.sim.controlplane.RunDirs;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -53,7 +54,7 @@ public final class SimulatedNodes implements AutoCloseable {
     SimulatedNodes out = new SimulatedNodes(RunDirs.create(DIR_PREFIX));
     // Built in order, started a few at a time: a start is mostly waiting on the API server
     // (register, lease, the first pod list), so 1,000 nodes one by one would take minutes.
-    ExecutorService starter = starters(nodes.size(), "kubelet-start");
+    ExecutorService starter = starters(nodes.size(), "kubelet-start-");
     try {
       int index = 0;
       List<Future<?>> started = new ArrayList<>();
@@ -114,7 +115,7 @@ public final class SimulatedNodes implements AutoCloseable {
    */
   @Override
   public void close() {
-    ExecutorService stopper = starters(kubelets.size(), "kubelet-stop");
+    ExecutorService stopper = starters(kubelets.size(), "kubelet-stop-");
     List<Future<?>> stopped = new ArrayList<>();
     for (SimulatedKubelet k : kubelets.values()) {
       stopped.add(
@@ -142,13 +143,8 @@ public final class SimulatedNodes implements AutoCloseable {
     RunDirs.deleteTree(root);
   }
 
-  private static ExecutorService starters(int kubelets, String name) {
+  private static ExecutorService starters(int kubelets, String prefix) {
     return Executors.newFixedThreadPool(
-        Math.max(1, Math.min(STARTERS, kubelets)),
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
+        Math.max(1, Math.min(STARTERS, kubelets)), DaemonThreads.named(prefix));
   }
 }
