@@ -1,6 +1,7 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.sim.controlplane.ControlPlaneSizing;
 import io.gpuoperator.sim.controlplane.DaemonThreads;
 import io.gpuoperator.sim.controlplane.RunDirs;
 import java.io.IOException;
@@ -32,7 +33,7 @@ public final class SimulatedNodes implements AutoCloseable {
   /** The prefix of the nodes' temp directory (stale ones are removed at start). */
   public static final String DIR_PREFIX = "gpu-operator-nodes-";
 
-  /** Kubelets started (and stopped) at once. */
+  /** Kubelets started (and stopped) at once in a large cluster. */
   private static final int STARTERS = 8;
 
   private SimulatedNodes(Path root) {
@@ -52,8 +53,8 @@ public final class SimulatedNodes implements AutoCloseable {
       BiFunction<NodeDescription, SimulatedKubelet.Builder, SimulatedKubelet.Builder> customize)
       throws IOException {
     SimulatedNodes out = new SimulatedNodes(RunDirs.create(DIR_PREFIX));
-    // Built in order, started a few at a time: a start is mostly waiting on the API server
-    // (register, lease, the first pod list), so 1,000 nodes one by one would take minutes.
+    // Built in order, started a few at a time in a large cluster: a start is mostly waiting on the
+    // API server (register, lease, the first pod list), so 1,000 nodes one by one take minutes.
     ExecutorService starter = starters(nodes.size(), "kubelet-start-");
     try {
       int index = 0;
@@ -109,9 +110,9 @@ public final class SimulatedNodes implements AutoCloseable {
   }
 
   /**
-   * Stops every kubelet and its containers, a few at a time (a kubelet waits up to 10 s for its pod
-   * workers' passes, so 1,000 one by one could take minutes), then closes the clients and removes
-   * the nodes' directories.
+   * Stops every kubelet and its containers, a few at a time in a large cluster (a kubelet waits up
+   * to 10 s for its pod workers' passes, so 1,000 one by one could take minutes), then closes the
+   * clients and removes the nodes' directories.
    */
   @Override
   public void close() {
@@ -143,8 +144,13 @@ public final class SimulatedNodes implements AutoCloseable {
     RunDirs.deleteTree(root);
   }
 
+  /**
+   * One thread up to {@link ControlPlaneSizing#DEFAULTS_UP_TO} kubelets, so a small cluster's nodes
+   * start and stop in order (tests rely on it, and there it costs nothing); {@value #STARTERS}
+   * above.
+   */
   private static ExecutorService starters(int kubelets, String prefix) {
-    return Executors.newFixedThreadPool(
-        Math.max(1, Math.min(STARTERS, kubelets)), DaemonThreads.named(prefix));
+    int threads = kubelets <= ControlPlaneSizing.DEFAULTS_UP_TO ? 1 : STARTERS;
+    return Executors.newFixedThreadPool(threads, DaemonThreads.named(prefix));
   }
 }
