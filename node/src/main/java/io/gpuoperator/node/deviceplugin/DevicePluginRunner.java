@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuoperator.api.Informers;
 import io.gpuoperator.config.Document;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.config.DevicePluginConfig;
@@ -148,26 +149,26 @@ public final class DevicePluginRunner implements AutoCloseable {
     long period = Math.max(200, supervise.toMillis() * 2);
     fileWatch.scheduleWithFixedDelay(this::checkFile, period, period, TimeUnit.MILLISECONDS);
     if (source.labelled() && client != null && nodeName != null) {
+      // Not waited for, and retried when its first list fails: the plugin serves its devices
+      // meanwhile, and a label change is applied once the watch is up.
       nodeInformer =
-          client
-              .nodes()
-              .withName(nodeName)
-              .inform(
-                  new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(Node node) {
-                      onNode(node);
-                    }
+          Informers.start(
+              client.nodes().withName(nodeName),
+              new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Node node) {
+                  onNode(node);
+                }
 
-                    @Override
-                    public void onUpdate(Node old, Node node) {
-                      onNode(node);
-                    }
+                @Override
+                public void onUpdate(Node old, Node node) {
+                  onNode(node);
+                }
 
-                    @Override
-                    public void onDelete(Node node, boolean unknown) {}
-                  },
-                  0);
+                @Override
+                public void onDelete(Node node, boolean unknown) {}
+              },
+              0);
     }
     return this;
   }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuoperator.api.Informers;
 import io.gpuoperator.config.ConfigException;
 import java.util.Map;
 import java.util.Objects;
@@ -45,25 +46,25 @@ public final class MigManagerAgent implements AutoCloseable {
 
   /** Watches the node and applies changes until {@link #close()} or an interrupt. */
   public void run() throws InterruptedException {
+    // Retried when its first list fails (a busy API server's timeout), instead of stopping.
     informer =
-        client
-            .nodes()
-            .withName(nodeName)
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Node n) {
-                    offer(n);
-                  }
+        Informers.start(
+            client.nodes().withName(nodeName),
+            new ResourceEventHandler<>() {
+              @Override
+              public void onAdd(Node n) {
+                offer(n);
+              }
 
-                  @Override
-                  public void onUpdate(Node old, Node n) {
-                    offer(n);
-                  }
+              @Override
+              public void onUpdate(Node old, Node n) {
+                offer(n);
+              }
 
-                  @Override
-                  public void onDelete(Node n, boolean unknown) {}
-                });
+              @Override
+              public void onDelete(Node n, boolean unknown) {}
+            },
+            0);
     LOG.info("node {}: watching {}", nodeName, MigLabels.CONFIG);
     try {
       while (true) {

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.Informers;
 import io.gpuoperator.api.PatchTarget;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,9 +28,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +46,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class SimulatedKubelet implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SimulatedKubelet.class);
+
+  /** How long a start waits for the first list of the node's pods, retries included. */
+  private static final Duration POD_LIST_WAIT = Duration.ofMinutes(2);
+
   private static final DateTimeFormatter MICRO_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -191,12 +198,24 @@ public final class SimulatedKubelet implements AutoCloseable {
     // controller after an outage) or when the report interval has passed.
     heartbeats.add(
         api.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS));
+    // Retried when the first list fails (a busy API server's timeout) instead of stopping for
+    // good, but waited for: the pods deleted while the kubelet was down are found from that list.
     informer =
-        client
-            .pods()
-            .inAnyNamespace()
-            .withField("spec.nodeName", nodeName())
-            .inform(new PodEvents(), 0);
+        Informers.start(
+            client.pods().inAnyNamespace().withField("spec.nodeName", nodeName()),
+            new PodEvents(),
+            0);
+    try {
+      informer.start().toCompletableFuture().get(POD_LIST_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      informer.close();
+      throw new KubernetesClientException(
+          "node " + nodeName() + ": no list of its pods within " + POD_LIST_WAIT, e);
+    } catch (InterruptedException e) {
+      informer.close();
+      Thread.currentThread().interrupt();
+      throw new KubernetesClientException("node " + nodeName() + ": interrupted at start", e);
+    }
     // Pods deleted while the kubelet was down are not in the fresh list: finish them.
     Set<String> present = new HashSet<>();
     for (Pod p : informer.getStore().list()) {
