@@ -14,6 +14,7 @@ import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
 import io.gpuoperator.operator.runtime.GpuOperator;
 import io.gpuoperator.operator.runtime.OperatorClients;
 import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.controlplane.ControlPlaneSizing;
 import io.gpuoperator.sim.controlplane.RunDirs;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.DraSupport;
@@ -141,11 +142,17 @@ public final class Simulation implements AutoCloseable {
     }
     try {
       step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
+      // Heartbeats further apart on a large cluster, the grace period with them (README "Sized
+      // for the cluster").
+      ControlPlaneSizing sizing = ControlPlaneSizing.forNodes(names.size());
+      KubeletOptions kubeletOptions =
+          options.kubeletOptions.withLeaseRenewInterval(
+              sizing.heartbeat(options.kubeletOptions.leaseRenewInterval()));
       ControlPlane.Builder builder =
           ControlPlane.builder()
               .controllerManager(true)
               .scheduler(true)
-              .nodeMonitorGracePeriod(options.nodeMonitorGracePeriod)
+              .nodeMonitorGracePeriod(sizing.heartbeat(options.nodeMonitorGracePeriod))
               .nodes(names);
       options.featureGates.forEach(builder::featureGate);
       controlPlane = builder.start();
@@ -165,7 +172,7 @@ public final class Simulation implements AutoCloseable {
       options.beforePolicy.accept(admin);
 
       step("starting " + names.size() + " simulated nodes");
-      cluster = SimulatedCluster.start(controlPlane, options.nodes, options.kubeletOptions);
+      cluster = SimulatedCluster.start(controlPlane, options.nodes, kubeletOptions);
       resources.add(cluster);
 
       step("starting the operator (namespace " + options.namespace + ")");

@@ -1,6 +1,9 @@
 package io.gpuoperator.sim.controlplane;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The control plane's flags for a cluster of a given size, as an operator of a real cluster that
@@ -17,12 +20,18 @@ import java.util.List;
  *     patches: below the threshold it records every write; above it those two, which are most of a
  *     large cluster's writes and about a sixth of the API server's CPU when audited, are left out
  *     (what tests and benchmarks count, the operator's and the agents' writes, stays)
+ * @param heartbeatScale how many times further apart than Kubernetes' defaults the nodes' lease
+ *     renewals may be, with the controller-manager's grace period stretched alike (1 up to the
+ *     threshold, 4 at 1,000 nodes): see {@link #heartbeat(Duration)}
  */
 public record ControlPlaneSizing(
     List<String> apiServerArgs,
     List<String> controllerManagerArgs,
     List<String> schedulerArgs,
-    boolean auditsNodeStatus) {
+    boolean auditsNodeStatus,
+    double heartbeatScale) {
+
+  private static final Pattern SECONDS = Pattern.compile("(\\d+)s");
 
   /** Up to this many nodes every component keeps Kubernetes' defaults. */
   public static final int DEFAULTS_UP_TO = 100;
@@ -38,7 +47,7 @@ public record ControlPlaneSizing(
    */
   public static ControlPlaneSizing forNodes(int nodes) {
     if (nodes <= DEFAULTS_UP_TO) {
-      return new ControlPlaneSizing(List.of(), List.of(), List.of(), true);
+      return new ControlPlaneSizing(List.of(), List.of(), List.of(), true, 1.0);
     }
     // 1 at 100 nodes, 4 at 1,000 and above: in-between sizes in proportion.
     double f = Math.min(4.0, 1.0 + 3.0 * (nodes - DEFAULTS_UP_TO) / 900.0);
@@ -54,6 +63,32 @@ public record ControlPlaneSizing(
             "--concurrent-daemonset-syncs=" + (nodes >= 500 ? 5 : 2)),
         // Deprecated flags that still work when no --config is given (we give none).
         List.of("--kube-api-qps=" + schedulerQps, "--kube-api-burst=" + 2 * schedulerQps),
-        false);
+        false,
+        f);
+  }
+
+  /**
+   * A heartbeat interval (the kubelets' lease renewal) or the controller-manager's {@code
+   * --node-monitor-grace-period}, stretched for the size. Lease renewals are most of an idle
+   * cluster's requests and a third of a rollout's (a real kubelet renews every 10 s: 100 writes a
+   * second at 1,000 nodes, each one a watch event for the node-lifecycle controller); a real
+   * cluster's operator lengthens them the same way, with the kubelets' {@code
+   * nodeLeaseDurationSeconds} (renewed every quarter of it) and the controller-manager's grace
+   * period together, so a node still goes NotReady after the same number of missed renewals.
+   */
+  public Duration heartbeat(Duration interval) {
+    return Duration.ofMillis(Math.round(interval.toMillis() * heartbeatScale));
+  }
+
+  /**
+   * {@link #heartbeat(Duration)} of a grace period in the flag's whole-seconds form ({@code
+   * "40s"}); any other form is returned as given.
+   */
+  public String heartbeat(String gracePeriod) {
+    Matcher m = SECONDS.matcher(gracePeriod);
+    if (heartbeatScale == 1.0 || !m.matches()) {
+      return gracePeriod;
+    }
+    return heartbeat(Duration.ofSeconds(Long.parseLong(m.group(1)))).toSeconds() + "s";
   }
 }

@@ -26,6 +26,19 @@ public record KubeletOptions(
         Duration.ofMinutes(5));
   }
 
+  public KubeletOptions withLeaseRenewInterval(Duration interval) {
+    return new KubeletOptions(interval, statusInterval, backOffBase, backOffMax);
+  }
+
+  /**
+   * The Lease's {@code leaseDurationSeconds}: four renewals, as the kubelet renews every quarter of
+   * its lease duration; never under the kubelet's default 40 s.
+   */
+  public int leaseDurationSeconds() {
+    return (int)
+        Math.max(KubeletConstants.LEASE_DURATION_SECONDS, 4 * leaseRenewInterval.toSeconds());
+  }
+
   public KubeletOptions withBackOff(Duration base, Duration max) {
     return new KubeletOptions(leaseRenewInterval, statusInterval, base, max);
   }

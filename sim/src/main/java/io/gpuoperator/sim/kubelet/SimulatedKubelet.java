@@ -494,7 +494,7 @@ public final class SimulatedKubelet implements AutoCloseable {
               .endMetadata()
               .withNewSpec()
               .withHolderIdentity(nodeName())
-              .withLeaseDurationSeconds(KubeletConstants.LEASE_DURATION_SECONDS)
+              .withLeaseDurationSeconds(options.leaseDurationSeconds())
               .withRenewTime(java.time.ZonedDateTime.parse(now))
               .endSpec()
               .build();

@@ -2,6 +2,8 @@ package io.gpuoperator.sim.controlplane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class ControlPlaneSizingTest {
@@ -13,7 +15,23 @@ class ControlPlaneSizingTest {
       assertThat(s.controllerManagerArgs()).as("%d nodes", n).isEmpty();
       assertThat(s.schedulerArgs()).as("%d nodes", n).isEmpty();
       assertThat(s.auditsNodeStatus()).as("%d nodes", n).isTrue();
+      assertThat(s.heartbeat(Duration.ofSeconds(10))).as("%d nodes", n).hasSeconds(10);
+      assertThat(s.heartbeat("40s")).as("%d nodes", n).isEqualTo("40s");
     }
+  }
+
+  @Test
+  void a1000NodeClusterRenewsLeasesAQuarterAsOftenWithTheGracePeriodStretchedAlike() {
+    ControlPlaneSizing s = ControlPlaneSizing.forNodes(1000);
+    assertThat(s.heartbeat(Duration.ofSeconds(10))).hasSeconds(40);
+    assertThat(s.heartbeat("40s")).isEqualTo("160s");
+    assertThat(s.heartbeat("1m30s")).as("only whole seconds are read").isEqualTo("1m30s");
+    KubeletOptions stretched =
+        KubeletOptions.defaults()
+            .withLeaseRenewInterval(s.heartbeat(KubeletOptions.defaults().leaseRenewInterval()));
+    // The Lease says what the kubelet's nodeLeaseDurationSeconds would: four renewals.
+    assertThat(stretched.leaseDurationSeconds()).isEqualTo(160);
+    assertThat(KubeletOptions.defaults().leaseDurationSeconds()).isEqualTo(40);
   }
 
   @Test
