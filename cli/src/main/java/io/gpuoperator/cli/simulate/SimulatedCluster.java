@@ -36,15 +36,18 @@ public final class SimulatedCluster implements AutoCloseable {
 
   /**
    * The in-process agents' admin clients, one per {@value #NODES_PER_AGENT_CLIENT} nodes. A client
-   * multiplexes its requests over one HTTP/2 connection, the API server allows 100 streams on one,
-   * and the JDK client fails a request beyond that ("too many concurrent streams") instead of
-   * waiting: at 1,000 nodes on one client the agents' informers failed and stopped.
+   * multiplexes its requests and its watches (HTTP streams, see {@code SharedClientResources}) over
+   * one HTTP/2 connection, the API server allows 100 streams on one, and the JDK client fails a
+   * request beyond that ("too many concurrent streams") instead of waiting: at 1,000 nodes on one
+   * client the agents' informers failed and stopped. A node's agents hold up to four watches (the
+   * device plugin's, the MIG manager's and the validator's of their Node, a validator's of its
+   * workload pod) besides their requests.
    */
   private final List<KubernetesClient> agentClients;
 
   private final KubernetesClient readerClient;
 
-  static final int NODES_PER_AGENT_CLIENT = 50;
+  static final int NODES_PER_AGENT_CLIENT = 10;
   private final Map<String, DevicePluginSupport> devices = new ConcurrentHashMap<>();
   private final Map<String, DraSupport> dra = new ConcurrentHashMap<>();
   private final DraPluginInProcessAgent draPlugin;

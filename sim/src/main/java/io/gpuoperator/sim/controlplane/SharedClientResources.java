@@ -46,8 +46,15 @@ public final class SharedClientResources {
 
   private SharedClientResources() {}
 
-  /** A client for the config on the shared threads and serialization. */
+  /**
+   * A client for the config on the shared threads and serialization, whose watches are HTTP streams
+   * (the config is changed to say so). fabric8 watches over WebSockets by default, and the JDK
+   * client opens a connection of its own for each WebSocket (HTTP/1.1 upgrade), so each watch of
+   * each node's kubelet and agents cost a TLS handshake and a connection the API server keeps; a
+   * watch as a streamed GET is one more stream on the client's HTTP/2 connection.
+   */
   public static KubernetesClient client(Config config) {
+    config.setOnlyHttpWatches(true);
     return new KubernetesClientBuilder()
         .withConfig(config)
         .withHttpClientFactory(new SharedExecutorHttpClientFactory())
