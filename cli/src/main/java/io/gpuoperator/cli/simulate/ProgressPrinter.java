@@ -99,28 +99,32 @@ final class ProgressPrinter {
     int advertising = 0;
     int operandsReady = 0;
     int operands = 0;
+    int settled = 0;
     for (SimulationStatus.NodeRow n : s.nodes()) {
       ready += "True".equals(n.nodeReady()) ? 1 : 0;
       if (n.gpus() > 0) {
         gpuNodes++;
         labelled += n.product() != null ? 1 : 0;
         advertising += n.advertisesGpus() ? 1 : 0;
+        settled += n.driverSettled() ? 1 : 0;
       }
       operandsReady += n.operandsReady();
       operands += n.operands();
     }
     return String.format(
-        "nodes ready %d/%d, GPU nodes labelled %d/%d, advertising %d/%d, operands ready %d/%d,"
-            + " ClusterPolicy %s",
-        ready,
-        s.nodes().size(),
-        labelled,
-        gpuNodes,
-        advertising,
-        gpuNodes,
-        operandsReady,
-        operands,
-        s.policyState() == null ? "-" : s.policyState());
+            "nodes ready %d/%d, GPU nodes labelled %d/%d, advertising %d/%d, operands ready %d/%d,"
+                + " ClusterPolicy %s",
+            ready,
+            s.nodes().size(),
+            labelled,
+            gpuNodes,
+            advertising,
+            gpuNodes,
+            operandsReady,
+            operands,
+            s.policyState() == null ? "-" : s.policyState())
+        // Only while the operator still has drivers to mark done (the last step before ready).
+        + (settled < gpuNodes ? ", upgrade-done " + settled + "/" + gpuNodes : "");
   }
 
   /** One row per product (CPU nodes as {@code -}): nodes, ready, labelled, advertising. */

@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.common.OperandStatus;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.upgrade.UpgradeKeys;
+import io.gpuoperator.operator.upgrade.UpgradeSettings;
+import io.gpuoperator.operator.upgrade.UpgradeState;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -36,6 +39,9 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
    *     that are ready
    * @param operands the operands' pods on the node
    * @param nodeReady the Node's Ready condition (True, False, Unknown)
+   * @param driverSettled whether the operator is done with the node's driver: where the policy's
+   *     driver auto-upgrade tracks nodes, its upgrade state is {@code upgrade-done} (the operator's
+   *     last node write of a rollout, after the node's validator is ready); always true elsewhere
    */
   public record NodeRow(
       String name,
@@ -44,7 +50,19 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       Map<String, Long> resources,
       int operandsReady,
       int operands,
-      String nodeReady) {
+      String nodeReady,
+      boolean driverSettled) {
+
+    public NodeRow(
+        String name,
+        int gpus,
+        String product,
+        Map<String, Long> resources,
+        int operandsReady,
+        int operands,
+        String nodeReady) {
+      this(name, gpus, product, resources, operandsReady, operands, nodeReady, true);
+    }
 
     /** Allocatable {@code nvidia.com/gpu}, 0 when absent. */
     public long gpuAllocatable() {
@@ -84,11 +102,13 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
 
   /**
    * Ready: the ClusterPolicy is ready, every node is labelled with a product exactly when it has
-   * GPUs, and every GPU node advertises them.
+   * GPUs, every GPU node advertises them, and the operator is done with every node's driver (so a
+   * ready cluster is one the operator has stopped writing to).
    */
   public boolean ready() {
     return "ready".equals(policyState)
-        && nodes.stream().allMatch(n -> n.labelledCorrectly() && n.advertisesGpus());
+        && nodes.stream()
+            .allMatch(n -> n.labelledCorrectly() && n.advertisesGpus() && n.driverSettled());
   }
 
   /** Why the cluster is not ready yet, for the timeout message; empty when ready. */
@@ -112,6 +132,9 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       if (!n.advertisesGpus()) {
         out.add(
             "node " + n.name() + " has " + n.gpus() + " GPUs but advertises " + n.resourcesText());
+      }
+      if (!n.driverSettled()) {
+        out.add("node " + n.name() + " has no " + UpgradeKeys.STATE + "=upgrade-done label yet");
       }
     }
     return out;
@@ -152,17 +175,21 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
         c[0]++;
       }
     }
+    // The operator tracks each GPU node's driver (upgrade state labels) when auto-upgrade is on.
+    boolean upgradesTracked = cp != null && UpgradeSettings.of(cp).autoUpgrade();
     List<NodeRow> rows = new ArrayList<>();
     for (NodeDescription d : nodes) {
       Node n = byName.get(d.name());
       Map<String, Long> resources = new TreeMap<>();
       String product = null;
       String ready = null;
+      boolean settled = !upgradesTracked || d.gpus() == 0;
       if (n != null) {
-        product =
-            n.getMetadata().getLabels() == null
-                ? null
-                : n.getMetadata().getLabels().get(PRODUCT_LABEL);
+        Map<String, String> labels = n.getMetadata().getLabels();
+        product = labels == null ? null : labels.get(PRODUCT_LABEL);
+        settled |=
+            labels != null
+                && UpgradeState.UPGRADE_DONE.label().equals(labels.get(UpgradeKeys.STATE));
         Map<String, Quantity> alloc =
             n.getStatus() == null || n.getStatus().getAllocatable() == null
                 ? Map.of()
@@ -183,7 +210,7 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
         }
       }
       int[] c = pods.getOrDefault(d.name(), new int[2]);
-      rows.add(new NodeRow(d.name(), d.gpus(), product, resources, c[0], c[1], ready));
+      rows.add(new NodeRow(d.name(), d.gpus(), product, resources, c[0], c[1], ready, settled));
     }
     String state = null;
     List<String> notReady = new ArrayList<>();

@@ -2,6 +2,14 @@ package io.gpuoperator.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.gpuoperator.api.common.UpgradePolicySpec;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.DriverSpec;
+import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -66,5 +74,54 @@ class SimulationStatusTest {
             "NODE    PRODUCT                GPUS  ALLOCATABLE       OPERANDS READY  READY",
             "h100-0  NVIDIA-H100-80GB-HBM3  8     nvidia.com/gpu=8  3/3             True",
             "cpu-0   -                      0     -                 3/3             True");
+  }
+
+  @Test
+  void withAutoUpgradeGpuNodesWaitForTheOperatorToMarkTheirDriverUpgradeDone() {
+    List<NodeDescription> nodes =
+        List.of(NodeDescription.gpuNode("l4-0", "L4", 2), NodeDescription.cpuNode("cpu-0"));
+    ClusterPolicy policy = new ClusterPolicy();
+    policy.setSpec(new ClusterPolicySpec());
+    policy.getSpec().driver = new DriverSpec();
+    policy.getSpec().driver.upgradePolicy = new UpgradePolicySpec();
+    policy.getSpec().driver.upgradePolicy.autoUpgrade = true;
+    Node labelled = gpuNode(Map.of("nvidia.com/gpu.product", "NVIDIA-L4"));
+    Node done =
+        gpuNode(
+            Map.of(
+                "nvidia.com/gpu.product",
+                "NVIDIA-L4",
+                "nvidia.com/gpu-driver-upgrade-state",
+                "upgrade-done"));
+    Node cpu = new NodeBuilder().withNewMetadata().withName("cpu-0").endMetadata().build();
+
+    SimulationStatus waiting =
+        SimulationStatus.of(nodes, List.of(labelled, cpu), List.of(), policy);
+    assertThat(waiting.nodes())
+        .extracting(SimulationStatus.NodeRow::driverSettled)
+        .containsExactly(false, true);
+    assertThat(waiting.reasons())
+        .contains("node l4-0 has no nvidia.com/gpu-driver-upgrade-state=upgrade-done label yet");
+    assertThat(ProgressPrinter.countsLine(waiting)).endsWith(", upgrade-done 0/1");
+    assertThat(SimulationStatus.of(nodes, List.of(done, cpu), List.of(), policy).nodes())
+        .allMatch(SimulationStatus.NodeRow::driverSettled);
+
+    // Without auto-upgrade the operator writes no upgrade state: nothing to wait for.
+    policy.getSpec().driver.upgradePolicy.autoUpgrade = false;
+    SimulationStatus off = SimulationStatus.of(nodes, List.of(labelled, cpu), List.of(), policy);
+    assertThat(off.nodes()).allMatch(SimulationStatus.NodeRow::driverSettled);
+    assertThat(ProgressPrinter.countsLine(off)).doesNotContain("upgrade-done");
+  }
+
+  private static Node gpuNode(Map<String, String> labels) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName("l4-0")
+        .withLabels(labels)
+        .endMetadata()
+        .withNewStatus()
+        .withAllocatable(Map.of("nvidia.com/gpu", new Quantity("2")))
+        .endStatus()
+        .build();
   }
 }
