@@ -123,6 +123,31 @@ grep '^"' "$OUT/threads" | sed -E 's/^"([^"]*)".*/\1/' |
   sed -E 's/(h100|a100|l4|cpu)-[0-9]+/NODE/g; s/^pod-NODE-(.*)-[a-z0-9]{5}$/pod-NODE-\1/;
           s/^pod-NODE-nvidia-cuda-validator.*/pod-NODE-nvidia-cuda-validator/;
           s/^-?[0-9]+-pool/HASH-pool/; s/[0-9]+/N/g' | sort | uniq -c | sort -rn > "$OUT/threads-by-name"
+# CPU by thread (user/system), grouped by name as the kernel keeps it (15 characters): which of the
+# JVM's activities cost the CPU. Threads that have ended are in the process's total only.
+python3 - "$pid" "$ticks" > "$OUT/cpu-by-thread" <<'PY'
+import collections, os, re, sys
+pid, ticks = sys.argv[1], float(sys.argv[2])
+by = collections.defaultdict(lambda: [0, 0.0, 0.0])
+for t in os.listdir("/proc/%s/task" % pid):
+    try:
+        s = open("/proc/%s/task/%s/stat" % (pid, t)).read()
+    except OSError:
+        continue
+    name = s[s.index("(") + 1 : s.rindex(")")]
+    f = s[s.rindex(")") + 2 :].split()
+    k = re.sub(r"[0-9]+", "N", re.sub(r"(h100|a100|l4|cpu)-[0-9]+", "NODE", name))
+    by[k][0] += 1
+    by[k][1] += int(f[11]) / ticks
+    by[k][2] += int(f[12]) / ticks
+st = open("/proc/%s/stat" % pid).read()
+f = st[st.rindex(")") + 2 :].split()
+print("process: user %.1f s, system %.1f s; live threads: user %.1f s, system %.1f s" % (
+    int(f[11]) / ticks, int(f[12]) / ticks, sum(v[1] for v in by.values()), sum(v[2] for v in by.values())))
+for k, v in sorted(by.items(), key=lambda kv: -(kv[1][1] + kv[1][2]))[:40]:
+    print("%8.1f s (user %.1f, system %.1f) %5d threads  %s" % (v[1] + v[2], v[1], v[2], v[0], k))
+PY
+info "simulate JVM CPU by thread: $(sed -n 1p "$OUT/cpu-by-thread")"
 for p in $(cp_pids); do
   echo "$(ps -o comm= -p "$p"): peak RSS $(awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$p/status"), RSS $(awk '/VmRSS/ {printf "%d MiB", $2 / 1024}' "/proc/$p/status"), threads $(awk '/Threads/ {print $2}' "/proc/$p/status"), CPU $(awk -v t="$ticks" '{printf "%.1f s", ($14 + $15) / t}' "/proc/$p/stat")"
 done > "$OUT/control-plane"
