@@ -6,10 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.PatchTarget;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -490,13 +487,7 @@ final class PodWorker {
       return;
     }
     String patch = "{\"status\":" + Serialization.asJson(status) + "}";
-    kubelet
-        .client()
-        .pods()
-        .inNamespace(namespace)
-        .resource(PatchTarget.of(Pod::new, namespace, name))
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+    kubelet.patchPodStatus(namespace, name, patch);
     if (lastPosted == null || !phase.equals(lastPosted.getPhase())) {
       LOG.info("{}: phase {}", where(), phase);
     }
