@@ -20,7 +20,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class XidTracker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(XidTracker.class);
-  private static final Duration POLL = Duration.ofSeconds(1);
+
+  /**
+   * How long one wait for an event lasts (NVML's event wait, 5 s as NVIDIA's device plugin waits):
+   * an event ends it at once and {@link #close()} interrupts it, so it bounds nothing but how often
+   * an idle thread wakes (each simulated node runs one).
+   */
+  private static final Duration POLL = Duration.ofSeconds(5);
+
   private static final Duration RETRY = Duration.ofSeconds(5);
 
   private final GpuBackend backend;
