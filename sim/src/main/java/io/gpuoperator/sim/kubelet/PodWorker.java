@@ -6,7 +6,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.PatchTarget;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -487,7 +490,13 @@ final class PodWorker {
       return;
     }
     String patch = "{\"status\":" + Serialization.asJson(status) + "}";
-    kubelet.patchPodStatus(namespace, name, patch);
+    kubelet
+        .client()
+        .pods()
+        .inNamespace(namespace)
+        .resource(PatchTarget.of(Pod::new, namespace, name))
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     if (lastPosted == null || !phase.equals(lastPosted.getPhase())) {
       LOG.info("{}: phase {}", where(), phase);
     }

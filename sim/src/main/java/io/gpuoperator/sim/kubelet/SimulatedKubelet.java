@@ -418,49 +418,6 @@ public final class SimulatedKubelet implements AutoCloseable {
             });
   }
 
-  /**
-   * Strategic-merge-patches a pod's status and waits for the answer without decoding it: a pod
-   * worker only needs to know the patch landed, and the Pod the API server sends back was a full
-   * Pod decoded per status change (22,259 of them in a 1,000-node rollout), then dropped. Fails as
-   * fabric8 would: a {@link KubernetesClientException} with the HTTP code.
-   */
-  void patchPodStatus(String namespace, String name, String patch) {
-    HttpClient http = client.getHttpClient();
-    long timeout = Math.max(1, client.getConfiguration().getRequestTimeout());
-    String base = client.getMasterUrl().toString();
-    HttpRequest request =
-        http.newHttpRequestBuilder()
-            .uri(
-                (base.endsWith("/") ? base : base + "/")
-                    + "api/v1/namespaces/"
-                    + namespace
-                    + "/pods/"
-                    + name
-                    + "/status")
-            .patch(PatchType.STRATEGIC_MERGE.getContentType(), patch)
-            .timeout(timeout, TimeUnit.MILLISECONDS)
-            .build();
-    HttpResponse<String> response;
-    try {
-      response = http.sendAsync(request, String.class).get(timeout + 5_000, TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw KubernetesClientException.launderThrowable(e.getCause());
-    } catch (TimeoutException e) {
-      throw new KubernetesClientException(
-          "patching the status of pod " + namespace + "/" + name + " timed out", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KubernetesClientException(
-          "interrupted patching the status of pod " + namespace + "/" + name, e);
-    }
-    if (!response.isSuccessful()) {
-      throw new KubernetesClientException(
-          "patching the status of pod " + namespace + "/" + name + ": " + response.body(),
-          response.code(),
-          null);
-    }
-  }
-
   /** Records the Lease the API server returned for a renewal at {@code time}. */
   private void held(Lease lease, String time) {
     synchronized (leaseLock) {
