@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -83,7 +82,6 @@ final class PodWorker {
   private String phase = "Pending";
   private Executor executor;
   private ScheduledExecutorService timer;
-  private ScheduledFuture<?> tick;
   private volatile boolean finished;
 
   PodWorker(SimulatedKubelet kubelet, Pod pod, String podIp) {
@@ -114,8 +112,8 @@ final class PodWorker {
   }
 
   /**
-   * Starts (or, after a kubelet restart, resumes) the worker: passes run on {@code executor}, the
-   * tick on {@code timer}.
+   * Starts (or, after a kubelet restart, resumes) the worker: passes run on {@code executor},
+   * retries after an error on {@code timer}; the kubelet calls {@link #tick()}.
    */
   synchronized void start(Executor executor, ScheduledExecutorService timer) {
     if (finished || running) {
@@ -125,10 +123,6 @@ final class PodWorker {
     this.timer = timer;
     running = true;
     lastPosted = null; // a restarted kubelet re-posts everything, readiness included
-    // With status coalescing (a large cluster) the tick is that interval: it is what posts a
-    // deferred status, and at thousands of pods a 250 ms tick is a busy timer for nothing.
-    long every = Math.max(TICK_MS, kubelet.statusCoalescing());
-    tick = timer.scheduleWithFixedDelay(this::onTick, every, every, TimeUnit.MILLISECONDS);
     wake();
   }
 
@@ -138,7 +132,6 @@ final class PodWorker {
    */
   synchronized void pause() {
     running = false;
-    cancelTick();
     synchronized (stepGuard) {
       if (stepping != null) {
         stepping.interrupt();
@@ -158,13 +151,6 @@ final class PodWorker {
           return;
         }
       }
-    }
-  }
-
-  private synchronized void cancelTick() {
-    if (tick != null) {
-      tick.cancel(false);
-      tick = null;
     }
   }
 
@@ -219,7 +205,19 @@ final class PodWorker {
     }
   }
 
-  private void onTick() {
+  /**
+   * The tick period for a kubelet's workers: with status coalescing (a large cluster) that
+   * interval, as the tick is what posts a deferred status; otherwise 250 ms.
+   */
+  static long tickMillis(long statusCoalescingMillis) {
+    return Math.max(TICK_MS, statusCoalescingMillis);
+  }
+
+  /**
+   * The kubelet's periodic tick (one task per kubelet for all its workers, not one per pod: at
+   * 5,000 pods that was 5,000 timer wake-ups a second): a pass when time-based work is pending.
+   */
+  void tick() {
     if (awaitingTime || lastPosted == null) {
       wake();
     }
@@ -254,7 +252,6 @@ final class PodWorker {
         }
         if (passOnce()) {
           finished = true;
-          cancelTick();
         }
       }
     } finally {

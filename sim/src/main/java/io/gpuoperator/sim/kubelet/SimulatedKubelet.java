@@ -198,6 +198,11 @@ public final class SimulatedKubelet implements AutoCloseable {
     // controller after an outage) or when the report interval has passed.
     heartbeats.add(
         api.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS));
+    // One tick for all the node's pod workers (each acts only when time-based work is pending).
+    long tick = PodWorker.tickMillis(statusCoalescing.toMillis());
+    heartbeats.add(
+        timer.scheduleWithFixedDelay(
+            () -> workers.values().forEach(PodWorker::tick), tick, tick, TimeUnit.MILLISECONDS));
     // Retried when the first list fails (a busy API server's timeout) instead of stopping for
     // good, but waited for: the pods deleted while the kubelet was down are found from that list.
     informer =
