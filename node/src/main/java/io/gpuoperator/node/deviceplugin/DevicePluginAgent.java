@@ -1,16 +1,12 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
+import io.gpuoperator.node.agent.AgentLane;
+import io.gpuoperator.node.files.DirectoryWatch;
 import io.gpuoperator.node.gpu.GpuBackend;
 import java.io.IOException;
-import java.nio.file.ClosedWatchServiceException;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardWatchEventKinds;
-import java.nio.file.WatchEvent;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -19,8 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,13 +38,16 @@ public final class DevicePluginAgent implements AutoCloseable {
   private final HealthMonitor health;
   private final Map<String, ResourceServer> servers = new LinkedHashMap<>();
   private final Map<String, Deque<Long>> crashes = new HashMap<>();
-  private final ScheduledExecutorService supervisor;
+  private final AgentLane supervisor = new AgentLane("device-plugin-supervisor");
   private DevicePluginSettings settings;
   private GpuInventory inventory;
   private LinkScores links;
-  private Object kubeletKey;
-  private WatchService watcher;
-  private Thread watchThread;
+  private volatile Object kubeletKey;
+
+  /** The servers as of the last change, for the unlocked check. */
+  private volatile List<ResourceServer> serving = List.of();
+
+  private AutoCloseable socketWatch;
   private volatile boolean closed;
   private Path cdiSpecDir;
 
@@ -85,13 +82,6 @@ public final class DevicePluginAgent implements AutoCloseable {
                 ? superviseInterval
                 : Duration.ofSeconds(1),
             this::onHealth);
-    this.supervisor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "device-plugin-supervisor");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
   /**
@@ -125,7 +115,8 @@ public final class DevicePluginAgent implements AutoCloseable {
     health.start();
     startWatch();
     long period = superviseInterval.toMillis();
-    supervisor.scheduleWithFixedDelay(this::supervise, period, period, TimeUnit.MILLISECONDS);
+    // The cheap check batched with every plugin's of the JVM; a pass only when it finds work.
+    supervisor.scheduleBatched(this::check, period, TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -150,6 +141,7 @@ public final class DevicePluginAgent implements AutoCloseable {
         LOG.info("reload: stopping resource {}", name);
         s.stop();
         servers.remove(name);
+        serving = List.copyOf(servers.values());
       }
     }
     for (ResourceSet r : resources) {
@@ -204,6 +196,7 @@ public final class DevicePluginAgent implements AutoCloseable {
   private void startServer(ResourceServer s) throws IOException {
     s.start();
     servers.put(s.resource().name(), s);
+    serving = List.copyOf(servers.values());
     tryRegister(s);
   }
 
@@ -236,6 +229,7 @@ public final class DevicePluginAgent implements AutoCloseable {
     } catch (IOException e) {
       // Kept, not serving: the supervisor tries again (and gives up after too many failures).
       servers.put(name, fresh);
+      serving = List.copyOf(servers.values());
       LOG.error("resource {}: cannot restart its server (retrying): {}", name, e.getMessage());
     }
   }
@@ -248,7 +242,25 @@ public final class DevicePluginAgent implements AutoCloseable {
     current.forEach(s -> s.updateHealth(unhealthy));
   }
 
-  /** One supervision pass; runs on the supervisor thread. */
+  /**
+   * Whether a supervision pass has work: a new or vanished kubelet.sock, a server that died or lost
+   * its socket, one not registered. Reads files only, without the agent's lock (held while a pass
+   * registers, which may wait on the kubelet); hands the pass to the supervisor's lane.
+   */
+  private void check() {
+    if (closed) {
+      return;
+    }
+    boolean work = !java.util.Objects.equals(SocketFiles.identity(kubeletSocket), kubeletKey);
+    for (ResourceServer s : serving) {
+      work |= !s.alive() || !s.registered();
+    }
+    if (work) {
+      supervisor.execute(this::supervise);
+    }
+  }
+
+  /** One supervision pass; runs on the supervisor's lane. */
   synchronized void supervise() {
     if (closed) {
       return;
@@ -276,6 +288,7 @@ public final class DevicePluginAgent implements AutoCloseable {
                 MAX_CRASHES_PER_HOUR);
             s.stop();
             servers.remove(name);
+            serving = List.copyOf(servers.values());
             continue;
           }
           LOG.warn("resource {}: server or socket {} gone; restarting it", name, s.socket());
@@ -301,52 +314,38 @@ public final class DevicePluginAgent implements AutoCloseable {
 
   /** Wakes the supervisor as soon as kubelet.sock is created, instead of at its next pass. */
   private void startWatch() {
+    Path name = kubeletSocket.getFileName();
     try {
-      watcher = FileSystems.getDefault().newWatchService();
-      kubeletSocket.getParent().register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+      socketWatch =
+          DirectoryWatch.onCreate(
+              kubeletSocket.getParent(),
+              created -> {
+                if (created.equals(name)) {
+                  supervisor.execute(this::supervise);
+                }
+              });
     } catch (IOException e) {
       LOG.warn(
           "cannot watch {} ({}); relying on polling", kubeletSocket.getParent(), e.getMessage());
-      return;
     }
-    String name = kubeletSocket.getFileName().toString();
-    watchThread =
-        new Thread(
-            () -> {
-              try {
-                while (!closed) {
-                  WatchKey k = watcher.take();
-                  for (WatchEvent<?> ev : k.pollEvents()) {
-                    if (ev.context() instanceof Path p && p.toString().equals(name)) {
-                      supervisor.execute(this::supervise);
-                    }
-                  }
-                  k.reset();
-                }
-              } catch (InterruptedException | ClosedWatchServiceException e) {
-                // closing
-              }
-            },
-            "device-plugin-watch");
-    watchThread.setDaemon(true);
-    watchThread.start();
   }
 
   @Override
   public void close() {
     closed = true;
-    supervisor.shutdownNow();
+    supervisor.close();
     health.close();
-    if (watcher != null) {
+    if (socketWatch != null) {
       try {
-        watcher.close();
-      } catch (IOException e) {
+        socketWatch.close();
+      } catch (Exception e) {
         // closing anyway
       }
     }
     synchronized (this) {
       servers.values().forEach(ResourceServer::stop);
       servers.clear();
+      serving = List.of();
     }
   }
 

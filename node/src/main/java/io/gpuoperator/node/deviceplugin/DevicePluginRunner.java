@@ -2,11 +2,10 @@ package io.gpuoperator.node.deviceplugin;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.gpuoperator.api.Informers;
+import io.gpuoperator.api.NodeWatch;
 import io.gpuoperator.config.Document;
 import io.gpuoperator.config.Settings;
+import io.gpuoperator.node.agent.AgentLane;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -16,8 +15,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,12 +37,13 @@ public final class DevicePluginRunner implements AutoCloseable {
   private final Path migMinorsFile;
   private final Duration recovery;
   private final Duration supervise;
-  private final ScheduledExecutorService fileWatch;
+  private final AgentLane fileWatch = new AgentLane("device-plugin-config");
   private DevicePluginAgent agent;
-  private SharedIndexInformer<Node> nodeInformer;
+  private NodeWatch nodes;
+  private AutoCloseable nodeWatch;
   private volatile String label;
-  private Path activeFile;
-  private FileTime activeModified;
+  private volatile Path activeFile;
+  private volatile FileTime activeModified;
   private Path cdiSpecDir;
 
   /**
@@ -71,13 +69,6 @@ public final class DevicePluginRunner implements AutoCloseable {
     this.migMinorsFile = migMinorsFile;
     this.recovery = recovery;
     this.supervise = supervise;
-    this.fileWatch =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "device-plugin-config");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
   /**
@@ -103,14 +94,14 @@ public final class DevicePluginRunner implements AutoCloseable {
     try {
       return currentSettings();
     } finally {
-      fileWatch.shutdownNow();
+      fileWatch.close();
     }
   }
 
   /** Resolves the settings the config source gives now (the first load: errors propagate). */
   public DevicePluginSettings currentSettings() {
-    if (source.labelled() && client != null && nodeName != null) {
-      Node node = client.nodes().withName(nodeName).get();
+    if (source.labelled() && (client != null || nodes != null) && nodeName != null) {
+      Node node = nodes != null ? nodes.current(nodeName) : client.nodes().withName(nodeName).get();
       label =
           node == null || node.getMetadata().getLabels() == null
               ? null
@@ -125,6 +116,15 @@ public final class DevicePluginRunner implements AutoCloseable {
       LOG.info("config file {} (label {}={})", file, PluginNames.CONFIG_LABEL, label);
     }
     return DevicePluginSettings.resolve(settings.withFile(doc), config);
+  }
+
+  /**
+   * Where the config label is heard from (default: an informer on the node through the client);
+   * call before {@link #start()}.
+   */
+  public synchronized DevicePluginRunner withNodeWatch(NodeWatch watch) {
+    this.nodes = watch;
+    return this;
   }
 
   /** Where the plugin writes its CDI spec when a CDI strategy is used (null: nowhere). */
@@ -147,28 +147,13 @@ public final class DevicePluginRunner implements AutoCloseable {
             .withCdiSpecDir(cdiSpecDir)
             .start();
     long period = Math.max(200, supervise.toMillis() * 2);
-    fileWatch.scheduleWithFixedDelay(this::checkFile, period, period, TimeUnit.MILLISECONDS);
-    if (source.labelled() && client != null && nodeName != null) {
+    // A file's time checked, batched with every plugin of the JVM; a change reloads on the lane.
+    fileWatch.scheduleBatched(this::checkFileQuietly, period, TimeUnit.MILLISECONDS);
+    if (source.labelled() && (client != null || nodes != null) && nodeName != null) {
       // Not waited for, and retried when its first list fails: the plugin serves its devices
       // meanwhile, and a label change is applied once the watch is up.
-      nodeInformer =
-          Informers.start(
-              client.nodes().withName(nodeName),
-              new ResourceEventHandler<>() {
-                @Override
-                public void onAdd(Node node) {
-                  onNode(node);
-                }
-
-                @Override
-                public void onUpdate(Node old, Node node) {
-                  onNode(node);
-                }
-
-                @Override
-                public void onDelete(Node node, boolean unknown) {}
-              },
-              0);
+      nodeWatch =
+          (nodes != null ? nodes : NodeWatch.informer(client)).watch(nodeName, this::onNode);
     }
     return this;
   }
@@ -197,6 +182,15 @@ public final class DevicePluginRunner implements AutoCloseable {
           value);
       label = value;
       fileWatch.execute(this::reload);
+    }
+  }
+
+  private void checkFileQuietly() {
+    // Unlocked (the fields are volatile): a reload holding the lock must not stall the batch.
+    Path file = activeFile;
+    FileTime known = activeModified;
+    if (file != null && !Objects.equals(modified(file), known)) {
+      fileWatch.execute(this::checkFile);
     }
   }
 
@@ -233,10 +227,14 @@ public final class DevicePluginRunner implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    if (nodeInformer != null) {
-      nodeInformer.close();
+    if (nodeWatch != null) {
+      try {
+        nodeWatch.close();
+      } catch (Exception e) {
+        LOG.warn("node/{}: closing the Node watch: {}", nodeName, e.toString());
+      }
     }
-    fileWatch.shutdownNow();
+    fileWatch.close();
     if (agent != null) {
       agent.close();
     }

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.node.agent.AgentLane;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuEvent;
@@ -9,17 +10,21 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches the backend's XID and ECC events on its own thread and reports the set of unhealthy
- * device UUIDs whenever it changes. A failed event stream marks every device unhealthy and is
- * subscribed again until it works.
+ * Watches the backend's XID and ECC events and reports the set of unhealthy device UUIDs whenever
+ * it changes. It takes the events pending every poll interval on a lane of the shared {@link
+ * io.gpuoperator.node.agent.AgentThreads} rather than blocking a thread of its own in the event
+ * wait: a simulator runs hundreds of these. A failed event stream marks every device unhealthy and
+ * is subscribed again until it works.
  */
 public final class HealthMonitor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HealthMonitor.class);
+  private static final int MAX_EVENTS_PER_PASS = 1_000;
   private static final Set<GpuEventType> EVENTS =
       EnumSet.of(
           GpuEventType.XID_CRITICAL_ERROR,
@@ -31,13 +36,15 @@ public final class HealthMonitor implements AutoCloseable {
   private final HealthTracker tracker;
   private final Consumer<Set<String>> listener;
   private final Duration pollInterval;
-  private final Thread thread;
+  private final AgentLane lane = new AgentLane("device-plugin-health");
+  private final Object subscriptionLock = new Object();
+  private GpuEventSubscription subscription;
   private volatile boolean running = true;
   private volatile Set<String> unhealthy = Set.of();
   private String lastFailure;
 
   /**
-   * @param pollInterval longest wait for an event before recovery is checked (and the retry
+   * @param pollInterval how often pending events are taken and recovery is checked (and the retry
    *     interval after a backend failure)
    */
   public HealthMonitor(
@@ -52,8 +59,6 @@ public final class HealthMonitor implements AutoCloseable {
     this.tracker = new HealthTracker(policy, recovery, inventory);
     this.listener = listener;
     this.pollInterval = pollInterval;
-    this.thread = new Thread(this::run, "device-plugin-health");
-    this.thread.setDaemon(true);
   }
 
   /** Starts watching; with health checks disabled by env it does nothing. */
@@ -62,7 +67,10 @@ public final class HealthMonitor implements AutoCloseable {
       LOG.info("health checks disabled by {}", XidPolicy.DISABLE_HEALTHCHECKS.name());
       return this;
     }
-    thread.start();
+    long period = Math.max(1, pollInterval.toMillis());
+    // Subscribed at once (events from now on count); then batched with every monitor of the JVM.
+    lane.execute(this::pass);
+    lane.scheduleBatched(this::pass, period, TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -76,9 +84,16 @@ public final class HealthMonitor implements AutoCloseable {
     tracker.inventory(inventory);
   }
 
-  private void run() {
-    GpuEventSubscription subscription = null;
-    while (running) {
+  /**
+   * One pass: subscribes when needed, applies every event pending now, then lets devices whose
+   * quiet period ended recover. Runs every poll interval on the monitor's lane; a failed event
+   * stream marks every device unhealthy and is subscribed again at the next pass.
+   */
+  private void pass() {
+    synchronized (subscriptionLock) {
+      if (!running) {
+        return;
+      }
       try {
         if (subscription == null) {
           subscription = backend.subscribe(EVENTS);
@@ -88,29 +103,35 @@ public final class HealthMonitor implements AutoCloseable {
                 subscription.unsupportedGpus());
           }
         }
-        Optional<GpuEvent> event = subscription.poll(pollInterval);
+        boolean changed = false;
+        // Bounded, so a GPU that floods events still lets recovery below run.
+        for (int i = 0; i < MAX_EVENTS_PER_PASS; i++) {
+          Optional<GpuEvent> event = subscription.poll(Duration.ZERO);
+          if (event.isEmpty()) {
+            break;
+          }
+          synchronized (this) {
+            changed |= apply(event.get(), System.currentTimeMillis());
+          }
+        }
         if (lastFailure != null) {
           LOG.info("GPU event stream works again; devices recover after the quiet period");
           lastFailure = null;
         }
-        long now = System.currentTimeMillis();
-        boolean changed;
         synchronized (this) {
-          changed = event.isPresent() && apply(event.get(), now);
-          changed |= tracker.tick(now);
+          changed |= tracker.tick(System.currentTimeMillis());
         }
         if (changed) {
           publish();
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        break;
       } catch (GpuBackendException e) {
         if (!running) {
-          break;
+          return;
         }
         if (!java.util.Objects.equals(e.getMessage(), lastFailure)) {
-          // Once per distinct failure: the retry below runs every poll interval.
+          // Once per distinct failure: the retry runs every poll interval.
           LOG.error("GPU event stream failed, marking all devices unhealthy: {}", e.getMessage());
           lastFailure = e.getMessage();
         }
@@ -121,24 +142,19 @@ public final class HealthMonitor implements AutoCloseable {
         if (changed) {
           publish();
         }
-        if (subscription != null) {
-          try {
-            subscription.close();
-          } catch (RuntimeException ignored) {
-            // Already broken; a new one is made below.
-          }
-          subscription = null;
-        }
-        try {
-          Thread.sleep(pollInterval.toMillis());
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          break;
-        }
+        closeSubscription();
       }
     }
+  }
+
+  private void closeSubscription() {
     if (subscription != null) {
-      subscription.close();
+      try {
+        subscription.close();
+      } catch (RuntimeException ignored) {
+        // Already broken; a new one is made at the next pass.
+      }
+      subscription = null;
     }
   }
 
@@ -184,6 +200,9 @@ public final class HealthMonitor implements AutoCloseable {
   @Override
   public void close() {
     running = false;
-    thread.interrupt();
+    lane.close();
+    synchronized (subscriptionLock) {
+      closeSubscription();
+    }
   }
 }

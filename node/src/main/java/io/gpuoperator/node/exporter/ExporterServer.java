@@ -8,7 +8,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -20,12 +23,34 @@ import java.util.function.Supplier;
 public final class ExporterServer implements AutoCloseable {
   private static final String OPENMETRICS = "application/openmetrics-text";
 
-  private final HttpServer server;
-  private final ExecutorService workers;
+  /**
+   * The handlers' threads, shared by every exporter of the JVM (handlers only copy bytes already
+   * rendered, so four serve a simulator's hundreds of exporters too); they end after 30 s idle.
+   */
+  private static final ExecutorService WORKERS = workers();
 
-  private ExporterServer(HttpServer server, ExecutorService workers) {
+  private final HttpServer server;
+
+  private ExporterServer(HttpServer server) {
     this.server = server;
-    this.workers = workers;
+  }
+
+  private static ExecutorService workers() {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            4,
+            4,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(r, "exporter-http-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /**
@@ -49,20 +74,12 @@ public final class ExporterServer implements AutoCloseable {
     } catch (IOException e) {
       throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
     }
-    ExecutorService workers =
-        Executors.newFixedThreadPool(
-            4,
-            r -> {
-              Thread t = new Thread(r, "exporter-http");
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(workers);
+    server.setExecutor(WORKERS);
     server.createContext("/metrics", ex -> metrics(ex, exporter.get()));
     server.createContext("/health", ex -> health(ex, exporter.get()));
     server.createContext("/", ExporterServer::index);
     server.start();
-    return new ExporterServer(server, workers);
+    return new ExporterServer(server);
   }
 
   /** The port it listens on. */
@@ -126,6 +143,5 @@ public final class ExporterServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-    workers.shutdownNow();
   }
 }

@@ -1,6 +1,7 @@
 package io.gpuoperator.node.exporter;
 
 import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesResponse;
+import io.gpuoperator.node.agent.AgentLane;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
@@ -9,8 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -49,7 +48,7 @@ public final class MetricsExporter implements AutoCloseable {
   private volatile Published published;
   private volatile String lastError = "no collection yet";
   private volatile String lastPodError;
-  private ScheduledExecutorService loop;
+  private AgentLane loop;
 
   private record Published(Exposition exposition, long atMillis) {}
 
@@ -74,16 +73,13 @@ public final class MetricsExporter implements AutoCloseable {
     this.skippedFields = skippedFields;
   }
 
-  /** Collects now, then every interval on a thread of its own. */
+  /**
+   * Collects now, then every interval (from the end of one collection to the start of the next) on
+   * a lane of the shared {@link io.gpuoperator.node.agent.AgentThreads}.
+   */
   public MetricsExporter start() {
-    loop =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "exporter-collect");
-              t.setDaemon(true);
-              return t;
-            });
-    loop.scheduleAtFixedRate(this::collectSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    loop = new AgentLane("exporter-collect");
+    loop.scheduleWithFixedDelay(this::collectSafely, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -245,7 +241,7 @@ public final class MetricsExporter implements AutoCloseable {
   @Override
   public void close() {
     if (loop != null) {
-      loop.shutdownNow();
+      loop.close();
     }
   }
 }

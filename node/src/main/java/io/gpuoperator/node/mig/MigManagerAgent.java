@@ -2,9 +2,7 @@ package io.gpuoperator.node.mig;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.gpuoperator.api.Informers;
+import io.gpuoperator.api.NodeWatch;
 import io.gpuoperator.config.ConfigException;
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +20,7 @@ import org.slf4j.LoggerFactory;
 public final class MigManagerAgent implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MigManagerAgent.class);
 
-  private final KubernetesClient client;
+  private final NodeWatch nodes;
   private final String nodeName;
   private final Supplier<MigConfigFile> config;
   private final MigReconfigurer reconfigurer;
@@ -30,7 +28,7 @@ public final class MigManagerAgent implements AutoCloseable {
   private String handled;
   private boolean retry;
   private boolean stopped;
-  private SharedIndexInformer<Node> informer;
+  private AutoCloseable watch;
 
   /** {@code config} is read at each change (the ConfigMap may have changed). */
   public MigManagerAgent(
@@ -38,7 +36,16 @@ public final class MigManagerAgent implements AutoCloseable {
       String nodeName,
       Supplier<MigConfigFile> config,
       MigReconfigurer reconfigurer) {
-    this.client = client;
+    this(NodeWatch.informer(client), nodeName, config, reconfigurer);
+  }
+
+  /** Hears of the node's label from {@code nodes} (the simulator's shared watch). */
+  public MigManagerAgent(
+      NodeWatch nodes,
+      String nodeName,
+      Supplier<MigConfigFile> config,
+      MigReconfigurer reconfigurer) {
+    this.nodes = nodes;
     this.nodeName = nodeName;
     this.config = config;
     this.reconfigurer = reconfigurer;
@@ -46,25 +53,8 @@ public final class MigManagerAgent implements AutoCloseable {
 
   /** Watches the node and applies changes until {@link #close()} or an interrupt. */
   public void run() throws InterruptedException {
-    // Retried when its first list fails (a busy API server's timeout), instead of stopping.
-    informer =
-        Informers.start(
-            client.nodes().withName(nodeName),
-            new ResourceEventHandler<>() {
-              @Override
-              public void onAdd(Node n) {
-                offer(n);
-              }
-
-              @Override
-              public void onUpdate(Node old, Node n) {
-                offer(n);
-              }
-
-              @Override
-              public void onDelete(Node n, boolean unknown) {}
-            },
-            0);
+    // An informer retries when its first list fails (a busy API server's timeout).
+    watch = nodes.watch(nodeName, this::offer);
     LOG.info("node {}: watching {}", nodeName, MigLabels.CONFIG);
     try {
       while (true) {
@@ -75,7 +65,11 @@ public final class MigManagerAgent implements AutoCloseable {
         apply(name);
       }
     } finally {
-      informer.close();
+      try {
+        watch.close();
+      } catch (Exception e) {
+        LOG.warn("node {}: closing the Node watch: {}", nodeName, e.toString());
+      }
     }
   }
 
