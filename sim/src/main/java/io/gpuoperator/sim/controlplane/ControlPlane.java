@@ -43,6 +43,9 @@ import org.slf4j.LoggerFactory;
 public final class ControlPlane implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ControlPlane.class);
 
+  /** Node clients per shared connection to the API server. */
+  static final int NODES_PER_CONNECTION = 50;
+
   /** The Kubernetes release the binaries are pinned to (scripts/k8s-versions.env). */
   public static final String K8S_VERSION = K8sVersions.KUBERNETES;
 
@@ -66,6 +69,11 @@ public final class ControlPlane implements AutoCloseable {
   private final Builder options;
   private final Path dir;
   private final Map<String, String> tokens = new LinkedHashMap<>();
+
+  /** The node clients' connections (SharedClientResources.SharedConnections says why shared). */
+  private final SharedClientResources.SharedConnections nodeConnections =
+      new SharedClientResources.SharedConnections(NODES_PER_CONNECTION);
+
   private final List<ManagedProcess> processes = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::closeQuietly, "control-plane-shutdown");
   private Pki pki;
@@ -127,9 +135,14 @@ public final class ControlPlane implements AutoCloseable {
     return clientFor("admin");
   }
 
-  /** A new client authenticated as {@code system:node:<name>} (declared in the builder). */
+  /**
+   * A new client authenticated as {@code system:node:<name>} (declared in the builder). Its
+   * requests share a connection with up to {@value #NODES_PER_CONNECTION} other nodes' (each
+   * carries its own node's token).
+   */
   public KubernetesClient nodeClient(String nodeName) {
-    return clientFor("system:node:" + nodeName);
+    Config config = configFor("system:node:" + nodeName);
+    return SharedClientResources.client(config, nodeConnections);
   }
 
   /** Kubeconfig YAML for one of the identities in the token file. */
@@ -191,10 +204,14 @@ public final class ControlPlane implements AutoCloseable {
   }
 
   private KubernetesClient clientFor(String user) {
+    // A simulator builds one client per node: they share threads and serialization.
+    return SharedClientResources.client(configFor(user));
+  }
+
+  private Config configFor(String user) {
     Config config = Config.fromKubeconfig(kubeconfigFor(user));
     config.setRequestTimeout(30_000);
-    // A simulator builds one client per node: they share threads and serialization.
-    return SharedClientResources.client(config);
+    return config;
   }
 
   private ControlPlane start() throws IOException, InterruptedException {
@@ -319,6 +336,9 @@ public final class ControlPlane implements AutoCloseable {
                 "--bind-address=127.0.0.1",
                 "--advertise-address=127.0.0.1",
                 "--secure-port=" + apiServerPort,
+                // Node clients share connections, NODES_PER_CONNECTION each; the JDK client fails
+                // a request beyond the server's stream limit instead of opening another one.
+                "--http2-max-streams-per-connection=" + 20 * NODES_PER_CONNECTION,
                 "--tls-cert-file=" + pki.serverCert,
                 "--tls-private-key-file=" + pki.serverKey,
                 "--client-ca-file=" + pki.caCert,
