@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.sim.controlplane.StreamingInformer;
 import io.gpuoperator.sim.kubelet.NodeCache;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.util.List;
@@ -18,13 +19,13 @@ import java.util.List;
 final class ClusterView implements AutoCloseable {
   private final List<NodeDescription> nodes;
   private final NodeCache nodeCache;
-  private final SharedIndexInformer<Pod> podInformer;
+  private final StreamingInformer<Pod> podInformer;
   private final SharedIndexInformer<ClusterPolicy> policyInformer;
 
   private ClusterView(
       List<NodeDescription> nodes,
       NodeCache nodeCache,
-      SharedIndexInformer<Pod> podInformer,
+      StreamingInformer<Pod> podInformer,
       SharedIndexInformer<ClusterPolicy> policyInformer) {
     this.nodes = nodes;
     this.nodeCache = nodeCache;
@@ -42,15 +43,14 @@ final class ClusterView implements AutoCloseable {
       List<NodeDescription> nodes,
       String namespace,
       String policy) {
-    // Paged lists (see NodeCache): thousands of operand pods in one list can outlast the
+    // Paged lists (StreamingInformer): thousands of operand pods in one list can outlast the
     // request timeout of a busy API server.
-    SharedIndexInformer<Pod> p =
-        client.pods().inNamespace(namespace).withLimit(NodeCache.LIST_PAGE).runnableInformer(0);
+    StreamingInformer<Pod> p = new StreamingInformer<>(client, Pod.class, namespace, null);
     SharedIndexInformer<ClusterPolicy> c =
         client.resources(ClusterPolicy.class).withName(policy).runnableInformer(0);
     ClusterView view = new ClusterView(nodes, nodeCache, p, c);
     try {
-      p.start().toCompletableFuture().join();
+      p.start().join();
       c.start().toCompletableFuture().join();
     } catch (RuntimeException e) {
       view.close();
@@ -62,10 +62,7 @@ final class ClusterView implements AutoCloseable {
   SimulationStatus status() {
     List<ClusterPolicy> policies = policyInformer.getStore().list();
     return SimulationStatus.of(
-        nodes,
-        nodeCache.list(),
-        podInformer.getStore().list(),
-        policies.isEmpty() ? null : policies.get(0));
+        nodes, nodeCache.list(), podInformer.list(), policies.isEmpty() ? null : policies.get(0));
   }
 
   @Override

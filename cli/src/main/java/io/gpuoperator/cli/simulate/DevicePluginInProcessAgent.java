@@ -46,7 +46,7 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
             ctx.hostPath("/proc/driver/nvidia-caps/mig-minors"),
             Duration.ofMinutes(5),
             Duration.ofSeconds(1))) {
-      runner.start();
+      runner.withNodeWatch(ctx.nodeWatch()).start();
       ctx.markReady();
       Thread.sleep(Long.MAX_VALUE); // until the container is killed (interrupt)
       return 0;

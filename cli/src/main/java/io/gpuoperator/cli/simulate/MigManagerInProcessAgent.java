@@ -39,7 +39,7 @@ public final class MigManagerInProcessAgent implements InProcessAgent {
             Duration.ofMinutes(5),
             null);
     try (MigManagerAgent agent =
-        new MigManagerAgent(ctx.client(), ctx.nodeName(), source, reconfigurer)) {
+        new MigManagerAgent(ctx.nodeWatch(), ctx.nodeName(), source, reconfigurer)) {
       ctx.markReady();
       agent.run();
       return 0;

@@ -1,6 +1,7 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,14 @@ public final class AgentContext {
   /** May be null when the simulation gives agents no client. */
   public KubernetesClient client() {
     return container.client();
+  }
+
+  /**
+   * Where the agent hears of its own Node: the simulation's one watch of every Node when it has
+   * one, else an informer through {@link #client()}.
+   */
+  public NodeWatch nodeWatch() {
+    return container.nodes() != null ? container.nodes() : NodeWatch.informer(client());
   }
 
   public ContainerContext container() {

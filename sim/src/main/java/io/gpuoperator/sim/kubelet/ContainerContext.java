@@ -3,6 +3,7 @@ package io.gpuoperator.sim.kubelet;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
@@ -17,6 +18,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param timer a shared scheduler for delays; runners must not block it
  * @param serviceAccountTokens the kubelet's tokens for pods' ServiceAccounts (what it would mount
  *     as {@code kube-api-access})
+ * @param nodes the simulation's watch of every Node, for agents that follow their own; null when
+ *     the kubelet has none
  */
 public record ContainerContext(
     String nodeName,
@@ -27,12 +30,13 @@ public record ContainerContext(
     Map<String, String> env,
     KubernetesClient client,
     ScheduledExecutorService timer,
-    ServiceAccountTokens serviceAccountTokens) {
+    ServiceAccountTokens serviceAccountTokens,
+    NodeWatch nodes) {
 
   /** The same container with this environment instead. */
   public ContainerContext withEnv(Map<String, String> otherEnv) {
     return new ContainerContext(
-        nodeName, dirs, pod, container, init, otherEnv, client, timer, serviceAccountTokens);
+        nodeName, dirs, pod, container, init, otherEnv, client, timer, serviceAccountTokens, nodes);
   }
 
   /** The container's command followed by its args. */

@@ -9,6 +9,8 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +28,6 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpProber {
   private static final Logger LOG = LoggerFactory.getLogger(HttpProber.class);
-  private static final long TICK_MS = 200;
 
   private final String where;
   private final Container container;
@@ -46,14 +47,11 @@ final class HttpProber {
   /** Starts probing once the process publishes the probes' ports; stops when it exits. */
   static void watch(String where, Container c, ContainerProcess process) {
     HttpProber prober = new HttpProber(where, c, process);
-    java.util.concurrent.atomic.AtomicBoolean started =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean started = new AtomicBoolean();
     process.onPortPublished(
         () -> {
           if (prober.allPortsPublished() && started.compareAndSet(false, true)) {
-            Thread t = new Thread(prober::loop, "probe-" + where + "-" + c.getName());
-            t.setDaemon(true);
-            t.start();
+            prober.begin();
           }
         });
   }
@@ -144,46 +142,71 @@ final class HttpProber {
     return value == null || value <= 0 ? dflt : value;
   }
 
-  private void loop() {
+  private Schedule startup;
+  private Schedule readiness;
+  private Schedule liveness;
+  private boolean started;
+
+  private void begin() {
     long now = System.currentTimeMillis();
-    Schedule startup = schedule("startup", container.getStartupProbe(), now);
-    Schedule readiness = schedule("readiness", container.getReadinessProbe(), now);
-    Schedule liveness = schedule("liveness", container.getLivenessProbe(), now);
-    boolean started = startup == null;
-    try {
-      while (!process.hasExited()) {
-        now = System.currentTimeMillis();
-        if (!started) {
-          Boolean verdict = startup.runIfDue(now);
-          if (Boolean.TRUE.equals(verdict)) {
-            started = true;
-            LOG.info("{}: container {} started (startup probe)", where, container.getName());
-          } else if (Boolean.FALSE.equals(verdict)) {
-            kill("startup");
-            return;
-          }
-        }
-        if (started) {
-          if (readiness == null) {
-            process.markReady();
-          } else {
-            Boolean verdict = readiness.runIfDue(now);
-            if (Boolean.TRUE.equals(verdict)) {
-              process.markReady();
-            } else if (Boolean.FALSE.equals(verdict)) {
-              process.markUnready();
-            }
-          }
-          if (liveness != null && Boolean.FALSE.equals(liveness.runIfDue(now))) {
-            kill("liveness");
-            return;
-          }
-        }
-        Thread.sleep(TICK_MS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    startup = schedule("startup", container.getStartupProbe(), now);
+    readiness = schedule("readiness", container.getReadinessProbe(), now);
+    liveness = schedule("liveness", container.getLivenessProbe(), now);
+    started = startup == null;
+    KubeletThreads.probes().execute(this::step);
+  }
+
+  /**
+   * Runs the probes that are due, then schedules itself for the next one due. Steps run one after
+   * another (each schedules the next when it ends), so the schedules need no lock. On the kubelets'
+   * shared timer and probe pool, not a thread per container: a probe's wait for its answer holds
+   * one pool thread and delays no other container's.
+   */
+  private void step() {
+    if (process.hasExited()) {
+      return;
     }
+    long now = System.currentTimeMillis();
+    if (!started) {
+      Boolean verdict = startup.runIfDue(now);
+      if (Boolean.TRUE.equals(verdict)) {
+        started = true;
+        LOG.info("{}: container {} started (startup probe)", where, container.getName());
+      } else if (Boolean.FALSE.equals(verdict)) {
+        kill("startup");
+        return;
+      }
+    }
+    if (started) {
+      if (readiness == null) {
+        process.markReady();
+      } else {
+        Boolean verdict = readiness.runIfDue(now);
+        if (Boolean.TRUE.equals(verdict)) {
+          process.markReady();
+        } else if (Boolean.FALSE.equals(verdict)) {
+          process.markUnready();
+        }
+      }
+      if (liveness != null && Boolean.FALSE.equals(liveness.runIfDue(now))) {
+        kill("liveness");
+        return;
+      }
+    }
+    long next = Long.MAX_VALUE;
+    for (Schedule s : started ? new Schedule[] {readiness, liveness} : new Schedule[] {startup}) {
+      if (s != null) {
+        next = Math.min(next, s.dueAt);
+      }
+    }
+    if (next == Long.MAX_VALUE || process.hasExited()) {
+      return;
+    }
+    KubeletThreads.timer()
+        .schedule(
+            () -> KubeletThreads.probes().execute(this::step),
+            Math.max(0, next - System.currentTimeMillis()),
+            TimeUnit.MILLISECONDS);
   }
 
   private Schedule schedule(String kind, Probe p, long now) {

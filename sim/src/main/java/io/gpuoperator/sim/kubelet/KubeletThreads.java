@@ -1,12 +1,18 @@
 package io.gpuoperator.sim.kubelet;
 
 import io.gpuoperator.sim.controlplane.DaemonThreads;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.LoggerFactory;
 
 /**
  * The schedulers every simulated kubelet of the JVM shares, instead of a few threads per node (a
@@ -19,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  *       a request's timeout (lease renewals, node status, device-plugin status writes and
  *       connections, DRA retries and registry scans);
  *   <li>{@link #pods()}: the pod workers' passes, which patch pod status and may wait on the API
- *       server or a DRA plugin; it grows with the passes running at once, not with the pods.
+ *       server or a DRA plugin; it grows with the passes running at once, not with the pods;
+ *   <li>{@link #probes()}: the containers' HTTP probes, grown the same way.
  * </ul>
  *
  * Kept apart so an API server that stalls delays heartbeats, not containers. Daemon threads that
@@ -29,8 +36,42 @@ public final class KubeletThreads {
   private static final ScheduledExecutorService TIMER = pool("kubelet-timer-", 2);
   private static final ScheduledExecutorService API = pool("kubelet-api-", 8);
   private static final ExecutorService PODS = growing("kubelet-pod-");
+  private static final ExecutorService PROBES = growing("kubelet-probe-");
 
   private KubeletThreads() {}
+
+  private static final Map<Long, Set<Runnable>> BATCHES = new ConcurrentHashMap<>();
+
+  /**
+   * Runs {@code tick} every {@code periodMillis} together with every other kubelet's tick of that
+   * period: one timer task per period calls them one after another, instead of one wake-up of the
+   * timer per kubelet (1,000 a second at 1,000 nodes with 1 s pod-worker ticks). Ticks must not
+   * block. Cancelling the result (as a heartbeat's future) removes it.
+   */
+  public static Future<?> batched(long periodMillis, Runnable tick) {
+    Set<Runnable> batch =
+        BATCHES.computeIfAbsent(
+            periodMillis,
+            p -> {
+              Set<Runnable> members = ConcurrentHashMap.newKeySet();
+              TIMER.scheduleWithFixedDelay(
+                  () -> members.forEach(KubeletThreads::runQuietly), p, p, TimeUnit.MILLISECONDS);
+              return members;
+            });
+    Runnable member = tick::run; // a distinct identity per call
+    batch.add(member);
+    CompletableFuture<Void> handle = new CompletableFuture<>();
+    handle.whenComplete((v, e) -> batch.remove(member));
+    return handle;
+  }
+
+  private static void runQuietly(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      LoggerFactory.getLogger(KubeletThreads.class).warn("a batched tick failed: {}", e.toString());
+    }
+  }
 
   /** For ticks that never block. */
   public static ScheduledExecutorService timer() {
@@ -48,6 +89,14 @@ public final class KubeletThreads {
    */
   public static ExecutorService pods() {
     return PODS;
+  }
+
+  /**
+   * For HTTP probes: each waits up to its probe's timeout for an answer. Unbounded like {@link
+   * #pods()}, so a container that does not answer never delays another's probes.
+   */
+  public static ExecutorService probes() {
+    return PROBES;
   }
 
   private static ExecutorService growing(String prefix) {

@@ -418,7 +418,8 @@ final class PodWorker {
             env(pod, s.spec),
             kubelet.agentClient(),
             kubelet.timer(),
-            kubelet.serviceAccountTokens());
+            kubelet.serviceAccountTokens(),
+            kubelet.nodeCache());
     s.containerId =
         "containerd://" + PodStatusModel.sha256(uid + "/" + s.name() + "/" + s.restartCount);
     s.process = runner.start(ctx);

@@ -14,10 +14,9 @@ import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.Informers;
 import io.gpuoperator.api.PatchTarget;
+import io.gpuoperator.sim.controlplane.StreamingInformer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -29,8 +28,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,8 +70,8 @@ public final class SimulatedKubelet implements AutoCloseable {
   private final Set<String> released = ConcurrentHashMap.newKeySet();
   private final Map<String, Pod> admitted = new ConcurrentHashMap<>();
   private final AtomicInteger podCounter = new AtomicInteger();
-  private final List<ScheduledFuture<?>> heartbeats = new ArrayList<>();
-  private SharedIndexInformer<Pod> informer;
+  private final List<Future<?>> heartbeats = new ArrayList<>();
+  private StreamingInformer<Pod> informer;
   private volatile boolean running;
   private volatile boolean closed;
   private boolean startedBefore;
@@ -145,6 +144,11 @@ public final class SimulatedKubelet implements AutoCloseable {
     return client;
   }
 
+  /** The simulation's shared watch of every Node, or null. */
+  NodeCache nodeCache() {
+    return nodeCache;
+  }
+
   KubernetesClient agentClient() {
     return agentClient;
   }
@@ -200,18 +204,15 @@ public final class SimulatedKubelet implements AutoCloseable {
         api.scheduleWithFixedDelay(this::syncStatusQuietly, lease, lease, TimeUnit.MILLISECONDS));
     // One tick for all the node's pod workers (each acts only when time-based work is pending).
     long tick = PodWorker.tickMillis(statusCoalescing.toMillis());
-    heartbeats.add(
-        timer.scheduleWithFixedDelay(
-            () -> workers.values().forEach(PodWorker::tick), tick, tick, TimeUnit.MILLISECONDS));
+    // Batched with every kubelet's tick of the JVM: one timer wake-up per period for all nodes.
+    heartbeats.add(KubeletThreads.batched(tick, () -> workers.values().forEach(PodWorker::tick)));
     // Retried when the first list fails (a busy API server's timeout) instead of stopping for
     // good, but waited for: the pods deleted while the kubelet was down are found from that list.
     informer =
-        Informers.start(
-            client.pods().inAnyNamespace().withField("spec.nodeName", nodeName()),
-            new PodEvents(),
-            0);
+        new StreamingInformer<>(client, Pod.class, null, "spec.nodeName=" + nodeName())
+            .addEventHandler(new PodEvents());
     try {
-      informer.start().toCompletableFuture().get(POD_LIST_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      informer.start().get(POD_LIST_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException | TimeoutException e) {
       informer.close();
       throw new KubernetesClientException(
@@ -223,7 +224,7 @@ public final class SimulatedKubelet implements AutoCloseable {
     }
     // Pods deleted while the kubelet was down are not in the fresh list: finish them.
     Set<String> present = new HashSet<>();
-    for (Pod p : informer.getStore().list()) {
+    for (Pod p : informer.list()) {
       present.add(p.getMetadata().getUid());
     }
     for (Map.Entry<String, PodWorker> e : workers.entrySet()) {
