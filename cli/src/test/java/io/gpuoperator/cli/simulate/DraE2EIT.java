@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
@@ -390,14 +392,15 @@ class DraE2EIT {
   @Test
   @Order(9)
   void theDevicePluginBesideItIsAConflictNamingTheNodesUntilANodeChooses() throws Exception {
+    // A merge patch, as the other ITs change a policy: fabric8's edit() sends the resourceVersion
+    // it read, and the operator's status writes (still frequent here, the DRA plugin pods having
+    // just been replaced) made it a 409 in CI.
     admin
         .resources(ClusterPolicy.class)
         .withName(sim.policyName())
-        .edit(
-            p -> {
-              p.getSpec().devicePlugin.enabled = true;
-              return p;
-            });
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\":{\"devicePlugin\":{\"enabled\":true}}}");
     await()
         .atMost(WAIT)
         .untilAsserted(
