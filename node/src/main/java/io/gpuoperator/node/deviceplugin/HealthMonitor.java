@@ -148,14 +148,7 @@ public final class HealthMonitor implements AutoCloseable {
   }
 
   private void closeSubscription() {
-    if (subscription != null) {
-      try {
-        subscription.close();
-      } catch (RuntimeException ignored) {
-        // Already broken; a new one is made at the next pass.
-      }
-      subscription = null;
-    }
+    subscription = GpuEventSubscription.closeQuietly(subscription);
   }
 
   private boolean apply(GpuEvent event, long now) {

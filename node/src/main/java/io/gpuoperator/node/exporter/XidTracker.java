@@ -96,14 +96,7 @@ public final class XidTracker implements AutoCloseable {
   }
 
   private void closeSubscription() {
-    if (subscription != null) {
-      try {
-        subscription.close();
-      } catch (RuntimeException ignored) {
-        // Already broken.
-      }
-      subscription = null;
-    }
+    subscription = GpuEventSubscription.closeQuietly(subscription);
   }
 
   @Override

@@ -20,4 +20,19 @@ public interface GpuEventSubscription extends AutoCloseable {
 
   @Override
   void close();
+
+  /**
+   * Closes {@code subscription} if there is one, ignoring a failure: a broken subscription is
+   * dropped and a new one made at the caller's next pass. Always returns null, for the field.
+   */
+  static GpuEventSubscription closeQuietly(GpuEventSubscription subscription) {
+    if (subscription != null) {
+      try {
+        subscription.close();
+      } catch (RuntimeException ignored) {
+        // Already broken.
+      }
+    }
+    return null;
+  }
 }
