@@ -52,60 +52,20 @@ if complete; then
   exit 0
 fi
 
-# --- Go: the machine's own, new enough for the pinned modules, no toolchain switch.
-PATH=$PATH:/usr/local/go/bin
-command -v go >/dev/null || fail "Go is not installed (looked on PATH and in /usr/local/go/bin).
-  Ways out: install Go $GO_MIN or newer at /usr/local/go; or point KUBEBUILDER_ASSETS (or
-  GPU_OPERATOR_K8S_BIN) at a folder holding ${BINARIES[*]} of Kubernetes $K8S_VERSION."
-have=$(go env GOVERSION | sed 's/^go//')
-if [ "$(printf '%s\n%s\n' "$GO_MIN" "$have" | sort -V | head -n 1)" != "$GO_MIN" ]; then
-  fail "Go $have is too old: Kubernetes $K8S_VERSION and etcd $ETCD_VERSION need Go $GO_MIN or newer.
-  Ways out: install Go $GO_MIN+ at /usr/local/go; or export GOTOOLCHAIN=go$GO_MIN or a newer release (Go
-  1.21+ then fetches that toolchain through the module proxy); or point KUBEBUILDER_ASSETS at prebuilt binaries."
-fi
-export GOTOOLCHAIN=${GOTOOLCHAIN:-local} CGO_ENABLED=0 GOFLAGS=-mod=mod
+# shellcheck source=lib/go-modules.sh
+. "$ROOT/scripts/lib/go-modules.sh"
+go_check "KUBEBUILDER_ASSETS (or GPU_OPERATOR_K8S_BIN)"
 export GOCACHE=$CACHE/go-build
 mkdir -p "$BIN" "$CACHE/src"
 
-# --- Kubernetes: a throwaway module that requires k8s.io/kubernetes and replaces every staging module
-# k8s.io/kubernetes' own go.mod points at ./staging with the published v0.<minor>.<patch> module.
+# --- Kubernetes: a throwaway module (lib/go-modules.sh).
 K=$CACHE/src/kubernetes
-mkdir -p "$K"
-if [ ! -s "$K/go.sum" ] || [ "$(cat "$K/.resolved" 2>/dev/null)" != "$K8S_VERSION" ]; then
-  step "1/4 resolving k8s.io/kubernetes $K8S_VERSION and its staging modules (module proxy)"
-  modfile=$(cd "$K" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" |
-    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
-  [ -s "$modfile" ] || fail "could not download k8s.io/kubernetes@$K8S_VERSION from the Go module proxy ($(go env GOPROXY))"
-  staging_version=v0.${K8S_VERSION#v1.}
-  {
-    echo "module gpu-operator.local/k8s-build"
-    echo
-    echo "go $(sed -n 's/^go //p' "$modfile")"
-    echo
-    echo "require k8s.io/kubernetes $K8S_VERSION"
-    echo
-    sed -n 's#^\s*\(k8s.io/[^ ]*\) => \./staging/.*#replace \1 => \1 '"$staging_version"'#p' "$modfile"
-  } >"$K/go.mod"
-  rm -f "$K/go.sum"
-  (cd "$K" && go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" \
-    "k8s.io/kubernetes/cmd/kube-controller-manager@$K8S_VERSION" \
-    "k8s.io/kubernetes/cmd/kube-scheduler@$K8S_VERSION" "k8s.io/kubernetes/cmd/kubectl@$K8S_VERSION") >&2 || fail "resolving the Kubernetes modules failed (see above)"
-  echo "$K8S_VERSION" >"$K/.resolved"
-else
-  step "1/4 Kubernetes modules already resolved"
-fi
-
-# The same stamps Kubernetes' own build (hack/lib/version.sh) writes.
-minor=${K8S_VERSION#v1.}; minor=${minor%%.*}
-now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-ldflags=""
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$now"
-done
+step "1/4 resolving k8s.io/kubernetes $K8S_VERSION and its staging modules (module proxy; once)"
+k8s_module "$K" kube-apiserver kube-controller-manager kube-scheduler kubectl
+ldflags=$(k8s_ldflags)
 
 step "2/4 building kube-apiserver kube-controller-manager kube-scheduler kubectl $K8S_VERSION (cold: about 20 minutes on 2 cores)"
-(cd "$K" && go build -trimpath -ldflags "-s -w$ldflags" -o "$CACHE/src/out/" \
+(cd "$K" && go build -trimpath -ldflags "$ldflags" -o "$CACHE/src/out/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl) >&2 ||
   fail "building Kubernetes $K8S_VERSION failed (see above); rerun to resume from the build cache"
