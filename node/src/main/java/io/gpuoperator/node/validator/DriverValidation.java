@@ -2,6 +2,8 @@ package io.gpuoperator.node.validator;
 
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuDevice;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -9,6 +11,8 @@ import java.util.List;
  * marker holds KEY=VALUE lines that the toolkit, device plugin and MIG manager source.
  */
 final class DriverValidation {
+  private static final Path HOST_ROOT = Path.of("/");
+
   private final ValidatorConfig config;
   private final GpuBackendOpener opener;
 
@@ -40,6 +44,7 @@ final class DriverValidation {
       }
       String root = config.driverRoot().toString();
       String ctrPath = config.hostDriver() ? "/host" : root;
+      Path devRoot = devRoot(config);
       return "IS_HOST_DRIVER="
           + config.hostDriver()
           + "\nNVIDIA_DRIVER_ROOT="
@@ -47,9 +52,9 @@ final class DriverValidation {
           + "\nDRIVER_ROOT_CTR_PATH="
           + ctrPath
           + "\nNVIDIA_DEV_ROOT="
-          + root
+          + devRoot
           + "\nDEV_ROOT_CTR_PATH="
-          + ctrPath
+          + (devRoot.equals(HOST_ROOT) ? "/host" : root)
           + "\nDRIVER_VERSION="
           + backend.driverVersion()
           + "\nGPU_COUNT="
@@ -61,5 +66,15 @@ final class DriverValidation {
     } finally {
       opener.release(backend);
     }
+  }
+
+  /**
+   * Where the device nodes are on the host, by the original's rule: a host driver's in {@code
+   * /dev}; a driver container's in its root's {@code dev} when the root has one, else in the
+   * host's.
+   */
+  static Path devRoot(ValidatorConfig config) {
+    Path root = config.driverRoot();
+    return !config.hostDriver() && Files.isDirectory(root.resolve("dev")) ? root : HOST_ROOT;
   }
 }
