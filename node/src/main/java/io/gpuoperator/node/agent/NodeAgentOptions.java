@@ -11,6 +11,7 @@ import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.Kubeconfigs;
 import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.nvml.NvidiaSmi;
 import io.gpuoperator.node.gpu.nvml.NvmlBackend;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.NodeProfile;
@@ -107,10 +108,20 @@ public final class NodeAgentOptions {
    * backend's own {@link io.gpuoperator.node.gpu.GpuBackendException}s (an environment failure).
    */
   public static GpuBackend openBackend(Settings s, Path defaultProfile, Path sysfs) {
+    return openBackend(s, defaultProfile, sysfs, NvidiaSmi.onPath());
+  }
+
+  /**
+   * As {@link #openBackend(Settings, Path, Path)}, with the {@code nvidia-smi} an NVML backend runs
+   * to reset a GPU (the MIG manager's, under its driver roots).
+   */
+  public static GpuBackend openBackend(
+      Settings s, Path defaultProfile, Path sysfs, NvidiaSmi nvidiaSmi) {
     return openBackend(
         s.get(BACKEND),
         s.get(NVML_LIBRARY),
         sysfs,
+        nvidiaSmi,
         () -> profile(s, defaultProfile),
         s.get(NODE_NAME));
   }
@@ -126,10 +137,21 @@ public final class NodeAgentOptions {
       Path sysfs,
       java.util.function.Supplier<NodeProfile> profile,
       String nodeName) {
+    return openBackend(kind, library, sysfs, NvidiaSmi.onPath(), profile, nodeName);
+  }
+
+  /** As above, with the {@code nvidia-smi} an NVML backend resets GPUs with. */
+  public static GpuBackend openBackend(
+      String kind,
+      Path library,
+      Path sysfs,
+      NvidiaSmi nvidiaSmi,
+      java.util.function.Supplier<NodeProfile> profile,
+      String nodeName) {
     if ("simulated".equals(kind)) {
       return new SimulatedBackend(profile.get(), nodeName == null ? "localhost" : nodeName);
     }
-    return NvmlBackend.open(library, sysfs == null ? Path.of("/sys") : sysfs);
+    return NvmlBackend.open(library, sysfs == null ? Path.of("/sys") : sysfs, nvidiaSmi);
   }
 
   /** The simulated node profile the settings name (or {@code defaultProfile}). */

@@ -55,7 +55,10 @@ public record GpuInventory(
     return new GpuInventory(gpus, enabled, mig, readCapMinors(migMinorsFile));
   }
 
-  /** Parses lines like {@code gpu0/gi1/access 12} and {@code gpu0/gi1/ci0/access 13}. */
+  /**
+   * Parses lines like {@code gpu0/gi1/access 12}, {@code gpu0/gi1/ci0/access 13} and the MIG
+   * control capabilities {@code config 1}, {@code monitor 2}.
+   */
   public static Map<String, Integer> readCapMinors(Path file) {
     Map<String, Integer> minors = new HashMap<>();
     if (file == null || !Files.isReadable(file)) {
@@ -64,7 +67,7 @@ public record GpuInventory(
     try {
       for (String line : Files.readAllLines(file)) {
         String[] parts = line.trim().split("\\s+");
-        if (parts.length == 2 && parts[0].startsWith("gpu")) {
+        if (parts.length == 2) {
           try {
             minors.put(parts[0], Integer.parseInt(parts[1]));
           } catch (NumberFormatException e) {

@@ -8,8 +8,8 @@ import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.deviceplugin.XidPolicy;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
+import io.gpuoperator.node.gpu.nvml.NvidiaSmi;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -88,7 +88,9 @@ public class DraPluginCommand implements Callable<Integer> {
             client,
             settings,
             env,
-            simulated ? TimeSlicing.recording() : TimeSlicing.nvidiaSmi(nvidiaSmi(settings)),
+            simulated
+                ? TimeSlicing.recording()
+                : TimeSlicing.nvidiaSmi(NvidiaSmi.forDriverRoot(settings.driverRoot(), null, env)),
             simulated ? PcieRoots.simulated() : PcieRoots.sysfs(sysfs),
             Path.of("/proc/driver/nvidia-caps/mig-minors"));
     try {
@@ -113,11 +115,5 @@ public class DraPluginCommand implements Callable<Integer> {
     // Interrupted (node-agents stops this agent), it releases everything now.
     io.gpuoperator.node.agent.StopHooks.awaitOrRelease(done, stop);
     return 0;
-  }
-
-  /** The driver root's {@code nvidia-smi}, else the one on PATH. */
-  private static Path nvidiaSmi(DraPluginSettings settings) {
-    Path inRoot = settings.driverRoot().resolve("usr/bin/nvidia-smi");
-    return Files.isExecutable(inRoot) ? inRoot : Path.of("nvidia-smi");
   }
 }

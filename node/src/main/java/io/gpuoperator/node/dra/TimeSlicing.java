@@ -1,18 +1,19 @@
 package io.gpuoperator.node.dra;
 
+import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.nvml.NvidiaSmi;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Sets a GPU's compute time-slice. NVML has no call for it; NVIDIA's DRA driver runs {@code
- * nvidia-smi compute-policy --set-timeslice} and so does {@link #nvidiaSmi}. Simulated GPUs use
- * {@link #recording()}, which keeps what was set so tests and the simulator can show it.
+ * nvidia-smi compute-policy --set-timeslice} and so does {@link #nvidiaSmi}, with the driver's own
+ * nvidia-smi ({@link NvidiaSmi}). Simulated GPUs use {@link #recording()}, which keeps what was set
+ * so tests and the simulator can show it.
  */
 public interface TimeSlicing {
 
@@ -20,30 +21,22 @@ public interface TimeSlicing {
   void set(GpuDevice gpu, Sharing.Interval interval) throws IOException;
 
   /** Runs {@code <nvidia-smi> compute-policy -i <uuid> --set-timeslice=<0..3>}. */
-  static TimeSlicing nvidiaSmi(Path nvidiaSmi) {
+  static TimeSlicing nvidiaSmi(NvidiaSmi nvidiaSmi) {
     return (gpu, interval) -> {
-      List<String> command =
-          List.of(
-              nvidiaSmi.toString(),
-              "compute-policy",
-              "-i",
-              gpu.uuid(),
-              "--set-timeslice=" + interval.smiValue());
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+      List<String> args =
+          List.of("compute-policy", "-i", gpu.uuid(), "--set-timeslice=" + interval.smiValue());
+      NvidiaSmi.Result r;
       try {
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-          throw new IOException(String.join(" ", command) + ": no answer within 60 s");
-        }
+        r = nvidiaSmi.run(args, Duration.ofSeconds(60));
+      } catch (GpuBackendException e) {
+        throw new IOException("setting the time-slice of " + gpu.uuid() + ": " + e.getMessage(), e);
       } catch (InterruptedException e) {
-        p.destroyForcibly();
         Thread.currentThread().interrupt();
-        throw new IOException(String.join(" ", command) + ": interrupted", e);
+        throw new IOException(NvidiaSmi.NAME + " " + String.join(" ", args) + ": interrupted", e);
       }
-      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-      if (p.exitValue() != 0) {
+      if (r.exitCode() != 0) {
         throw new IOException(
-            String.join(" ", command) + " failed with exit code " + p.exitValue() + ": " + output);
+            r.command() + " failed with exit code " + r.exitCode() + ": " + r.output());
       }
     };
   }

@@ -10,6 +10,7 @@ import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
+import io.gpuoperator.node.gpu.nvml.NvidiaSmi;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,6 +62,14 @@ public class MigManagerCommand implements Callable<Integer> {
           .label("DIR")
           .help("The host's root: the reboot and the host's systemctl run chrooted there.")
           .orElse(Path.of("/host"), "/host");
+  public static final Setting<Path> DRIVER_ROOT =
+      Setting.of("--nvidia-driver-root", Parse::path)
+          .env("NVIDIA_DRIVER_ROOT", "DRIVER_ROOT")
+          .label("DIR")
+          .help(
+              "Where the driver is installed on the host (/ for a host driver); its nvidia-smi"
+                  + " resets GPUs, looked up there, below the host root, then in the host root.")
+          .orElse(Path.of("/run/nvidia/driver"), "/run/nvidia/driver");
   public static final Setting<String> NAMESPACE =
       Setting.of("--namespace", Parse::dnsLabel)
           .env("OPERATOR_NAMESPACE", "POD_NAMESPACE")
@@ -105,6 +114,7 @@ public class MigManagerCommand implements Callable<Integer> {
           DEFAULT_CONFIG_FILE,
           WITH_REBOOT,
           HOST_ROOT,
+          DRIVER_ROOT,
           NAMESPACE,
           PODS_TIMEOUT,
           GPU_CLIENTS_FILE,
@@ -155,7 +165,8 @@ public class MigManagerCommand implements Callable<Integer> {
             CommandRunner.processes());
     GpuBackend gpus;
     try {
-      gpus = NodeAgentOptions.openBackend(s, null, null);
+      NvidiaSmi smi = NvidiaSmi.forDriverRoot(s.get(DRIVER_ROOT), host, env);
+      gpus = NodeAgentOptions.openBackend(s, null, null, smi);
     } catch (GpuBackendException e) {
       throw new EnvironmentException(
           "cannot read the GPUs: " + e.getMessage() + " (is the driver loaded?)", e);

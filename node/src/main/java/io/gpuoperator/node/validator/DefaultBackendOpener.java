@@ -3,11 +3,11 @@ package io.gpuoperator.node.validator;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.nvml.DriverRoot;
 import io.gpuoperator.node.gpu.nvml.NvmlBackend;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * The backend the settings choose, opened the way every node agent opens it ({@link
@@ -47,7 +47,7 @@ public final class DefaultBackendOpener implements GpuBackendOpener {
                 + ": no "
                 + NvmlBackend.LIBRARY
                 + " in "
-                + String.join(", ", LIBRARY_DIRS)
+                + String.join(", ", DriverRoot.LIBRARY_DIRS)
                 + " (is the driver installed there?)");
       }
     }
@@ -73,26 +73,10 @@ public final class DefaultBackendOpener implements GpuBackendOpener {
         config.nodeName());
   }
 
-  /** Where driver installations put NVML, relative to their root. */
-  static final List<String> LIBRARY_DIRS =
-      List.of(
-          "usr/lib64",
-          "usr/lib/x86_64-linux-gnu",
-          "usr/lib/x86_64-linux-gnu/nvidia/current",
-          "usr/lib/aarch64-linux-gnu",
-          "lib64",
-          "lib/x86_64-linux-gnu",
-          "usr/lib");
-
   private static final Path SYSFS = Path.of("/sys");
 
+  /** The driver root's {@code libnvidia-ml.so.1}, or null ({@link DriverRoot#nvml}). */
   public static Path findNvml(Path driverRoot) {
-    for (String dir : LIBRARY_DIRS) {
-      Path candidate = driverRoot.resolve(dir).resolve(NvmlBackend.LIBRARY);
-      if (Files.exists(candidate)) {
-        return candidate;
-      }
-    }
-    return null;
+    return new DriverRoot(driverRoot).nvml().orElse(null);
   }
 }

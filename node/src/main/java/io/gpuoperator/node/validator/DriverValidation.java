@@ -2,19 +2,34 @@ package io.gpuoperator.node.validator;
 
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuDevice;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The driver step: the GPU backend initialises from the driver root and sees at least one GPU. Its
- * marker holds KEY=VALUE lines that the toolkit, device plugin and MIG manager source.
+ * The driver step: the GPU backend initialises from the driver root and sees at least one GPU; then
+ * the host's {@code /dev/char} links to the NVIDIA device nodes are made ({@link DevCharSymlinks}).
+ * Its marker holds KEY=VALUE lines that the toolkit, device plugin and MIG manager source.
  */
 final class DriverValidation {
+  private static final Logger LOG = LoggerFactory.getLogger(DriverValidation.class);
+  private static final Path HOST_ROOT = Path.of("/");
+
   private final ValidatorConfig config;
   private final GpuBackendOpener opener;
+  private final DevCharSymlinks devChar;
 
   DriverValidation(ValidatorConfig config, GpuBackendOpener opener) {
+    this(config, opener, DevCharSymlinks.host());
+  }
+
+  /** With the {@code /dev/char} links made through {@code devChar} (tests: temp directories). */
+  DriverValidation(ValidatorConfig config, GpuBackendOpener opener, DevCharSymlinks devChar) {
     this.config = config;
     this.opener = opener;
+    this.devChar = devChar;
   }
 
   /** Returns the content of driver-ready. */
@@ -32,34 +47,96 @@ final class DriverValidation {
               + e.getMessage(),
           e);
     }
+    String marker;
+    List<Integer> minors;
+    String kind;
     try {
+      kind = backend.kind();
       List<GpuDevice> devices = backend.devices();
       if (devices.isEmpty()) {
         throw new ValidationException(
-            "driver at " + config.driverRoot() + " (" + backend.kind() + "): no GPU found");
+            "driver at " + config.driverRoot() + " (" + kind + "): no GPU found");
       }
+      minors = devices.stream().map(GpuDevice::minor).toList();
       String root = config.driverRoot().toString();
       String ctrPath = config.hostDriver() ? "/host" : root;
-      return "IS_HOST_DRIVER="
-          + config.hostDriver()
-          + "\nNVIDIA_DRIVER_ROOT="
-          + root
-          + "\nDRIVER_ROOT_CTR_PATH="
-          + ctrPath
-          + "\nNVIDIA_DEV_ROOT="
-          + root
-          + "\nDEV_ROOT_CTR_PATH="
-          + ctrPath
-          + "\nDRIVER_VERSION="
-          + backend.driverVersion()
-          + "\nGPU_COUNT="
-          + devices.size()
-          + "\n";
+      Path devRoot = devRoot(config);
+      marker =
+          "IS_HOST_DRIVER="
+              + config.hostDriver()
+              + "\nNVIDIA_DRIVER_ROOT="
+              + root
+              + "\nDRIVER_ROOT_CTR_PATH="
+              + ctrPath
+              + "\nNVIDIA_DEV_ROOT="
+              + devRoot
+              + "\nDEV_ROOT_CTR_PATH="
+              + (devRoot.equals(HOST_ROOT) ? "/host" : root)
+              + "\nDRIVER_VERSION="
+              + backend.driverVersion()
+              + "\nGPU_COUNT="
+              + devices.size()
+              + "\n";
     } catch (RuntimeException e) {
       throw new ValidationException(
           "driver at " + config.driverRoot() + ": querying GPUs failed: " + e.getMessage(), e);
     } finally {
       opener.release(backend);
     }
+    linkDevChar(kind, minors);
+    return marker;
+  }
+
+  /**
+   * The host's {@code /dev/char} links. A failure fails the step, as in the original, saying how to
+   * turn them off; there is nothing to link for simulated GPUs or on a WSL2 host.
+   */
+  private void linkDevChar(String kind, List<Integer> minors) throws ValidationException {
+    String off = ValidatorEnv.DISABLE_DEV_CHAR_SYMLINK_CREATION + "=true";
+    if (config.disableDevCharSymlinks()) {
+      LOG.info("/dev/char links to the NVIDIA device nodes: skipped ({})", off);
+      return;
+    }
+    if (!kind.equals("nvml")) {
+      LOG.info("/dev/char links: skipped ({} GPUs have no device nodes)", kind);
+      return;
+    }
+    if (devChar.wsl()) {
+      LOG.info("/dev/char links: skipped (a WSL2 host: its GPUs have no device nodes)");
+      return;
+    }
+    Path devRoot = devRoot(config);
+    DevCharSymlinks.Outcome o;
+    try {
+      o = devChar.create(minors, devRoot);
+    } catch (ValidationException e) {
+      throw new ValidationException(
+          "cannot link the NVIDIA device nodes under the host's /dev/char, which runc with the"
+              + " systemd cgroup driver needs (NVIDIA/gpu-operator#430): "
+              + e.getMessage()
+              + "; to go without them, set "
+              + off
+              + " in the policy's validator.driver.env",
+          e);
+    }
+    LOG.info(
+        "/dev/char links to the NVIDIA device nodes in {}: {} created, {} replaced, {} kept",
+        devRoot.resolve("dev"),
+        o.created(),
+        o.replaced(),
+        o.kept());
+    if (!o.failed().isEmpty()) {
+      LOG.warn("/dev/char links not made (see above): {}", o.failed());
+    }
+  }
+
+  /**
+   * Where the device nodes are on the host, by the original's rule: a host driver's in {@code
+   * /dev}; a driver container's in its root's {@code dev} when the root has one, else in the
+   * host's.
+   */
+  static Path devRoot(ValidatorConfig config) {
+    Path root = config.driverRoot();
+    return !config.hostDriver() && Files.isDirectory(root.resolve("dev")) ? root : HOST_ROOT;
   }
 }

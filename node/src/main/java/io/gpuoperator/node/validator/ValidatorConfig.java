@@ -18,6 +18,7 @@ import java.util.Map;
  * @param component the step to run; null when neither flag nor env names one
  * @param withWait wait for the previous step's marker first
  * @param driverRoot where the driver is installed; {@code /} means a host-installed driver
+ * @param disableDevCharSymlinks skip the host's {@code /dev/char} links ({@link DevCharSymlinks})
  * @param backend {@code nvml} or {@code simulated}
  * @param nodeProfile node profile of the simulated backend (built-in name or file); null: {@code
  *     <driverRoot>/node-profile.yaml}
@@ -30,6 +31,7 @@ public record ValidatorConfig(
     String nodeName,
     Path validationsDir,
     Path driverRoot,
+    boolean disableDevCharSymlinks,
     String backend,
     String nodeProfile,
     String runtime,
@@ -65,6 +67,11 @@ public record ValidatorConfig(
           .label("DIR")
           .help("Where the driver is installed; / for a driver on the host.")
           .orElse(Path.of(DEFAULT_DRIVER_ROOT), DEFAULT_DRIVER_ROOT);
+  public static final Setting<Boolean> DISABLE_DEV_CHAR_SYMLINKS =
+      Setting.bool("--disable-dev-char-symlink-creation")
+          .env(ValidatorEnv.DISABLE_DEV_CHAR_SYMLINK_CREATION)
+          .help("Do not link the NVIDIA device nodes under the host's /dev/char.")
+          .orElse(false, "false");
   public static final Setting<String> RUNTIME =
       Setting.of("--runtime", Parse.oneOf("runtime", List.of("containerd", "crio", "docker")))
           .env(ValidatorEnv.RUNTIME)
@@ -118,6 +125,7 @@ public record ValidatorConfig(
           WITH_WAIT,
           VALIDATIONS_DIR,
           DRIVER_ROOT,
+          DISABLE_DEV_CHAR_SYMLINKS,
           RUNTIME,
           RUNTIME_CONFIG,
           CDI_DIR,
@@ -137,6 +145,7 @@ public record ValidatorConfig(
         s.get(NodeAgentOptions.NODE_NAME),
         s.get(VALIDATIONS_DIR),
         s.get(DRIVER_ROOT),
+        s.get(DISABLE_DEV_CHAR_SYMLINKS),
         s.get(NodeAgentOptions.BACKEND),
         s.get(NodeAgentOptions.NODE_PROFILE),
         s.get(RUNTIME),
@@ -189,6 +198,7 @@ public record ValidatorConfig(
         nodeName,
         validationsDir,
         driverRoot,
+        disableDevCharSymlinks,
         backend,
         nodeProfile,
         runtime,
@@ -210,6 +220,7 @@ public record ValidatorConfig(
         nodeName,
         validationsDir,
         driverRoot,
+        disableDevCharSymlinks,
         backend,
         nodeProfile,
         runtime,
@@ -231,6 +242,7 @@ public record ValidatorConfig(
         nodeName,
         validationsDir,
         driverRoot,
+        disableDevCharSymlinks,
         backend,
         nodeProfile,
         runtime,

@@ -14,6 +14,8 @@ public final class ValidatorEnv {
   public static final String NVIDIA_DRIVER_ROOT = "NVIDIA_DRIVER_ROOT";
   public static final String DRIVER_ROOT_CTR_PATH = "DRIVER_ROOT_CTR_PATH";
   public static final String NVIDIA_DEV_ROOT = "NVIDIA_DEV_ROOT";
+  public static final String DISABLE_DEV_CHAR_SYMLINK_CREATION =
+      "DISABLE_DEV_CHAR_SYMLINK_CREATION";
 
   public static final String RUNTIME = "RUNTIME";
   public static final String RUNTIME_CONFIG = "RUNTIME_CONFIG";

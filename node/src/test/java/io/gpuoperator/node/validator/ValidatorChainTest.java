@@ -97,6 +97,21 @@ class ValidatorChainTest {
   }
 
   @Test
+  void theDevRootIsTheDriverRootsDevWhenItHasOneElseTheHosts() throws Exception {
+    Files.writeString(driverRoot.resolve("node-profile.yaml"), PROFILE);
+    assertThat(run("--component", "driver")).isZero();
+    assertThat(Files.readString(validations.resolve("driver-ready")))
+        .contains("NVIDIA_DEV_ROOT=/\n")
+        .contains("DEV_ROOT_CTR_PATH=/host\n");
+
+    Files.createDirectories(driverRoot.resolve("dev"));
+    assertThat(run("--component", "driver")).isZero();
+    assertThat(Files.readString(validations.resolve("driver-ready")))
+        .contains("NVIDIA_DEV_ROOT=" + driverRoot + "\n")
+        .contains("DEV_ROOT_CTR_PATH=" + driverRoot + "\n");
+  }
+
+  @Test
   void failedDriverCheckRemovesAStaleMarkerAndSaysWhy() throws Exception {
     Files.writeString(validations.resolve("driver-ready"), "stale");
     assertThat(run("--component", "driver")).isEqualTo(1);

@@ -28,7 +28,6 @@ import io.gpuoperator.node.gpu.TopologyLevel;
 import io.gpuoperator.node.gpu.nvml.NvmlStructs.Field;
 import io.gpuoperator.node.gpu.nvml.NvmlStructs.Struct;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,14 +39,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 
 /**
  * {@link GpuBackend} on the real driver through NVML ({@code libnvidia-ml.so.1}, JNA). Every
  * non-success return code becomes the {@link GpuBackendException} subclass of that code, with
  * NVML's own {@code nvmlErrorString} text. GPU reset is not in NVML's API; like mig-manager it runs
- * {@code nvidia-smi -r}.
+ * {@code nvidia-smi -r}, the driver's own (see {@link NvidiaSmi}).
  */
 public final class NvmlBackend implements GpuBackend {
   /** The library's SONAME; found through the dynamic loader's search path. */
@@ -62,15 +60,20 @@ public final class NvmlBackend implements GpuBackend {
   private static final int NVML_NVLINK_DEVICE_TYPE_SWITCH = 2;
   private static final int BUFFER = 96;
 
+  /** How long a GPU reset may take before it counts as failed. */
+  private static final Duration RESET_TIMEOUT = Duration.ofSeconds(120);
+
   private final NvmlLibrary nvml;
   private final Path sysfsRoot;
+  private final NvidiaSmi nvidiaSmi;
   private final List<GpuDevice> devices = new ArrayList<>();
   private final List<Pointer> handles = new ArrayList<>();
   private volatile boolean closed;
 
-  private NvmlBackend(NvmlLibrary nvml, Path sysfsRoot) {
+  private NvmlBackend(NvmlLibrary nvml, Path sysfsRoot, NvidiaSmi nvidiaSmi) {
     this.nvml = nvml;
     this.sysfsRoot = sysfsRoot;
+    this.nvidiaSmi = nvidiaSmi;
   }
 
   /**
@@ -82,12 +85,25 @@ public final class NvmlBackend implements GpuBackend {
    *     /sys} on a host)
    */
   public static NvmlBackend open(Path library, Path sysfsRoot) {
-    return open(load(library), sysfsRoot);
+    return open(library, sysfsRoot, NvidiaSmi.onPath());
+  }
+
+  /**
+   * As {@link #open(Path, Path)}, with the {@code nvidia-smi} that {@link #resetGpu} runs (an agent
+   * that resets GPUs passes its driver roots).
+   */
+  public static NvmlBackend open(Path library, Path sysfsRoot, NvidiaSmi nvidiaSmi) {
+    return open(load(library), sysfsRoot, nvidiaSmi);
+  }
+
+  /** Initialises NVML through an already loaded binding; resets use nvidia-smi from PATH. */
+  static NvmlBackend open(NvmlLibrary lib, Path sysfsRoot) {
+    return open(lib, sysfsRoot, NvidiaSmi.onPath());
   }
 
   /** Initialises NVML through an already loaded binding. */
-  static NvmlBackend open(NvmlLibrary lib, Path sysfsRoot) {
-    NvmlBackend b = new NvmlBackend(lib, sysfsRoot);
+  static NvmlBackend open(NvmlLibrary lib, Path sysfsRoot, NvidiaSmi nvidiaSmi) {
+    NvmlBackend b = new NvmlBackend(lib, sysfsRoot, nvidiaSmi);
     int rc = lib.nvmlInit_v2();
     if (rc != NVML_SUCCESS) {
       String text = lib.nvmlErrorString(rc);
@@ -298,24 +314,33 @@ public final class NvmlBackend implements GpuBackend {
     return migMode(gpu);
   }
 
+  /**
+   * Runs {@code nvidia-smi -r -i <bus id>}, as mig-parted does. NVML has no call that resets a GPU:
+   * its {@code nvmlDeviceReset*} functions reset clocks and counters only, and draining, removing
+   * and rediscovering the GPU ({@code nvmlDeviceModifyDrainState}, {@code nvmlDeviceRemoveGpu_v2},
+   * {@code nvmlDeviceDiscoverGpus}) detaches it from the OS and renumbers every GPU and handle
+   * under the running agent.
+   */
   @Override
   public void resetGpu(int gpu) {
     String busId = device(gpu).pciBusId();
-    ProcessBuilder pb =
-        new ProcessBuilder("nvidia-smi", "-r", "-i", busId).redirectErrorStream(true);
+    NvidiaSmi.Result r;
     try {
-      Process p = pb.start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-      if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        GpuError e = out.contains("in use") ? GpuError.IN_USE : GpuError.UNKNOWN;
-        throw GpuBackendException.of(e, "nvidia-smi -r -i " + busId + " failed: " + out);
-      }
-    } catch (IOException e) {
+      r = nvidiaSmi.run(List.of("-r", "-i", busId), RESET_TIMEOUT);
+    } catch (GpuBackendException.NotSupported e) {
       throw new GpuBackendException.NotSupported(
-          "GPU reset needs nvidia-smi, which cannot be run: " + e.getMessage(), e);
+          "resetting GPU " + gpu + " needs nvidia-smi (NVML has no reset call): " + e.getMessage(),
+          e);
+    } catch (IOException e) {
+      throw new GpuBackendException.Unknown("resetting GPU " + gpu + ": " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new GpuBackendException.Unknown("interrupted while resetting GPU " + gpu, e);
+    }
+    if (r.exitCode() != 0) {
+      GpuError e = r.output().contains("in use") ? GpuError.IN_USE : GpuError.UNKNOWN;
+      throw GpuBackendException.of(
+          e, r.command() + " failed with exit code " + r.exitCode() + ": " + r.output());
     }
   }
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,5 +135,46 @@ class NvmlBackendTest {
     NvmlBackend nvml = open();
     nvml.close();
     assertThatThrownBy(() -> nvml.migMode(0)).isInstanceOf(GpuBackendException.Uninitialized.class);
+  }
+
+  @Test
+  void resetRunsTheDriverRootsNvidiaSmiOnTheGpusBusId() throws Exception {
+    Path root = sysfs.resolve("driver");
+    Path args = sysfs.resolve("args");
+    NvidiaSmiTest.script(root.resolve("usr/bin/nvidia-smi"), "echo \"$@\" > " + args);
+    try (NvmlBackend nvml =
+        NvmlBackend.open(new SimulatedNvml(sim), sysfs, new NvidiaSmi(List.of(root), null))) {
+      nvml.resetGpu(1);
+    }
+    assertThat(Files.readString(args).trim()).isEqualTo("-r -i " + sim.devices().get(1).pciBusId());
+  }
+
+  @Test
+  void aResetTheGpuRefusesIsTypedWithNvidiaSmisOutput() throws Exception {
+    Path root = sysfs.resolve("driver");
+    NvidiaSmiTest.script(
+        root.resolve("usr/bin/nvidia-smi"),
+        "echo 'GPU 00000000:18:00.0 is currently in use by another process.'; exit 255");
+    try (NvmlBackend nvml =
+        NvmlBackend.open(new SimulatedNvml(sim), sysfs, new NvidiaSmi(List.of(root), null))) {
+      assertThatThrownBy(() -> nvml.resetGpu(0))
+          .isInstanceOf(GpuBackendException.InUse.class)
+          .hasMessageContaining("nvidia-smi -r -i ")
+          .hasMessageContaining("failed with exit code 255: GPU 00000000:18:00.0 is currently");
+    }
+  }
+
+  @Test
+  void aResetWithoutNvidiaSmiSaysWhereItLookedAndWhy() {
+    Path root = sysfs.resolve("run/nvidia/driver");
+    try (NvmlBackend nvml =
+        NvmlBackend.open(
+            new SimulatedNvml(sim), sysfs, new NvidiaSmi(List.of(root), "/nonexistent"))) {
+      assertThatThrownBy(() -> nvml.resetGpu(0))
+          .isInstanceOf(GpuBackendException.NotSupported.class)
+          .hasMessageStartingWith("resetting GPU 0 needs nvidia-smi (NVML has no reset call)")
+          .hasMessageContaining("driver root(s) " + root)
+          .hasMessageContaining("NVIDIA_DRIVER_ROOT");
+    }
   }
 }
