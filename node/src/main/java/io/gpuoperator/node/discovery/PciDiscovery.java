@@ -39,7 +39,22 @@ public final class PciDiscovery {
   public static String label(KubernetesClient client, String nodeName, Path sysfsRoot)
       throws IOException {
     List<PciDevices.Device> devices = PciDevices.scan(sysfsRoot);
-    String value = value(devices);
+    return label(
+        client,
+        nodeName,
+        value(devices),
+        devices.size()
+            + " PCI devices, "
+            + devices.stream().filter(PciDevices.Device::isNvidiaGpu).count()
+            + " NVIDIA GPUs");
+  }
+
+  /**
+   * Labels the node with {@code value} ({@code why} says where it came from, for the log); writes
+   * nothing when the node already carries it.
+   */
+  public static String label(KubernetesClient client, String nodeName, String value, String why)
+      throws IOException {
     Node node = client.nodes().withName(nodeName).get();
     if (node == null) {
       throw new IOException("Node/" + nodeName + " does not exist");
@@ -54,13 +69,7 @@ public final class PciDiscovery {
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"metadata\":{\"labels\":{\"" + LABEL + "\":\"" + value + "\"}}}");
-    LOG.info(
-        "kind=Node name={}: {}={} ({} PCI devices, {} NVIDIA GPUs)",
-        nodeName,
-        LABEL,
-        value,
-        devices.size(),
-        devices.stream().filter(PciDevices.Device::isNvidiaGpu).count());
+    LOG.info("kind=Node name={}: {}={} ({})", nodeName, LABEL, value, why);
     return value;
   }
 }

@@ -29,7 +29,8 @@ import picocli.CommandLine.Command;
     description = {
       "Reads <sysfs>/bus/pci/devices (vendor 0x10de, class 0300 or 0302), without NVML or a"
           + " driver, and writes nvidia.com/gpu.pci.present=true or false on its Node; then waits"
-          + " to be stopped (the operator's DaemonSet selects only nodes without the label)."
+          + " to be stopped (the operator's DaemonSet selects only nodes without the label). With"
+          + " the simulated backend, the node profile's GPUs stand for the PCI devices."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -60,7 +61,12 @@ public class PciDiscoveryCommand implements Callable<Integer> {
           group(
               "PCI discovery:",
               List.of(
-                  SYSFS_ROOT, ONESHOT, NodeAgentOptions.NODE_NAME, NodeAgentOptions.KUBECONFIG)));
+                  SYSFS_ROOT,
+                  ONESHOT,
+                  NodeAgentOptions.NODE_NAME,
+                  NodeAgentOptions.BACKEND,
+                  NodeAgentOptions.NODE_PROFILE,
+                  NodeAgentOptions.KUBECONFIG)));
     }
   }
 
@@ -74,7 +80,14 @@ public class PciDiscoveryCommand implements Callable<Integer> {
       throw new ConfigException("--node-name (or NODE_NAME) is required");
     }
     try (KubernetesClient client = NodeAgentOptions.client(s, "pci-discovery")) {
-      PciDiscovery.label(client, node, s.get(SYSFS_ROOT));
+      if ("simulated".equals(s.get(NodeAgentOptions.BACKEND))) {
+        // Simulated hardware has no PCI devices in sysfs: its node profile says what is there.
+        int gpus = NodeAgentOptions.profile(s, null).gpuCount();
+        PciDiscovery.label(
+            client, node, Boolean.toString(gpus > 0), gpus + " simulated GPUs (node profile)");
+      } else {
+        PciDiscovery.label(client, node, s.get(SYSFS_ROOT));
+      }
     } catch (IOException e) {
       throw new EnvironmentException("PCI discovery failed: " + e.getMessage(), e);
     }

@@ -25,6 +25,9 @@ public enum Env {
   RESYNC_PERIOD(Parse.duration(Duration.ofMillis(100), Duration.ofHours(24)), "10m"),
   // One nvidia-node-agents DaemonSet hosting our long-running agents instead of one each.
   NODE_AGENTS(Parse::bool, "false"),
+  // A host folder holding each node's node-profile.yaml: our agents use simulated GPUs described
+  // by it instead of NVML (the stack on a real node without GPUs). Unset: NVML.
+  SIMULATED_HARDWARE_DIR(Env::absolutePath, null),
   // Parsed by LogSettings, which names --log-level/--log-format or the variable on a bad value.
   LOG_LEVEL(Function.identity(), "info"),
   LOG_FORMAT(Function.identity(), "text"),
@@ -102,6 +105,13 @@ public enum Env {
 
   public Duration getDuration(Map<String, String> env) {
     return (Duration) Settings.ofEnv(env).get(setting);
+  }
+
+  private static String absolutePath(String s) {
+    if (!Parse.path(s).isAbsolute()) {
+      throw new IllegalArgumentException("expected an absolute path, got " + s);
+    }
+    return s;
   }
 
   /** Lease timings: from 100ms to 10 minutes, Go syntax. */

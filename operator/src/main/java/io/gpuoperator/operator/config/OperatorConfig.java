@@ -21,6 +21,8 @@ import picocli.CommandLine;
  *     which operands this project's image can run. Empty: none, every operand runs NVIDIA's image.
  * @param nodeAgents NODE_AGENTS: our long-running node agents share one {@code nvidia-node-agents}
  *     DaemonSet (one JVM per node, {@code gpu-operator node-agents}) instead of one DaemonSet each
+ * @param simulatedHardwareDir SIMULATED_HARDWARE_DIR: a host folder holding each node's {@code
+ *     node-profile.yaml}; our agents then use simulated GPUs instead of NVML. Null: NVML
  */
 public record OperatorConfig(
     String namespace,
@@ -35,7 +37,8 @@ public record OperatorConfig(
     Duration reconcileBackoffMax,
     Duration resyncPeriod,
     Set<String> agents,
-    boolean nodeAgents) {
+    boolean nodeAgents,
+    String simulatedHardwareDir) {
 
   public OperatorConfig {
     images = images == null ? Map.of() : Map.copyOf(images);
@@ -67,7 +70,8 @@ public record OperatorConfig(
         positive(Env.RECONCILE_BACKOFF_MAX, env),
         positive(Env.RESYNC_PERIOD, env),
         Set.of(),
-        Env.NODE_AGENTS.getBoolean(env));
+        Env.NODE_AGENTS.getBoolean(env),
+        Env.SIMULATED_HARDWARE_DIR.get(env));
   }
 
   private static Duration positive(Env var, Map<String, String> env) {
@@ -106,7 +110,8 @@ public record OperatorConfig(
         reconcileBackoffMax,
         resyncPeriod,
         subcommands,
-        nodeAgents);
+        nodeAgents,
+        simulatedHardwareDir);
   }
 
   /** The same configuration with another operator namespace. */
@@ -124,7 +129,8 @@ public record OperatorConfig(
         reconcileBackoffMax,
         resyncPeriod,
         agents,
-        nodeAgents);
+        nodeAgents,
+        simulatedHardwareDir);
   }
 
   /** The same configuration with node-agents mode on or off. */
@@ -142,6 +148,7 @@ public record OperatorConfig(
         reconcileBackoffMax,
         resyncPeriod,
         agents,
-        on);
+        on,
+        simulatedHardwareDir);
   }
 }

@@ -58,7 +58,16 @@ final class ManifestRenderer {
       }
       out.add(object);
     }
-    return transform.finish(out, ctx);
+    List<HasMetadata> done = transform.finish(out, ctx);
+    for (HasMetadata object : done) {
+      if (object instanceof DaemonSet ds) {
+        SimulatedHardware.apply(
+            ds.getSpec().getTemplate().getSpec(),
+            ctx.config().simulatedHardwareDir(),
+            ctx.config().agents());
+      }
+    }
+    return done;
   }
 
   /**

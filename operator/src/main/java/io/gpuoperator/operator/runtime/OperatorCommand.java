@@ -142,7 +142,8 @@ public class OperatorCommand implements Callable<Integer> {
         env.reconcileBackoffMax(),
         env.resyncPeriod(),
         OperatorConfig.subcommandsOf(spec),
-        env.nodeAgents());
+        env.nodeAgents(),
+        env.simulatedHardwareDir());
   }
 
   /**
