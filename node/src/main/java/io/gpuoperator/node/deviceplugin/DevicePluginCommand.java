@@ -5,6 +5,7 @@ import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.WritablePaths;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.agent.StopHooks;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -60,7 +61,8 @@ public class DevicePluginCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Settings s = SettingOptions.settings(spec, env, null);
+    // Where the validator found the driver, over the DaemonSet's guess (DriverReady).
+    Settings s = SettingOptions.settings(spec, DriverReady.overlay(env), null);
     // Everything that can be checked is checked before anything is opened or started.
     ConfigSource source =
         new ConfigSource(

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.deviceplugin.XidPolicy;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -60,7 +61,8 @@ public class DraPluginCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Settings s = SettingOptions.settings(spec, env, null);
+    // Where the validator found the driver, over the DaemonSet's guess (DriverReady).
+    Settings s = SettingOptions.settings(spec, DriverReady.overlay(env), null);
     DraPluginSettings settings = DraPluginSettings.resolve(s);
     XidPolicy.from(s); // checked now; the agent reads it again from the environment
     Path sysfs = s.get(DraPluginSettings.SYSFS_ROOT);

@@ -7,6 +7,7 @@ import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
@@ -100,12 +101,10 @@ public class MigManagerCommand implements Callable<Integer> {
           .orElseDescribed("IS_HOST_DRIVER of the driver-ready file (true for a host driver)");
   public static final Setting<Path> DRIVER_READY_FILE =
       Setting.of("--driver-ready-file", Parse::path)
-          .env("DRIVER_READY_FILE")
+          .env(DriverReady.FILE_ENV)
           .label("FILE")
           .help("The validator's driver-ready marker, read for IS_HOST_DRIVER.")
-          .orElse(
-              Path.of("/run/nvidia/validations/driver-ready"),
-              "/run/nvidia/validations/driver-ready");
+          .orElse(DriverReady.DEFAULT_FILE, DriverReady.DEFAULT_FILE.toString());
 
   /** The MIG manager's own settings, in help order. */
   public static final List<Setting<?>> ALL =
@@ -144,7 +143,8 @@ public class MigManagerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Settings s = SettingOptions.settings(spec, env, null);
+    // Where the validator found the driver, over the DaemonSet's guess (DriverReady).
+    Settings s = SettingOptions.settings(spec, DriverReady.overlay(env), null);
     String node = NodeAgentOptions.nodeName(s);
     if (node == null) {
       throw new ConfigException(
@@ -200,7 +200,7 @@ public class MigManagerCommand implements Callable<Integer> {
    */
   static HostGpuClients hostClients(
       Boolean shutdown, Path clientsFile, Path driverReady, Path hostRoot, CommandRunner runner) {
-    boolean on = shutdown != null ? shutdown : isHostDriver(driverReady);
+    boolean on = shutdown != null ? shutdown : DriverReady.isHostDriver(driverReady);
     if (!on) {
       LOG.info(
           "host GPU clients: left alone ({})",
@@ -224,23 +224,5 @@ public class MigManagerCommand implements Callable<Integer> {
     List<String> services = GpuClientsFile.load(clientsFile).systemdServices();
     LOG.info("host GPU clients: {} via chroot {}", services, hostRoot);
     return HostGpuClients.chroot(runner, hostRoot, clientsFile);
-  }
-
-  /** {@code IS_HOST_DRIVER} of the validator's driver-ready file; false when absent. */
-  static boolean isHostDriver(Path driverReady) {
-    try {
-      if (driverReady == null || !Files.isRegularFile(driverReady)) {
-        return false;
-      }
-      for (String line : Files.readAllLines(driverReady)) {
-        String t = line.trim();
-        if (t.startsWith("IS_HOST_DRIVER=")) {
-          return Boolean.parseBoolean(t.substring("IS_HOST_DRIVER=".length()).trim());
-        }
-      }
-      return false;
-    } catch (java.io.IOException e) {
-      throw new EnvironmentException("cannot read " + driverReady + ": " + e.getMessage(), e);
-    }
   }
 }

@@ -1,10 +1,13 @@
 package io.gpuoperator.node.validator;
 
+import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,22 +64,15 @@ final class DriverValidation {
       String root = config.driverRoot().toString();
       String ctrPath = config.hostDriver() ? "/host" : root;
       Path devRoot = devRoot(config);
-      marker =
-          "IS_HOST_DRIVER="
-              + config.hostDriver()
-              + "\nNVIDIA_DRIVER_ROOT="
-              + root
-              + "\nDRIVER_ROOT_CTR_PATH="
-              + ctrPath
-              + "\nNVIDIA_DEV_ROOT="
-              + devRoot
-              + "\nDEV_ROOT_CTR_PATH="
-              + (devRoot.equals(HOST_ROOT) ? "/host" : root)
-              + "\nDRIVER_VERSION="
-              + backend.driverVersion()
-              + "\nGPU_COUNT="
-              + devices.size()
-              + "\n";
+      Map<String, String> values = new LinkedHashMap<>();
+      values.put("IS_HOST_DRIVER", Boolean.toString(config.hostDriver()));
+      values.put("NVIDIA_DRIVER_ROOT", root);
+      values.put("DRIVER_ROOT_CTR_PATH", ctrPath);
+      values.put("NVIDIA_DEV_ROOT", devRoot.toString());
+      values.put("DEV_ROOT_CTR_PATH", devRoot.equals(HOST_ROOT) ? "/host" : root);
+      values.put("DRIVER_VERSION", backend.driverVersion());
+      values.put("GPU_COUNT", Integer.toString(devices.size()));
+      marker = DriverReady.format(values);
     } catch (RuntimeException e) {
       throw new ValidationException(
           "driver at " + config.driverRoot() + ": querying GPUs failed: " + e.getMessage(), e);

@@ -67,7 +67,11 @@ public class ValidatorCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Settings settings = SettingOptions.settings(spec, env, null);
-    ValidatorConfig config = ValidatorConfig.resolve(settings);
+    ValidatorConfig config =
+        HostDriver.resolve(
+            ValidatorConfig.resolve(settings),
+            settings.isGiven(ValidatorConfig.DRIVER_ROOT),
+            HostDriver.HOST_ROOT_MOUNT);
     if (config.component() == null) {
       throw new CommandLine.ParameterException(
           spec.commandLine(), "missing --component (driver|toolkit|cuda|plugin) or COMPONENT");

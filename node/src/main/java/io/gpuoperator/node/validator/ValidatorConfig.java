@@ -213,6 +213,29 @@ public record ValidatorConfig(
         poll);
   }
 
+  /** The same configuration with the driver at {@code root} ({@code /}: on the host). */
+  public ValidatorConfig withDriverRoot(Path root) {
+    return new ValidatorConfig(
+        component,
+        withWait,
+        nodeName,
+        validationsDir,
+        root,
+        disableDevCharSymlinks,
+        backend,
+        nodeProfile,
+        runtime,
+        runtimeConfig,
+        runtimeDropInConfig,
+        runtimeName,
+        cdiEnabled,
+        cdiDir,
+        namespace,
+        cudaImage,
+        timeout,
+        poll);
+  }
+
   public ValidatorConfig withWait(boolean wait) {
     return new ValidatorConfig(
         component,
