@@ -30,7 +30,7 @@ COPY --from=base /rootfs/ /
 COPY --from=build /jre /opt/java
 COPY --from=build /src/cli/target/gpu-operator.jar /opt/gpu-operator/gpu-operator.jar
 COPY deploy/image/gpu-operator /opt/gpu-operator/bin/gpu-operator
-ENV PATH=/opt/gpu-operator/bin:/opt/java/bin:/usr/bin:/bin JAVA_HOME=/opt/java
+ENV PATH=/opt/gpu-operator/bin:/opt/java/bin:/usr/sbin:/usr/bin:/sbin:/bin JAVA_HOME=/opt/java
 LABEL org.opencontainers.image.title=gpu-operator org.opencontainers.image.licenses=Apache-2.0
 USER 65532:65532
 WORKDIR /home/nonroot

@@ -123,7 +123,7 @@ if [ "$BUILD" = 1 ]; then
     --config.user "$USER_ID:$USER_ID" \
     --config.entrypoint /opt/gpu-operator/bin/gpu-operator \
     --config.workingdir /home/nonroot \
-    --config.env PATH=/opt/gpu-operator/bin:/opt/java/bin:/usr/bin:/bin \
+    --config.env PATH=/opt/gpu-operator/bin:/opt/java/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --config.env JAVA_HOME=/opt/java \
     --config.label "org.opencontainers.image.title=gpu-operator" \
     --config.label "org.opencontainers.image.version=$VERSION" \

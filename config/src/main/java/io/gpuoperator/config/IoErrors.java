@@ -12,6 +12,18 @@ import java.nio.file.NotDirectoryException;
 public final class IoErrors {
   private IoErrors() {}
 
+  /**
+   * The file and what went wrong, e.g. {@code /run/nvidia/toolkit/toolkit.pid: permission denied}
+   * (a file system error's message alone is only the path).
+   */
+  public static String explain(IOException e) {
+    if (e instanceof FileSystemException f && f.getFile() != null) {
+      String other = f.getOtherFile() == null ? "" : " -> " + f.getOtherFile();
+      return f.getFile() + other + ": " + describe(e);
+    }
+    return describe(e);
+  }
+
   /** What went wrong, e.g. {@code no such file} or {@code permission denied}. */
   public static String describe(IOException e) {
     if (e instanceof NoSuchFileException) {

@@ -100,9 +100,11 @@ final class ContainerdConfigModel {
         r.put("runtime_type", RUNC_V2);
       }
       ObjectNode options = TomlTree.object(r, List.of("options"));
-      options.put("BinaryName", e.getValue());
-      if (version == 1) {
-        options.put("Runtime", e.getValue());
+      if (!e.getValue().isEmpty()) { // else the base runtime's own binary (RuntimeSettings)
+        options.put("BinaryName", e.getValue());
+        if (version == 1) {
+          options.put("Runtime", e.getValue());
+        }
       }
       runtimes.set(e.getKey(), r);
     }

@@ -97,7 +97,9 @@ public final class CrioConfigurer implements RuntimeConfigurer {
     ObjectNode table = TomlTree.object(runtime, List.of("runtimes"));
     for (Map.Entry<String, String> e : s.runtimes().entrySet()) {
       ObjectNode r = base == null ? TomlTree.TOML.createObjectNode() : base.deepCopy();
-      r.put("runtime_path", e.getValue());
+      if (!e.getValue().isEmpty()) { // else the base runtime's own binary (RuntimeSettings)
+        r.put("runtime_path", e.getValue());
+      }
       r.put("runtime_type", "oci");
       table.set(e.getKey(), r);
     }

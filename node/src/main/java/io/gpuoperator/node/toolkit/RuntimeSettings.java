@@ -8,7 +8,8 @@ import java.util.Map;
  * What the toolkit configures in a container runtime.
  *
  * @param runtimes runtime name to the binary it runs ({@code nvidia}, {@code nvidia-cdi}, {@code
- *     nvidia-legacy}), in order
+ *     nvidia-legacy}), in order; an empty binary keeps the base runtime's own (runc's), for nodes
+ *     without NVIDIA's runtime binaries
  * @param defaultRuntime the runtime made the default with {@code setAsDefault}
  * @param setAsDefault make {@code defaultRuntime} the runtime's default
  * @param cdiEnabled turn on the runtime's CDI support
@@ -32,17 +33,23 @@ public record RuntimeSettings(
     }
   }
 
+  /** NVIDIA's runtime binary, in the toolkit directory ({@code <toolkit root>/toolkit}). */
+  public static final String NVIDIA_RUNTIME = "nvidia-container-runtime";
+
   /**
    * NVIDIA's three runtimes under {@code toolkitDir}: {@code <name>} runs {@code
    * nvidia-container-runtime}, {@code nvidia-cdi} and {@code nvidia-legacy} its {@code .cdi} and
-   * {@code .legacy} variants.
+   * {@code .legacy} variants. Without NVIDIA's binaries ({@code installed} false) the three names
+   * run the base runtime's binary: pods of the runtime classes start, and get GPUs only through CDI
+   * (the device plugin's and DRA driver's CDI devices, which containerd and CRI-O inject).
    */
-  public static Map<String, String> nvidiaRuntimes(String name, String toolkitDir) {
-    String base = toolkitDir + "/nvidia-container-runtime";
+  public static Map<String, String> nvidiaRuntimes(
+      String name, String toolkitDir, boolean installed) {
+    String base = toolkitDir + "/" + NVIDIA_RUNTIME;
     Map<String, String> m = new LinkedHashMap<>();
-    m.put(name, base);
-    m.put("nvidia-cdi", base + ".cdi");
-    m.put("nvidia-legacy", base + ".legacy");
+    m.put(name, installed ? base : "");
+    m.put("nvidia-cdi", installed ? base + ".cdi" : "");
+    m.put("nvidia-legacy", installed ? base + ".legacy" : "");
     return m;
   }
 }

@@ -194,7 +194,7 @@ public final class ToolkitAgent {
   }
 
   RuntimeConfigurer configurer() {
-    RuntimeSettings rs = s.runtimeSettings();
+    RuntimeSettings rs = s.runtimeSettings(nvidiaRuntimeInstalled());
     Path config = local.apply(s.config());
     Path dropIn = s.dropIn() == null ? null : local.apply(s.dropIn());
     if (s.runtime().equals("crio")) {
@@ -206,6 +206,28 @@ public final class ToolkitAgent {
     }
     return new ContainerdConfigurer(config, dropIn, rs, this::dump, hook);
   }
+
+  /**
+   * Whether NVIDIA's runtime binary is in the toolkit directory (NVIDIA's toolkit image installs
+   * it; this image cannot, it is Go). Without it the nvidia runtimes run runc, said once here.
+   */
+  private boolean nvidiaRuntimeInstalled() {
+    Path binary = local.apply(s.toolkitDir() + "/" + RuntimeSettings.NVIDIA_RUNTIME);
+    boolean installed = Files.isExecutable(binary);
+    if (!installed && !warnedNoNvidiaRuntime) {
+      warnedNoNvidiaRuntime = true;
+      LOG.warn(
+          "toolkit: no {} at {} (NVIDIA's toolkit image installs it): the runtimes {} run {}'s"
+              + " default binary, and containers get GPUs only through CDI devices",
+          RuntimeSettings.NVIDIA_RUNTIME,
+          binary,
+          RuntimeSettings.nvidiaRuntimes(s.runtimeName(), s.toolkitDir(), false).keySet(),
+          s.runtime());
+    }
+    return installed;
+  }
+
+  private boolean warnedNoNvidiaRuntime;
 
   private Optional<ObjectNode> dump() {
     if (!s.configSources().contains("command")) {

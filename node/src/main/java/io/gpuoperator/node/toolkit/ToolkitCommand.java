@@ -1,6 +1,8 @@
 package io.gpuoperator.node.toolkit;
 
 import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.IoErrors;
+import io.gpuoperator.node.agent.DriverReady;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +65,8 @@ public class ToolkitCommand implements Callable<Integer> {
     }
     ToolkitSettings s;
     try {
-      s = ToolkitSettings.resolve(flags, env);
+      // Where the validator found the driver, over the DaemonSet's guess (DriverReady).
+      s = ToolkitSettings.resolve(flags, DriverReady.overlay(env));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage(), e); // one line and exit 2, as every command
     }
@@ -90,7 +93,7 @@ public class ToolkitCommand implements Callable<Integer> {
       err.println("toolkit: " + e.getMessage());
       return 1;
     } catch (java.io.IOException e) {
-      err.println("toolkit: " + e.getMessage());
+      err.println("toolkit: " + IoErrors.explain(e));
       return 1;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -136,7 +139,11 @@ public class ToolkitCommand implements Callable<Integer> {
         Thread.currentThread().interrupt();
         return 1;
       } catch (Exception e) {
-        err.println("toolkit " + name + ": " + e.getMessage());
+        err.println(
+            "toolkit "
+                + name
+                + ": "
+                + (e instanceof java.io.IOException io ? IoErrors.explain(io) : e.getMessage()));
         return 1;
       }
     }

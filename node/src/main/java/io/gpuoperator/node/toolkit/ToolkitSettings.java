@@ -253,19 +253,29 @@ public record ToolkitSettings(
         r.get(Setting.NODE_NAME, null));
   }
 
-  /** The runtimes to register: name to binary path on the host. */
-  public RuntimeSettings runtimeSettings() {
+  /**
+   * The runtimes to register: name to binary path on the host.
+   *
+   * @param nvidiaInstalled whether NVIDIA's runtime binaries are in {@code <toolkit root>/toolkit}
+   *     (else the runtimes run the base runtime's binary, see {@link RuntimeSettings})
+   */
+  public RuntimeSettings runtimeSettings(boolean nvidiaInstalled) {
     List<String> dirs = new ArrayList<>(List.of(CdiSpecFiles.STATIC_DIR, CdiSpecFiles.DEFAULT_DIR));
     if (!dirs.contains(cdiOutputDir)) {
       dirs.add(cdiOutputDir);
     }
     return new RuntimeSettings(
-        RuntimeSettings.nvidiaRuntimes(runtimeName, toolkitRoot + "/toolkit"),
+        RuntimeSettings.nvidiaRuntimes(runtimeName, toolkitDir(), nvidiaInstalled),
         runtimeName,
         setAsDefault,
         cdiEnabled,
         dirs,
         dropInHostPath == null || dropInHostPath.isBlank() ? dropIn : dropInHostPath);
+  }
+
+  /** Where NVIDIA's runtime binaries are on the host: {@code <toolkit root>/toolkit}. */
+  public String toolkitDir() {
+    return toolkitRoot + "/toolkit";
   }
 
   /**

@@ -295,6 +295,39 @@ class ContainerdComponentTest {
     assertThat(Files.readString(config)).isEqualTo(V3_CDI_OFF);
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("v2x")
+  void withoutNvidiasBinariesTheRuntimesRunTheDefaultRuntimesBinary(Containerd containerd)
+      throws Exception {
+    containerd.require();
+    Path config = write("config.toml", V3_CDI_OFF);
+    var settings =
+        new RuntimeSettings(
+            RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit", false),
+            "nvidia",
+            true,
+            true,
+            List.of("/etc/cdi", "/var/run/cdi"),
+            dropInHost());
+    new ContainerdConfigurer(
+            config, dropIn(), settings, Optional::empty, AtomicFile.BeforeRename.NONE)
+        .install();
+
+    JsonNode runtimes =
+        containerd
+            .dump(config)
+            .path("plugins")
+            .path("io.containerd.cri.v1.runtime")
+            .path("containerd")
+            .path("runtimes");
+    for (String name : List.of("nvidia", "nvidia-cdi", "nvidia-legacy")) {
+      JsonNode r = runtimes.path(name);
+      assertThat(r.path("runtime_type").asText()).as(name).isEqualTo("io.containerd.runc.v2");
+      assertThat(r.path("options").path("BinaryName").asText("")).as(name).isEmpty();
+      assertThat(r.path("options").path("SystemdCgroup").asBoolean()).as(name).isTrue();
+    }
+  }
+
   @Test
   void cdiOnContainerd16IsWrittenButNotReadByIt() throws Exception {
     // containerd 1.6 predates CDI: it accepts and ignores enable_cdi (third-party.md §4).
@@ -367,7 +400,7 @@ class ContainerdComponentTest {
 
   RuntimeSettings settings(boolean cdi) {
     return new RuntimeSettings(
-        RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit"),
+        RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit", true),
         "nvidia",
         true,
         cdi,

@@ -26,7 +26,7 @@ public final class CrashingInstall {
             config,
             dropIn,
             new RuntimeSettings(
-                RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit"),
+                RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit", true),
                 "nvidia",
                 true,
                 false,

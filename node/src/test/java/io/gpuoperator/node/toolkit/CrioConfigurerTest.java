@@ -81,7 +81,7 @@ class CrioConfigurerTest {
         main,
         dropIn,
         new RuntimeSettings(
-            RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit"),
+            RuntimeSettings.nvidiaRuntimes("nvidia", "/usr/local/nvidia/toolkit", true),
             "nvidia",
             setAsDefault,
             true,

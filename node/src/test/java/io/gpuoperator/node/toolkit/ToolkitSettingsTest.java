@@ -47,7 +47,7 @@ class ToolkitSettingsTest {
     assertThat(s.cdiEnabled()).isTrue();
     assertThat(s.cdiKind()).isEqualTo("management.nvidia.com/gpu");
     assertThat(s.cdiOutputDir()).isEqualTo("/var/run/cdi");
-    RuntimeSettings rs = s.runtimeSettings();
+    RuntimeSettings rs = s.runtimeSettings(true);
     assertThat(rs.runtimes())
         .containsExactly(
             Map.entry("nvidia", "/usr/local/nvidia/toolkit/nvidia-container-runtime"),
@@ -66,7 +66,7 @@ class ToolkitSettingsTest {
     assertThat(s.config()).isEqualTo("/etc/crio/crio.conf");
     assertThat(s.dropIn()).isEqualTo("/etc/crio/crio.conf.d/99-nvidia.conf");
     assertThat(s.restartMode()).isEqualTo(RuntimeRestarter.Mode.SYSTEMD);
-    assertThat(s.runtimeSettings().runtimes()).containsKeys("gpu", "nvidia-cdi");
+    assertThat(s.runtimeSettings(true).runtimes()).containsKeys("gpu", "nvidia-cdi");
     env.put("CRIO_CONFIG", "/host/etc/crio/crio.conf");
     env.put("RUNTIME_CONFIG", "/ignored.conf");
     assertThat(ToolkitSettings.resolve(Map.of(), env).config())
