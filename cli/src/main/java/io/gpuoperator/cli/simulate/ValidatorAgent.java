@@ -42,7 +42,14 @@ public final class ValidatorAgent implements InProcessAgent {
             Map.entry(RUNTIME_DROP_IN_CONFIG, DEFAULT_RUNTIME_DROP_IN_CONFIG),
             Map.entry(CDI_SPEC_DIR, DEFAULT_CDI_DIR))) {
       String value = env.getOrDefault(path.getKey(), path.getValue());
-      env.put(path.getKey(), ctx.hostPath(value).toString());
+      // Through the container's mounts, as a real container sees it (the toolkit step reads the
+      // runtime's files at /runtime/...).
+      try {
+        env.put(path.getKey(), ContainerPaths.resolve(ctx, value).toString());
+      } catch (java.io.IOException e) {
+        LOG.warn("validator on node {}: {}: {}", ctx.nodeName(), value, e.toString());
+        return 1;
+      }
     }
     // Simulated layers come up in seconds; poll markers every second, not every five.
     env.putIfAbsent(SLEEP_INTERVAL, "1");

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -119,7 +120,7 @@ final class CudaValidation {
         .addNewContainer()
         .withName("cuda-validation")
         .withImage(config.cudaImage())
-        .withCommand("vectorAdd")
+        .withCommand(command(config))
         .withNewResources()
         .withLimits(Map.of(resource, new Quantity("1")))
         .endResources()
@@ -127,6 +128,22 @@ final class CudaValidation {
         .endSpec()
         .build();
   }
+
+  /**
+   * The workload's command: CUDA's vectorAdd sample, or with simulated GPUs (nothing can run CUDA
+   * on them) a check that the GPU it was given reached the container as a device node, which is
+   * what the device plugin and the runtime's CDI injection do for a real one.
+   */
+  static List<String> command(ValidatorConfig config) {
+    if ("simulated".equals(config.backend())) {
+      return List.of("sh", "-c", SIMULATED_WORKLOAD);
+    }
+    return List.of("vectorAdd");
+  }
+
+  static final String SIMULATED_WORKLOAD =
+      "for d in /dev/nvidia[0-9]*; do if [ -c \"$d\" ]; then echo \"GPU device $d\"; exit 0; fi;"
+          + " done; echo 'no GPU device node (/dev/nvidia<N>) in the container' >&2; exit 1";
 
   private static String why(Pod p) {
     if (p.getStatus().getMessage() != null) {

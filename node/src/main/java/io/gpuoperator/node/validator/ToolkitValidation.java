@@ -18,6 +18,8 @@ import java.util.stream.Stream;
  * named devices with container edits).
  */
 final class ToolkitValidation {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ToolkitValidation.class);
 
   private final ValidatorConfig config;
 
@@ -31,6 +33,7 @@ final class ToolkitValidation {
    */
   String validate() throws ValidationException, InterruptedException {
     java.time.Instant deadline = java.time.Instant.now().plus(config.timeout());
+    String last = null;
     while (true) {
       try {
         checkRuntime();
@@ -41,6 +44,10 @@ final class ToolkitValidation {
       } catch (ValidationException e) {
         if (!java.time.Instant.now().isBefore(deadline)) {
           throw e;
+        }
+        if (!e.getMessage().equals(last)) {
+          last = e.getMessage();
+          LOG.info("toolkit not ready yet ({}); checking again until {}", last, deadline);
         }
       }
       Thread.sleep(Math.max(config.poll().toMillis(), 100));

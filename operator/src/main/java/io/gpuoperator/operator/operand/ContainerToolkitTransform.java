@@ -92,64 +92,114 @@ public final class ContainerToolkitTransform implements Transform {
     if ("containerd".equals(runtime)) {
       DaemonSets.setEnv(c, "CONTAINERD_RUNTIME_CLASS", ctx.runtimeClass());
     }
-    String configEnv =
-        switch (runtime) {
-          case "crio" -> "CRIO_CONFIG";
-          case "docker" -> "DOCKER_CONFIG";
-          default -> "CONTAINERD_CONFIG";
-        };
-    String config =
-        hostPath(
-            c,
-            List.of(configEnv, "RUNTIME_CONFIG"),
-            switch (runtime) {
-              case "crio" -> "/etc/crio/config.toml";
-              case "docker" -> "/etc/docker/daemon.json";
-              default -> "/etc/containerd/config.toml";
-            });
-    String inCtr = "/runtime/config-dir/" + basename(config);
+    RuntimeHostFiles files = RuntimeHostFiles.of(runtime, env(c));
+    String inCtr = CONFIG_DIR + basename(files.config());
     DaemonSets.setEnv(c, "RUNTIME_CONFIG", inCtr);
-    DaemonSets.setEnv(c, configEnv, inCtr);
-    String dropIn = null;
-    if (!"docker".equals(runtime)) {
-      dropIn =
-          hostPath(
-              c,
-              List.of("RUNTIME_DROP_IN_CONFIG"),
-              "crio".equals(runtime)
-                  ? "/etc/crio/crio.conf.d/99-nvidia.conf"
-                  : "/etc/containerd/conf.d/99-nvidia.toml");
-      DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/" + basename(dropIn));
-      DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", dropIn);
+    DaemonSets.setEnv(c, files.configEnv(), inCtr);
+    if (files.dropIn() != null) {
+      DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG", DROP_IN_DIR + basename(files.dropIn()));
+      DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG_HOST_PATH", files.dropIn());
     }
     rewriteConfigSource(c);
-    String socket = null;
-    if (!"crio".equals(runtime)) {
-      String socketEnv = "docker".equals(runtime) ? "DOCKER_SOCKET" : "CONTAINERD_SOCKET";
-      socket =
-          hostPath(
-              c,
-              List.of(socketEnv),
-              "docker".equals(runtime)
-                  ? "/var/run/docker.sock"
-                  : "/run/containerd/containerd.sock");
-      String sockInCtr = "/runtime/sock-dir/" + basename(socket);
+    if (files.socket() != null) {
+      String sockInCtr = "/runtime/sock-dir/" + basename(files.socket());
       DaemonSets.setEnv(c, "RUNTIME_SOCKET", sockInCtr);
-      DaemonSets.setEnv(c, socketEnv, sockInCtr);
+      DaemonSets.setEnv(c, files.socketEnv(), sockInCtr);
     }
-    hostDir(
-        pod, c, runtime + "-config", parent(config), "/runtime/config-dir/", "DirectoryOrCreate");
-    if (dropIn != null) {
+    hostDir(pod, c, runtime + "-config", parent(files.config()), CONFIG_DIR, "DirectoryOrCreate");
+    if (files.dropIn() != null) {
       hostDir(
           pod,
           c,
           runtime + "-drop-in-config",
-          parent(dropIn),
-          "/runtime/config-dir.d/",
+          parent(files.dropIn()),
+          DROP_IN_DIR,
           "DirectoryOrCreate");
     }
-    if (socket != null) {
-      hostDir(pod, c, runtime + "-socket", parent(socket), "/runtime/sock-dir/", null);
+    if (files.socket() != null) {
+      hostDir(pod, c, runtime + "-socket", parent(files.socket()), "/runtime/sock-dir/", null);
+    }
+  }
+
+  /**
+   * Lets {@code c} (the validator's toolkit step) read what the toolkit writes, read-only: the
+   * runtime's config file and drop-in (found as the toolkit finds them, from the policy's toolkit
+   * env or the runtime's defaults) and the CDI spec directory, with the validator's variables
+   * naming them in the container.
+   */
+  static void runtimeFilesForReading(PodSpec pod, Container c, RenderContext ctx) {
+    String runtime = ctx.runtime();
+    Container toolkit = new Container();
+    DaemonSets.mergeEnv(toolkit, ctx.spec().toolkit);
+    RuntimeHostFiles files = RuntimeHostFiles.of(runtime, env(toolkit));
+    DaemonSets.setEnv(c, "RUNTIME_CONFIG", CONFIG_DIR + basename(files.config()));
+    readOnlyHostDir(pod, c, runtime + "-config", parent(files.config()), CONFIG_DIR);
+    if (files.dropIn() != null) {
+      DaemonSets.setEnv(c, "RUNTIME_DROP_IN_CONFIG", DROP_IN_DIR + basename(files.dropIn()));
+      readOnlyHostDir(pod, c, runtime + "-drop-in-config", parent(files.dropIn()), DROP_IN_DIR);
+    }
+    String cdi = hostPath(toolkit, List.of("CDI_OUTPUT_DIR"), DEFAULT_CDI_DIR);
+    DaemonSets.setEnv(c, "CDI_SPEC_DIR", cdi);
+    readOnlyHostDir(pod, c, "cdi-root", cdi, cdi);
+  }
+
+  /** Where the runtime's config file and drop-in folder are mounted in a container. */
+  static final String CONFIG_DIR = "/runtime/config-dir/";
+
+  static final String DROP_IN_DIR = "/runtime/config-dir.d/";
+
+  /** The toolkit's default CDI output directory ({@code CDI_OUTPUT_DIR}). */
+  static final String DEFAULT_CDI_DIR = "/var/run/cdi";
+
+  /**
+   * A container runtime's files on the host, as the toolkit finds them: named by the policy's
+   * toolkit env ({@code CONTAINERD_CONFIG=/etc/k3s/...}, {@code RUNTIME_DROP_IN_CONFIG} ...) or the
+   * runtime's defaults.
+   *
+   * @param configEnv the runtime's own variable for its config ({@code CONTAINERD_CONFIG} ...)
+   * @param dropIn the drop-in file, null for docker (no drop-ins)
+   * @param socket the runtime's socket, null for CRI-O (restarted through systemd)
+   */
+  record RuntimeHostFiles(
+      String config, String configEnv, String dropIn, String socket, String socketEnv) {
+    static RuntimeHostFiles of(String runtime, List<EnvVar> env) {
+      Container c = new Container();
+      c.setEnv(env);
+      String configEnv =
+          switch (runtime) {
+            case "crio" -> "CRIO_CONFIG";
+            case "docker" -> "DOCKER_CONFIG";
+            default -> "CONTAINERD_CONFIG";
+          };
+      String config =
+          hostPath(
+              c,
+              List.of(configEnv, "RUNTIME_CONFIG"),
+              switch (runtime) {
+                case "crio" -> "/etc/crio/config.toml";
+                case "docker" -> "/etc/docker/daemon.json";
+                default -> "/etc/containerd/config.toml";
+              });
+      String dropIn =
+          "docker".equals(runtime)
+              ? null
+              : hostPath(
+                  c,
+                  List.of("RUNTIME_DROP_IN_CONFIG"),
+                  "crio".equals(runtime)
+                      ? "/etc/crio/crio.conf.d/99-nvidia.conf"
+                      : "/etc/containerd/conf.d/99-nvidia.toml");
+      String socketEnv = "docker".equals(runtime) ? "DOCKER_SOCKET" : "CONTAINERD_SOCKET";
+      String socket =
+          "crio".equals(runtime)
+              ? null
+              : hostPath(
+                  c,
+                  List.of(socketEnv),
+                  "docker".equals(runtime)
+                      ? "/var/run/docker.sock"
+                      : "/run/containerd/containerd.sock");
+      return new RuntimeHostFiles(config, configEnv, dropIn, socket, socketEnv);
     }
   }
 
@@ -206,6 +256,26 @@ public final class ContainerToolkitTransform implements Transform {
             .withNewHostPath()
             .withPath(hostDir)
             .withType(type)
+            .endHostPath()
+            .build());
+  }
+
+  private static void readOnlyHostDir(
+      PodSpec pod, Container c, String name, String hostDir, String mountPath) {
+    DaemonSets.mount(
+        c,
+        new VolumeMountBuilder()
+            .withName(name)
+            .withMountPath(mountPath)
+            .withReadOnly(true)
+            .build());
+    DaemonSets.addVolume(
+        pod,
+        new VolumeBuilder()
+            .withName(name)
+            .withNewHostPath()
+            .withPath(hostDir)
+            .withType("DirectoryOrCreate")
             .endHostPath()
             .build());
   }

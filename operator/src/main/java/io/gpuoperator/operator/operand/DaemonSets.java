@@ -285,6 +285,17 @@ public final class DaemonSets {
     return c;
   }
 
+  /** The value of a container's env variable, or null when it has none. */
+  static String env(Container c, String name) {
+    return c.getEnv() == null
+        ? null
+        : c.getEnv().stream()
+            .filter(e -> e.getName().equals(name))
+            .map(EnvVar::getValue)
+            .findFirst()
+            .orElse(null);
+  }
+
   /** Sets an env variable, replacing a variable of the same name in place (merge by name). */
   static void setEnv(Container c, String name, String value) {
     List<EnvVar> env = c.getEnv() == null ? new ArrayList<>() : new ArrayList<>(c.getEnv());

@@ -29,6 +29,10 @@ public final class OperatorValidatorAgentTransform implements Transform {
     Container toolkit = DaemonSets.container(pod, "toolkit-validation");
     DaemonSets.setEnv(toolkit, "CDI_ENABLED", cdi);
     DaemonSets.setEnv(toolkit, "RUNTIME", ctx.runtime());
+    if (!ctx.nriPlugin()) {
+      // The step reads what the toolkit wrote: the runtime's config and the CDI specs.
+      ContainerToolkitTransform.runtimeFilesForReading(pod, toolkit, ctx);
+    }
     DaemonSets.setEnv(DaemonSets.container(pod, "cuda-validation"), "CDI_ENABLED", cdi);
     OperatorValidatorTransform.nriOnToolkitStep(ds, ctx);
   }
