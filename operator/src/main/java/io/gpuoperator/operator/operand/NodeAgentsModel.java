@@ -423,11 +423,12 @@ final class NodeAgentsModel {
   }
 
   /**
-   * Privileged when any agent is (then nothing else is needed). Otherwise the least that grants
-   * each agent what it asks for: root when any runs as root (the device plugin, for the kubelet's
-   * socket directory), the union of added capabilities (the device plugin's SYS_ADMIN under a MIG
-   * strategy), and each restriction (dropped capabilities, no privilege escalation, seccomp
-   * profile, non-root, read-only root) only where every agent has it.
+   * Privileged when any agent is, as root when any agent runs as root (a privileged process of the
+   * image's non-root user has no capabilities). Otherwise the least that grants each agent what it
+   * asks for: root when any runs as root (the device plugin, for the kubelet's socket directory),
+   * the union of added capabilities (the device plugin's SYS_ADMIN under a MIG strategy), and each
+   * restriction (dropped capabilities, no privilege escalation, seccomp profile, non-root,
+   * read-only root) only where every agent has it.
    */
   static SecurityContext securityContext(List<Container> containers) {
     List<SecurityContext> all =
@@ -435,6 +436,10 @@ final class NodeAgentsModel {
     if (all.stream().anyMatch(sc -> Boolean.TRUE.equals(sc.getPrivileged()))) {
       SecurityContext sc = new SecurityContext();
       sc.setPrivileged(true);
+      if (all.stream().anyMatch(c -> Long.valueOf(0).equals(c.getRunAsUser()))) {
+        sc.setRunAsUser(0L);
+        sc.setRunAsGroup(0L);
+      }
       return sc;
     }
     if (all.isEmpty()) {
