@@ -13,6 +13,8 @@
 #     created. Prints "[real-node] ready" once containerd and the kubelet serve.
 #   scripts/real-node.sh down     # the same teardown, for what a killed run left (idempotent)
 #   scripts/real-node.sh check    # lists what is left; exits 1 when anything is
+#   scripts/real-node.sh paths    # the host paths a node creates that exist now (compare a
+#                                 # listing from before `up` with one after `down`)
 #
 # Networking stays on this machine: pods get addresses from POD_CIDR on a bridge of their own
 # (BRIDGE); forwarding from and to the pod subnet is dropped before the kubelet starts, so pods can
@@ -39,7 +41,9 @@ NAT_CHAIN=GPU-OPERATOR-NODE-SVC
 # Chains the kubelet creates (pkg/kubelet/kubelet_network_linux.go) in filter, nat and mangle.
 KUBELET_CHAINS=(KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT KUBE-NODEPORTS)
 # Host paths a node run may create; those that did not exist before `up` are removed by `down`.
-HOST_PATHS=(/var/lib/kubelet /var/log/pods /var/log/containers /run/nvidia /var/run/cdi /etc/cdi
+# containerd runs at its default paths (/etc/containerd/config.toml, /run/containerd), where the
+# toolkit agent finds it as on any node; `up` refuses a machine that has them already.
+HOST_PATHS=(/etc/containerd /run/containerd /run/nri /run/mount /var/lib/kubelet /var/log/pods /var/log/containers /run/nvidia /var/run/cdi /etc/cdi
   /usr/local/nvidia /etc/kubernetes/node-feature-discovery /var/lib/cni /run/netns /dev/char)
 
 log() { printf '[real-node] %s %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -58,7 +62,7 @@ node_mounts() {
   awk -v d="$dir" '{
       p = $5
       if (p ~ "^/var/lib/kubelet(/|$)" || p ~ "^/run/netns/cni-" || p ~ "^/var/run/netns/cni-" ||
-          p ~ "^/run/gpu-operator-node(/|$)" || (d != "" && index(p, d) == 1))
+          p ~ "^/run/gpu-operator-node(/|$)" || p ~ "^/run/containerd(/|$)" || (d != "" && index(p, d) == 1))
         print length(p) " " p
     }' /proc/self/mountinfo | sort -rn | cut -d' ' -f2- | sed 's/\\040/ /g'
 }
@@ -110,6 +114,16 @@ check() {
     return 1
   fi
   echo "nothing of a real node is left"
+}
+
+# Records the outermost folder of $1 that does not exist yet (what creating $1 creates).
+created() {
+  local p=$1 top=""
+  while [ -n "$p" ] && [ "$p" != / ] && [ ! -e "$p" ]; do
+    top=$p
+    p=$(dirname "$p")
+  done
+  [ -z "$top" ] || grep -qxF "$top" "$STATE/created" || echo "$top" >>"$STATE/created"
 }
 
 # --- Teardown: safe to run at any point of `up`, and again.
@@ -227,13 +241,17 @@ up() {
   down
   trap 'trap - EXIT TERM INT; log "tearing down"; down; log "torn down"' EXIT
   trap 'exit 0' TERM INT
+  for p in /etc/containerd /run/containerd; do
+    [ ! -e "$p" ] || fail "up: $p exists: this machine has a container runtime of its own, and the
+  real node runs containerd at its default paths; remove it (or use another machine)"
+  done
   mkdir -p "$STATE" "$dir/logs" "$dir/containerd" "$dir/cni/net.d" "$dir/kubelet/pki"
   dir=$(cd "$dir" && pwd)
   echo "$dir" >"$STATE/dir"
   local p
   : >"$STATE/created"
   for p in "${HOST_PATHS[@]}" "${sim_dir:-}"; do
-    [ -n "$p" ] && [ ! -e "$p" ] && echo "$p" >>"$STATE/created"
+    [ -n "$p" ] && created "$p"
   done
   cat /proc/sys/net/ipv4/ip_forward >"$STATE/ip_forward"
   # The binaries run from links under the state folder, so every process of the node (the
@@ -292,9 +310,9 @@ EOF
     path=${d%%=*}
     mm=${d#*=}
     [ -e "$path" ] && continue
+    created "$path"
     mkdir -p "$(dirname "$path")"
     mknod -m 0666 "$path" c "${mm%%:*}" "${mm#*:}"
-    echo "$path" >>"$STATE/created"
   done
   if [ -n "$profile" ]; then
     mkdir -p "$sim_dir"
@@ -305,16 +323,14 @@ EOF
   # which containerd exits) brings it back with the new configuration.
   local pause
   pause=$(cat "$bin/pause.image")
-  cat >"$dir/containerd/config.toml" <<EOF
+  mkdir -p /etc/containerd
+  cat >/etc/containerd/config.toml <<EOF
 version = 3
 root = "$dir/containerd/root"
-state = "$STATE/containerd"
+state = "/run/containerd"
 
 [grpc]
-  address = "$STATE/containerd.sock"
-
-[ttrpc]
-  address = "$STATE/containerd.sock.ttrpc"
+  address = "/run/containerd/containerd.sock"
 
 [plugins.'io.containerd.cri.v1.runtime']
   # Even root lacks CAP_SYS_RESOURCE on these machines: without this every sandbox fails with
@@ -343,7 +359,7 @@ EOF
   (
     trap - EXIT TERM INT
     while [ ! -e "$STATE/stopping" ]; do
-      containerd --config "$dir/containerd/config.toml" >>"$dir/logs/containerd.log" 2>&1 &
+      containerd --config /etc/containerd/config.toml >>"$dir/logs/containerd.log" 2>&1 &
       echo $! >"$STATE/containerd.pid"
       wait $! && rc=0 || rc=$?
       [ -e "$STATE/stopping" ] && break
@@ -353,14 +369,14 @@ EOF
   ) &
   local i
   for i in $(seq 1 100); do
-    ctr --address "$STATE/containerd.sock" version >/dev/null 2>&1 && break
+    ctr version >/dev/null 2>&1 && break
     [ "$i" = 100 ] && fail "containerd did not start; last lines of $dir/logs/containerd.log:
 $(tail -n 20 "$dir/logs/containerd.log")"
     sleep 0.2
   done
   local a
   for a in "$bin/pause.oci.tar" "${images[@]}"; do
-    ctr --address "$STATE/containerd.sock" -n k8s.io images import "$a" >&2 ||
+    ctr -n k8s.io images import "$a" >&2 ||
       fail "importing $a into containerd failed (see above)"
   done
 
@@ -375,7 +391,7 @@ healthzBindAddress: 127.0.0.1
 failCgroupV1: false
 cgroupDriver: cgroupfs
 failSwapOn: false
-containerRuntimeEndpoint: unix://$STATE/containerd.sock
+containerRuntimeEndpoint: unix:///run/containerd/containerd.sock
 authentication:
   anonymous: {enabled: true}
   webhook: {enabled: false}
@@ -399,7 +415,7 @@ $(tail -n 30 "$dir/logs/kubelet.log")"
     [ "$i" = 150 ] && fail "the kubelet is not healthy after 30 s; see $dir/logs/kubelet.log"
     sleep 0.2
   done
-  log "ready: node $node_name, containerd $STATE/containerd.sock, pods in $POD_CIDR on $BRIDGE, logs in $dir/logs"
+  log "ready: node $node_name, containerd /run/containerd/containerd.sock, pods in $POD_CIDR on $BRIDGE, logs in $dir/logs"
 
   # Stay until told to stop, or until the owner is gone.
   while :; do
@@ -417,8 +433,9 @@ $(tail -n 30 "$dir/logs/kubelet.log")"
 }
 
 case "${1:-}" in
+  paths) for p in "${HOST_PATHS[@]}" /dev/nvidia* /etc/gpu-operator; do [ -e "$p" ] && echo "$p"; done; true ;;
   up) need_root; shift; up "$@" ;;
   down) need_root; down; check ;;
   check) check ;;
-  *) echo "usage: scripts/real-node.sh up|down|check (see the header of $0)" >&2; exit 2 ;;
+  *) echo "usage: scripts/real-node.sh up|down|check|paths (see the header of $0)" >&2; exit 2 ;;
 esac

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
@@ -53,6 +54,12 @@ public final class RealNode implements AutoCloseable {
   /** The suite's workload image (Debian's busybox-static), built by scripts/node-binaries.sh. */
   public static final String BUSYBOX = "gpu-operator.local/busybox:debian";
 
+  /** containerd's socket (its default path: the toolkit agent finds it there, as on any node). */
+  public static final String CONTAINERD_SOCKET = "/run/containerd/containerd.sock";
+
+  /** containerd's configuration (its default path). */
+  public static final Path CONTAINERD_CONFIG = Path.of("/etc/containerd/config.toml");
+
   /** NVIDIA's character device numbers: GPUs and the control nodes (nvidia-uvm's is dynamic). */
   private static final int NVIDIA_MAJOR = 195;
 
@@ -63,13 +70,21 @@ public final class RealNode implements AutoCloseable {
   private final Path dir;
   private final Process script;
   private final String ipForward;
+  private final List<String> paths;
 
-  private RealNode(ControlPlane cp, String name, Path dir, Process script, String ipForward) {
+  private RealNode(
+      ControlPlane cp,
+      String name,
+      Path dir,
+      Process script,
+      String ipForward,
+      List<String> paths) {
     this.cp = cp;
     this.name = name;
     this.dir = dir;
     this.script = script;
     this.ipForward = ipForward;
+    this.paths = paths;
   }
 
   /** Why a real node cannot run here, or null when it can (root, Linux, the script present). */
@@ -143,12 +158,13 @@ public final class RealNode implements AutoCloseable {
     }
     Path log = dir.resolve("real-node.log");
     String ipForward = ipForward();
+    List<String> paths = paths();
     Process script =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    RealNode node = new RealNode(cp, name, dir, script, ipForward);
+    RealNode node = new RealNode(cp, name, dir, script, ipForward, paths);
     try {
       long t0 = System.nanoTime();
       await()
@@ -217,11 +233,7 @@ public final class RealNode implements AutoCloseable {
     List<String> cmd =
         new ArrayList<>(
             List.of(
-                "/run/gpu-operator-node/bin/ctr",
-                "--address",
-                "/run/gpu-operator-node/containerd.sock",
-                "-n",
-                "k8s.io"));
+                "/run/gpu-operator-node/bin/ctr", "--address", CONTAINERD_SOCKET, "-n", "k8s.io"));
     cmd.addAll(List.of(args));
     return run(cmd);
   }
@@ -243,7 +255,52 @@ public final class RealNode implements AutoCloseable {
     throw new IllegalStateException("no running task for container " + containerId);
   }
 
-  /** The archive of {@link #BUSYBOX} (scripts/node-binaries.sh builds it once, then it is cached). */
+  /** The project image as scripts/image.sh writes it. */
+  public static Path projectImageArchive() {
+    return REPO.resolve(
+        "cli/target/image/gpu-operator-" + OperandImages.projectVersion() + ".oci.tar");
+  }
+
+  /**
+   * Why the project image cannot be used, or null: it is missing, or older than a source file of
+   * the agents it runs (then the suite would test old code).
+   */
+  public static String projectImageProblem() throws IOException {
+    Path image = projectImageArchive();
+    if (!Files.isRegularFile(image)) {
+      return "no project image at " + image + ": build it with scripts/image.sh";
+    }
+    var built = Files.getLastModifiedTime(image);
+    for (String module : List.of("api", "config", "kubelet-api", "node", "operator", "cli")) {
+      Path src = REPO.resolve(module).resolve("src/main");
+      if (!Files.isDirectory(src)) {
+        continue;
+      }
+      try (var files = Files.walk(src)) {
+        var newer = files.filter(Files::isRegularFile).filter(f -> newerThan(f, built)).findFirst();
+        if (newer.isPresent()) {
+          return "the project image "
+              + image
+              + " is older than "
+              + newer.get()
+              + ": rebuild it with scripts/image.sh";
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean newerThan(Path f, java.nio.file.attribute.FileTime t) {
+    try {
+      return Files.getLastModifiedTime(f).compareTo(t) > 0;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The archive of {@link #BUSYBOX} (scripts/node-binaries.sh builds it once, then it is cached).
+   */
   public static Path busyboxArchive() throws IOException, InterruptedException {
     String out = run(List.of(REPO.resolve("scripts/node-binaries.sh").toString()));
     List<String> lines = out.strip().lines().toList();
@@ -251,13 +308,15 @@ public final class RealNode implements AutoCloseable {
   }
 
   /**
-   * Packets the node's FORWARD rule has dropped (from or to the pod subnet): what pods sent
-   * towards anything beyond this machine.
+   * Packets the node's FORWARD rule has dropped (from or to the pod subnet): what pods sent towards
+   * anything beyond this machine.
    */
   public long forwardDrops() throws IOException, InterruptedException {
     long sum = 0;
     for (String line :
-        run(List.of("iptables", "-w", "-L", "GPU-OPERATOR-NODE", "-v", "-x", "-n")).lines().toList()) {
+        run(List.of("iptables", "-w", "-L", "GPU-OPERATOR-NODE", "-v", "-x", "-n"))
+            .lines()
+            .toList()) {
       String[] f = line.trim().split("\\s+");
       if (f.length > 2 && f[2].equals("DROP")) {
         sum += Long.parseLong(f[0]);
@@ -290,6 +349,8 @@ public final class RealNode implements AutoCloseable {
    */
   @Override
   public void close() {
+    hold();
+    copyPodLogs();
     try {
       KubernetesClient c = cp.client();
       deletePods(c, false);
@@ -317,27 +378,94 @@ public final class RealNode implements AutoCloseable {
       throw new AssertionError(
           "net.ipv4.ip_forward is " + ipForward() + " after the node, was " + ipForward);
     }
+    List<String> now = paths();
+    if (!now.equals(paths)) {
+      throw new AssertionError("host paths before the node: " + paths + ", after: " + now);
+    }
+  }
+
+  /** The host paths a node creates that exist now ({@code real-node.sh paths}). */
+  private static List<String> paths() {
+    try {
+      return run(List.of(REPO.resolve("scripts/real-node.sh").toString(), "paths"))
+          .lines()
+          .filter(l -> !l.isBlank())
+          .toList();
+    } catch (IOException | InterruptedException e) {
+      throw new IllegalStateException("real-node.sh paths failed: " + e, e);
+    }
   }
 
   /**
-   * Moves the node's logs (containerd, kubelet, the script's) to {@code target/real-node-logs/}
-   * of the module, for a failure to be read after the run, and removes the node's folder.
+   * With {@code -Dgpu-operator.real-node.hold=MINUTES}, keeps the node up that long before it is
+   * torn down (or until the file {@code <node dir>/release} appears), to look at it by hand.
+   */
+  private void hold() {
+    long minutes = Long.getLong("gpu-operator.real-node.hold", 0);
+    if (minutes <= 0) {
+      return;
+    }
+    Path release = dir.resolve("release");
+    LOG.warn(
+        "holding the real node for {} min: KUBECONFIG={}; touch {} to tear it down",
+        minutes,
+        cp.kubeconfig(),
+        release);
+    long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
+    while (System.nanoTime() < end && !Files.exists(release)) {
+      try {
+        Thread.sleep(1000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** Where the node's logs are kept after it is gone: {@code target/real-node-logs/}. */
+  public static Path logsDir() {
+    return Path.of("target", "real-node-logs").toAbsolutePath();
+  }
+
+  /** The containers' logs ({@code /var/log/pods}) into {@link #logsDir()}, before pods go. */
+  private void copyPodLogs() {
+    Path from = Path.of("/var/log/pods");
+    Path to = dir.resolve("logs/pods");
+    try (var files = Files.walk(from)) {
+      for (Path f : files.filter(Files::isRegularFile).toList()) {
+        Path target = to.resolve(from.relativize(f).toString());
+        Files.createDirectories(target.getParent());
+        Files.copy(f, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    } catch (IOException e) {
+      LOG.warn("copying the containers' logs: {}", e.toString());
+    }
+  }
+
+  /**
+   * Moves the node's logs (containerd, kubelet, the script's) to {@code target/real-node-logs/} of
+   * the module, for a failure to be read after the run, and removes the node's folder.
    */
   private void keepLogs() {
-    Path to = Path.of("target", "real-node-logs").toAbsolutePath();
+    Path to = logsDir();
     try {
       RunDirs.deleteTree(to);
       Files.createDirectories(to);
-      try (var logs = Files.list(dir.resolve("logs"))) {
-        for (Path f : logs.toList()) {
-          Files.move(f, to.resolve(f.getFileName()));
+      if (Files.isDirectory(dir.resolve("logs"))) {
+        try (var logs = Files.list(dir.resolve("logs"))) {
+          for (Path f : logs.toList()) {
+            Files.move(f, to.resolve(f.getFileName()));
+          }
         }
       }
-      Files.move(dir.resolve("real-node.log"), to.resolve("real-node.log"));
-      RunDirs.deleteTree(dir);
+      if (Files.exists(dir.resolve("real-node.log"))) {
+        Files.move(dir.resolve("real-node.log"), to.resolve("real-node.log"));
+      }
       LOG.info("real node logs in {}", to);
     } catch (IOException e) {
       LOG.warn("keeping the node's logs: {}", e.toString());
+    } finally {
+      RunDirs.deleteTree(dir);
     }
   }
 
@@ -383,15 +511,21 @@ public final class RealNode implements AutoCloseable {
           .pollInterval(Duration.ofSeconds(1))
           .until(
               () ->
-                  c.pods()
+                  c
+                      .pods()
                       .inAnyNamespace()
                       .withField("spec.nodeName", name)
                       .list()
                       .getItems()
                       .stream()
                       .noneMatch(
-                          p -> pods.stream().anyMatch(q -> q.getMetadata().getUid().equals(
-                              p.getMetadata().getUid()))));
+                          p ->
+                              pods.stream()
+                                  .anyMatch(
+                                      q ->
+                                          q.getMetadata()
+                                              .getUid()
+                                              .equals(p.getMetadata().getUid()))));
     } catch (RuntimeException e) {
       LOG.warn("pods still on {} after 90 s: {}", name, e.toString());
     }
@@ -410,13 +544,12 @@ public final class RealNode implements AutoCloseable {
   }
 
   /**
-   * The device nodes a driver for the profile's GPUs makes: {@code /dev/nvidia<minor>} per GPU,
-   * the control nodes ({@code nvidiactl} 195:255, {@code nvidia-modeset} 195:254) and UVM's.
+   * The device nodes a driver for the profile's GPUs makes: {@code /dev/nvidia<minor>} per GPU, the
+   * control nodes ({@code nvidiactl} 195:255, {@code nvidia-modeset} 195:254) and UVM's.
    */
   static Map<String, String> deviceNodes(String profile) {
     Map<String, String> out = new LinkedHashMap<>();
-    try (SimulatedBackend gpus =
-        new SimulatedBackend(HardwareProfiles.node(profile), hostName())) {
+    try (SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.node(profile), hostName())) {
       for (GpuDevice d : gpus.devices()) {
         out.put("/dev/nvidia" + d.minor(), NVIDIA_MAJOR + ":" + d.minor());
       }
