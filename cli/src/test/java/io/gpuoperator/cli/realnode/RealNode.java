@@ -235,7 +235,24 @@ public final class RealNode implements AutoCloseable {
             List.of(
                 "/run/gpu-operator-node/bin/ctr", "--address", CONTAINERD_SOCKET, "-n", "k8s.io"));
     cmd.addAll(List.of(args));
-    return run(cmd);
+    // Its output alone: ctr warns on stderr (cgroup v1) before JSON on stdout.
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException(String.join(" ", cmd) + " did not finish in 60 s");
+    }
+    if (p.exitValue() != 0) {
+      throw new IOException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + ")");
+    }
+    return out;
+  }
+
+  /** How often containerd started (its log's start lines): the toolkit's restarts show here. */
+  public int containerdStarts() throws IOException {
+    try (var lines = Files.lines(dir.resolve("logs/containerd.log"))) {
+      return (int) lines.filter(l -> l.contains("msg=\"starting containerd\"")).count();
+    }
   }
 
   /** The OCI runtime spec containerd generated for a container ({@code containerd://ID}). */

@@ -56,14 +56,22 @@ public final class KubernetesNodeOps implements NodeOps {
     LOG.info("node {}: labels {}", nodeName, labels);
   }
 
+  /**
+   * Deletes the pods one by one: a collection delete needs {@code deletecollection}, which the MIG
+   * manager's role does not grant (a real node found it; in-process agents had the admin's rights).
+   */
   @Override
   public void deletePods(List<String> apps) {
-    client
-        .pods()
-        .inNamespace(namespace)
-        .withLabelIn("app", apps.toArray(String[]::new))
-        .withField("spec.nodeName", nodeName)
-        .delete();
+    for (Pod p :
+        client
+            .pods()
+            .inNamespace(namespace)
+            .withLabelIn("app", apps.toArray(String[]::new))
+            .withField("spec.nodeName", nodeName)
+            .list()
+            .getItems()) {
+      client.pods().inNamespace(namespace).withName(p.getMetadata().getName()).delete();
+    }
   }
 
   @Override
