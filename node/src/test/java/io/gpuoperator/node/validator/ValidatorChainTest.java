@@ -112,6 +112,19 @@ class ValidatorChainTest {
   }
 
   @Test
+  void aHostDriverMarkerSaysSoAndPointsAtTheHostMount() throws Exception {
+    // No driver root given and simulated GPUs of a named profile: a driver on the host.
+    env.remove("NVIDIA_DRIVER_ROOT");
+    env.put("GPU_NODE_PROFILE", Files.writeString(tmp.resolve("profile.yaml"), PROFILE).toString());
+    assertThat(run("--component", "driver")).as(err.toString()).isZero();
+    assertThat(Files.readString(validations.resolve("driver-ready")))
+        .startsWith("IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT=/\nDRIVER_ROOT_CTR_PATH=/host\n")
+        .contains("NVIDIA_DEV_ROOT=/\n")
+        .contains("DEV_ROOT_CTR_PATH=/host\n")
+        .contains("GPU_COUNT=8\n");
+  }
+
+  @Test
   void failedDriverCheckRemovesAStaleMarkerAndSaysWhy() throws Exception {
     Files.writeString(validations.resolve("driver-ready"), "stale");
     assertThat(run("--component", "driver")).isEqualTo(1);
