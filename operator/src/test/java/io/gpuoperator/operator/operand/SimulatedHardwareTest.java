@@ -38,13 +38,15 @@ class SimulatedHardwareTest {
         .build();
   }
 
-  /** A pod with agent containers, a shell step, NVIDIA's image and an unknown subcommand. */
+  /** A pod with agent containers, shell steps, NVIDIA's image and an unknown subcommand. */
   static PodSpec pod() {
     return new PodSpecBuilder()
         .withInitContainers(container("driver-validation", OURS, List.of(), "validator"))
         .withContainers(
             container("plugin", OURS, null, "device-plugin"),
             container("wait", OURS, List.of("sh", "-c"), "until [ -f x ]; do sleep 5; done"),
+            // A shell step is no agent even when its script is an agent's name.
+            container("shell", OURS, List.of("sh", "-c"), "validator"),
             container("nvidia", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0", null, "device-plugin"),
             container("other", OURS, null, "not-an-agent"))
         .build();
@@ -92,7 +94,7 @@ class SimulatedHardwareTest {
   void shellStepsNvidiasImagesAndOtherSubcommandsAreLeftAlone() {
     PodSpec pod = pod();
     SimulatedHardware.apply(pod, DIR, AGENTS);
-    for (String name : List.of("wait", "nvidia", "other")) {
+    for (String name : List.of("wait", "shell", "nvidia", "other")) {
       Container c = DaemonSets.container(pod, name);
       assertThat(c.getEnv()).as(name).isNullOrEmpty();
       assertThat(c.getVolumeMounts()).as(name).isNullOrEmpty();
