@@ -8,6 +8,7 @@ import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.gpu.sim.NodeProfile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -81,10 +82,12 @@ public class PciDiscoveryCommand implements Callable<Integer> {
     }
     try (KubernetesClient client = NodeAgentOptions.client(s, "pci-discovery")) {
       if ("simulated".equals(s.get(NodeAgentOptions.BACKEND))) {
-        // Simulated hardware has no PCI devices in sysfs: its node profile says what is there.
-        int gpus = NodeAgentOptions.profile(s, null).gpuCount();
+        NodeProfile profile = NodeAgentOptions.profile(s, null);
         PciDiscovery.label(
-            client, node, Boolean.toString(gpus > 0), gpus + " simulated GPUs (node profile)");
+            client,
+            node,
+            simulatedValue(profile),
+            profile.gpuCount() + " simulated GPUs (node profile)");
       } else {
         PciDiscovery.label(client, node, s.get(SYSFS_ROOT));
       }
@@ -96,5 +99,13 @@ public class PciDiscoveryCommand implements Callable<Integer> {
       new CountDownLatch(1).await();
     }
     return 0;
+  }
+
+  /**
+   * The label value on simulated hardware, which has no PCI devices in sysfs: whether its node
+   * profile has a GPU.
+   */
+  static String simulatedValue(NodeProfile profile) {
+    return Boolean.toString(profile.gpuCount() > 0);
   }
 }

@@ -68,6 +68,8 @@ class ValidatorChainTest {
     env.put("GPU_BACKEND", "simulated");
     env.put("NODE_NAME", "node-a");
     env.put("RUNTIME_CONFIG", tmp.resolve("config.toml").toString());
+    // Not this machine's /etc/containerd/conf.d, which a real node's toolkit may have written.
+    env.put("RUNTIME_DROP_IN_CONFIG", tmp.resolve("conf.d/99-nvidia.toml").toString());
     env.put("CDI_SPEC_DIR", tmp.resolve("cdi").toString());
     env.put("SLEEP_INTERVAL", "0");
     env.put("VALIDATION_TIMEOUT", "0"); // checks fail at once unless a test allows retries
@@ -109,6 +111,19 @@ class ValidatorChainTest {
     assertThat(Files.readString(validations.resolve("driver-ready")))
         .contains("NVIDIA_DEV_ROOT=" + driverRoot + "\n")
         .contains("DEV_ROOT_CTR_PATH=" + driverRoot + "\n");
+  }
+
+  @Test
+  void aHostDriverMarkerSaysSoAndPointsAtTheHostMount() throws Exception {
+    // No driver root given and simulated GPUs of a named profile: a driver on the host.
+    env.remove("NVIDIA_DRIVER_ROOT");
+    env.put("GPU_NODE_PROFILE", Files.writeString(tmp.resolve("profile.yaml"), PROFILE).toString());
+    assertThat(run("--component", "driver")).as(err.toString()).isZero();
+    assertThat(Files.readString(validations.resolve("driver-ready")))
+        .startsWith("IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT=/\nDRIVER_ROOT_CTR_PATH=/host\n")
+        .contains("NVIDIA_DEV_ROOT=/\n")
+        .contains("DEV_ROOT_CTR_PATH=/host\n")
+        .contains("GPU_COUNT=8\n");
   }
 
   @Test
@@ -231,9 +246,9 @@ class ValidatorChainTest {
   @Test
   void toolkitReportsAMissingConfigAndABrokenCdiSpec() throws Exception {
     assertThat(run("--component", "toolkit")).isEqualTo(1);
-    // Neither the main config nor the toolkit's default drop-in is there.
+    // Neither the main config nor the toolkit's drop-in is there.
     assertThat(err.toString())
-        .contains("config.toml or /etc/containerd/conf.d/99-nvidia.toml does not exist");
+        .contains("config.toml or " + tmp.resolve("conf.d/99-nvidia.toml") + " does not exist");
     Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
     assertThat(run("--component", "toolkit")).isEqualTo(1);
     assertThat(err.toString()).contains("no NVIDIA CDI spec");
@@ -244,6 +259,13 @@ class ValidatorChainTest {
     Files.writeString(tmp.resolve("cdi/nvidia.yaml"), "cdiVersion: [\n");
     assertThat(run("--component", "toolkit")).isEqualTo(1);
     assertThat(err.toString()).contains("nvidia.yaml:2:1: not valid YAML");
+  }
+
+  @Test
+  void theDropInIsTheToolkitsDefaultForContainerdOnly() {
+    assertThat(ValidatorConfig.fromEnv(Map.of()).runtimeDropInConfig())
+        .isEqualTo(Path.of("/etc/containerd/conf.d/99-nvidia.toml"));
+    assertThat(ValidatorConfig.fromEnv(Map.of("RUNTIME", "crio")).runtimeDropInConfig()).isNull();
   }
 
   @Test

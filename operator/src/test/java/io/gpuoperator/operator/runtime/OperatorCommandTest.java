@@ -56,5 +56,17 @@ class OperatorCommandTest {
         .hasMessageStartingWith("DRIVER_IMAGE: expected an image reference");
     assertThatThrownBy(() -> OperatorCommand.configFor(Map.of("LEASE_DURATION", "0s")))
         .hasMessage("LEASE_DURATION: expected a duration from 100ms to 10m0s, got \"0s\"");
+    assertThatThrownBy(
+            () -> OperatorCommand.configFor(Map.of("SIMULATED_HARDWARE_DIR", "relative/path")))
+        .hasMessage("SIMULATED_HARDWARE_DIR: expected an absolute path, got relative/path");
+  }
+
+  @Test
+  void simulatedHardwareIsOffByDefaultAndTakesAnAbsoluteHostFolder() {
+    assertThat(OperatorCommand.configFor(Map.of()).simulatedHardwareDir()).isNull();
+    assertThat(
+            OperatorCommand.configFor(Map.of("SIMULATED_HARDWARE_DIR", "/etc/gpu-operator/sim"))
+                .simulatedHardwareDir())
+        .isEqualTo("/etc/gpu-operator/sim");
   }
 }
