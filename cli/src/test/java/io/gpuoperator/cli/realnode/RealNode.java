@@ -342,6 +342,23 @@ public final class RealNode implements AutoCloseable {
     return sum;
   }
 
+  /** This machine's GPU device nodes ({@code /dev/nvidia<minor>}), in order. */
+  public static List<Path> gpuDeviceNodes() {
+    try (var s = Files.list(Path.of("/dev"))) {
+      return s.filter(p -> p.getFileName().toString().matches("nvidia[0-9]+")).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A character device's {@code <major>:<minor>}, as {@code /dev/char} names its link. */
+  public static String deviceNumber(Path node) throws IOException {
+    long rdev = (Long) Files.getAttribute(node, "unix:rdev");
+    long major = ((rdev >>> 8) & 0xfff) | ((rdev >>> 32) & ~0xfffL);
+    long minor = (rdev & 0xff) | ((rdev >>> 12) & ~0xffL);
+    return major + ":" + minor;
+  }
+
   /** {@code /proc/<pid>/status} of a host process, by field. */
   public static Map<String, String> procStatus(long pid) throws IOException {
     Map<String, String> out = new LinkedHashMap<>();

@@ -40,15 +40,21 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * The stack on a real kubelet and containerd ({@link RealNode}), installed with the chart as a user
  * installs it (cli/src/test/resources/realnode/values.yaml), with simulated GPUs (the node profile
- * realnode/node-profile.yaml: two A100s) because this machine has none. The tests run in order on
- * one installation; each names what it proves.
+ * realnode/node-profile.yaml: two A100s) on a machine without an NVIDIA driver, with the machine's
+ * own GPUs through NVML where one is loaded ({@code /proc/driver/nvidia/version}). The tests run in
+ * order on one installation; each names what it proves (docs/real-node.md).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealNodeE2EIT {
   static final String NS = "gpu-operator";
   private static final Path CHART = RealNode.REPO.resolve("deploy/helm/gpu-operator");
   private static final Path RESOURCES = RealNode.REPO.resolve("cli/src/test/resources/realnode");
-  private static final int GPUS = 2;
+
+  /** A loaded NVIDIA driver: the suite uses the machine's GPUs instead of simulated ones. */
+  static final boolean REAL_GPUS = Files.exists(Path.of("/proc/driver/nvidia/version"));
+
+  /** The GPUs the node has: the machine's device nodes, or the two of the node profile. */
+  private static final int GPUS = REAL_GPUS ? RealNode.gpuDeviceNodes().size() : 2;
 
   private static ControlPlane cp;
   private static RealNode node;
@@ -71,7 +77,7 @@ class RealNodeE2EIT {
         RealNode.start(
             cp,
             List.of(RealNode.projectImageArchive(), RealNode.busyboxArchive()),
-            RESOURCES.resolve("node-profile.yaml").toString());
+            REAL_GPUS ? null : RESOURCES.resolve("node-profile.yaml").toString());
     c = cp.client();
   }
 
@@ -118,15 +124,18 @@ class RealNodeE2EIT {
     await().atMost(Duration.ofSeconds(60)).until(() -> phase(bystander).equals("Running"));
     bystanderContainer = containerId(bystander);
 
-    var release =
+    var install =
         new Helm(CHART)
             .install()
             .withName("gpu-operator")
             .withNamespace(NS)
             .createNamespace()
             .withKubeConfig(cp.kubeconfig())
-            .withValuesFile(RESOURCES.resolve("values.yaml"))
-            .call();
+            .withValuesFile(RESOURCES.resolve("values.yaml"));
+    if (REAL_GPUS) {
+      install.set("operator.simulatedHardwareDir", ""); // NVML on the machine's GPUs
+    }
+    var release = install.call();
     assertThat(release.getStatus()).isEqualTo("deployed");
 
     await()
@@ -155,9 +164,28 @@ class RealNodeE2EIT {
     Node n = c.nodes().withName(node.name()).get();
     assertThat(n.getMetadata().getLabels())
         .containsEntry("nvidia.com/gpu.count", Integer.toString(GPUS))
-        .containsEntry("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB")
-        .containsEntry("nvidia.com/gpu.present", "true");
-    assertThat(n.getStatus().getAllocatable()).containsEntry("nvidia.com/gpu", new Quantity("2"));
+        .containsEntry("nvidia.com/gpu.present", "true")
+        .containsKey("nvidia.com/gpu.product");
+    if (!REAL_GPUS) {
+      assertThat(n.getMetadata().getLabels())
+          .containsEntry("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB");
+    }
+    assertThat(n.getStatus().getAllocatable())
+        .containsEntry("nvidia.com/gpu", new Quantity(Integer.toString(GPUS)));
+  }
+
+  @Test
+  @Order(3)
+  void theValidatorLinksTheDeviceNodesUnderDevChar() throws Exception {
+    // As the original: /dev/char/<major>:<minor> for the control node and each GPU's.
+    List<Path> nodes = new ArrayList<>(RealNode.gpuDeviceNodes());
+    nodes.add(Path.of("/dev/nvidiactl"));
+    for (Path dev : nodes) {
+      Path link = Path.of("/dev/char", RealNode.deviceNumber(dev));
+      assertThat(Files.isSymbolicLink(link)).as(link + " is a link").isTrue();
+      assertThat(link.toRealPath()).as(link.toString()).isEqualTo(dev);
+    }
+    assertThat(nodes).hasSize(GPUS + 1);
   }
 
   /** The workload pod that asks the device plugin for a GPU. */
@@ -265,6 +293,16 @@ class RealNodeE2EIT {
   @Test
   @Order(7)
   void theMigManagerAppliesAConfigChange() {
+    Assumptions.assumeTrue(
+        "true"
+            .equals(
+                c.nodes()
+                    .withName(node.name())
+                    .get()
+                    .getMetadata()
+                    .getLabels()
+                    .get("nvidia.com/mig.capable")),
+        "these GPUs have no MIG");
     c.nodes()
         .withName(node.name())
         .edit(

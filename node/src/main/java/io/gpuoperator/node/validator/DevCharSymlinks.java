@@ -91,6 +91,14 @@ final class DevCharSymlinks {
    */
   record Outcome(int created, int replaced, int kept, List<String> failed) {}
 
+  /**
+   * The {@code dev} folder of {@code devRoot} (a host path) as this process sees it: the host's
+   * through its root mount, a driver root's at its own path (the pods mount it there).
+   */
+  Path devHere(Path devRoot) {
+    return devRoot.equals(Path.of("/")) ? hostRoot.resolve("dev") : devRoot.resolve("dev");
+  }
+
   /** Whether the host is WSL2, whose GPUs have no device nodes to link. */
   boolean wsl() {
     Path smi = hostRoot.resolve(WSL_NVIDIA_SMI);
@@ -113,6 +121,12 @@ final class DevCharSymlinks {
     } catch (IOException e) {
       throw new ValidationException("cannot read " + procDevices + ": " + e.getMessage(), e);
     }
+    return create(majors, gpuMinors, devRoot);
+  }
+
+  /** The same, with the majors given (simulated GPUs: read off the nodes the simulation made). */
+  Outcome create(NvidiaMajors majors, List<Integer> gpuMinors, Path devRoot)
+      throws ValidationException {
     Map<String, Integer> caps;
     try {
       caps = GpuInventory.readCapMinors(migMinors);

@@ -93,18 +93,25 @@ final class DriverValidation {
       LOG.info("/dev/char links to the NVIDIA device nodes: skipped ({})", off);
       return;
     }
+    Path devRoot = devRoot(config);
+    NvidiaMajors simulated = null;
     if (!kind.equals("nvml")) {
-      LOG.info("/dev/char links: skipped ({} GPUs have no device nodes)", kind);
-      return;
-    }
-    if (devChar.wsl()) {
+      // Simulated GPUs have device nodes only where a simulation on a real node made them.
+      simulated = NvidiaMajors.ofNodes(devChar.devHere(devRoot));
+      if (simulated.gpu() == null) {
+        LOG.info("/dev/char links: skipped ({} GPUs without device nodes)", kind);
+        return;
+      }
+    } else if (devChar.wsl()) {
       LOG.info("/dev/char links: skipped (a WSL2 host: its GPUs have no device nodes)");
       return;
     }
-    Path devRoot = devRoot(config);
     DevCharSymlinks.Outcome o;
     try {
-      o = devChar.create(minors, devRoot);
+      o =
+          simulated == null
+              ? devChar.create(minors, devRoot)
+              : devChar.create(simulated, minors, devRoot);
     } catch (ValidationException e) {
       throw new ValidationException(
           "cannot link the NVIDIA device nodes under the host's /dev/char, which runc with the"
