@@ -73,21 +73,8 @@ step "2/4 building kube-apiserver kube-controller-manager kube-scheduler kubectl
 # --- etcd: its server module holds the main package; a throwaway module keeps its own dependency
 # versions apart from Kubernetes'.
 E=$CACHE/src/etcd
-mkdir -p "$E"
-if [ ! -s "$E/go.sum" ] || [ "$(cat "$E/.resolved" 2>/dev/null)" != "$ETCD_VERSION" ]; then
-  step "3/4 resolving and building etcd $ETCD_VERSION"
-  modfile=$(cd "$E" && go mod download -json "go.etcd.io/etcd/server/v3@$ETCD_VERSION" |
-    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
-  [ -s "$modfile" ] || fail "could not download go.etcd.io/etcd/server/v3@$ETCD_VERSION from the Go module proxy"
-  printf 'module gpu-operator.local/etcd-build\n\ngo %s\n\nrequire go.etcd.io/etcd/server/v3 %s\n' \
-    "$(sed -n 's/^go //p' "$modfile")" "$ETCD_VERSION" >"$E/go.mod"
-  rm -f "$E/go.sum"
-  (cd "$E" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION") >&2 ||
-    fail "resolving the etcd modules failed (see above)"
-  echo "$ETCD_VERSION" >"$E/.resolved"
-else
-  step "3/4 building etcd $ETCD_VERSION"
-fi
+step "3/4 resolving and building etcd $ETCD_VERSION"
+module_of "$E" go.etcd.io/etcd/server/v3 "$ETCD_VERSION" go.etcd.io/etcd/server/v3
 (cd "$E" && go build -trimpath -ldflags "-s -w" -o "$CACHE/src/out/etcd" go.etcd.io/etcd/server/v3) >&2 ||
   fail "building etcd $ETCD_VERSION failed (see above)"
 

@@ -86,19 +86,9 @@ fi
 if ! "$BIN/containerd" --version 2>/dev/null | grep -q " $CONTAINERD_VERSION " ||
   [ ! -x "$BIN/containerd-shim-runc-v2" ] || [ ! -x "$BIN/ctr" ]; then
   C=$CACHE/src/containerd
-  mkdir -p "$C"
-  if [ ! -s "$C/go.sum" ] || [ "$(cat "$C/.resolved" 2>/dev/null)" != "$CONTAINERD_VERSION" ]; then
-    modfile=$(cd "$C" && go mod download -json "github.com/containerd/containerd/v2@$CONTAINERD_VERSION" |
-      sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
-    [ -s "$modfile" ] || fail "could not download containerd $CONTAINERD_VERSION from the Go module proxy"
-    printf 'module gpu-operator.local/containerd-node\n\ngo %s\n\nrequire github.com/containerd/containerd/v2 %s\n' \
-      "$(sed -n 's/^go //p' "$modfile")" "$CONTAINERD_VERSION" >"$C/go.mod"
-    rm -f "$C/go.sum"
-    pkg=github.com/containerd/containerd/v2/cmd
-    (cd "$C" && go get "$pkg/containerd@$CONTAINERD_VERSION" "$pkg/containerd-shim-runc-v2@$CONTAINERD_VERSION" \
-      "$pkg/ctr@$CONTAINERD_VERSION") >&2 || fail "resolving containerd $CONTAINERD_VERSION failed (see above)"
-    echo "$CONTAINERD_VERSION" >"$C/.resolved"
-  fi
+  pkg=github.com/containerd/containerd/v2/cmd
+  module_of "$C" github.com/containerd/containerd/v2 "$CONTAINERD_VERSION" \
+    "$pkg/containerd" "$pkg/containerd-shim-runc-v2" "$pkg/ctr"
   step "containerd, containerd-shim-runc-v2 and ctr $CONTAINERD_VERSION (cold: about 2 minutes)"
   pkg=github.com/containerd/containerd/v2
   (cd "$C" && GOCACHE=$CACHE/go-build go build -trimpath -tags "no_btrfs no_devmapper no_zfs" \

@@ -51,6 +51,28 @@ k8s_module() {
   echo "$want" >"$dir/.resolved"
 }
 
+# Makes $1 a module that requires module $2 at version $3 (keeping its dependencies apart from any
+# other build's) and resolves the packages $4... of it. Kept while the version stays the same.
+module_of() {
+  local dir=$1 module=$2 version=$3
+  shift 3
+  mkdir -p "$dir"
+  if [ -s "$dir/go.sum" ] && [ "$(cat "$dir/.resolved" 2>/dev/null)" = "$version" ]; then
+    return 0
+  fi
+  local modfile
+  modfile=$(cd "$dir" && go mod download -json "$module@$version" |
+    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
+  [ -s "$modfile" ] || fail "could not download $module@$version from the Go module proxy ($(go env GOPROXY))"
+  printf 'module gpu-operator.local/%s-build\n\ngo %s\n\nrequire %s %s\n' \
+    "$(basename "$dir")" "$(sed -n 's/^go //p' "$modfile")" "$module" "$version" >"$dir/go.mod"
+  rm -f "$dir/go.sum"
+  local pkgs=() p
+  for p in "$@"; do pkgs+=("$p@$version"); done
+  (cd "$dir" && go get "${pkgs[@]}") >&2 || fail "resolving $module $version failed (see above)"
+  echo "$version" >"$dir/.resolved"
+}
+
 # The version stamps Kubernetes' own build (hack/lib/version.sh) writes, as -ldflags.
 k8s_ldflags() {
   local minor=${K8S_VERSION#v1.}

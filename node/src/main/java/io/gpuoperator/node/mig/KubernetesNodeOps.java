@@ -62,30 +62,27 @@ public final class KubernetesNodeOps implements NodeOps {
    */
   @Override
   public void deletePods(List<String> apps) {
-    for (Pod p :
-        client
-            .pods()
-            .inNamespace(namespace)
-            .withLabelIn("app", apps.toArray(String[]::new))
-            .withField("spec.nodeName", nodeName)
-            .list()
-            .getItems()) {
+    for (Pod p : pods(apps)) {
       client.pods().inNamespace(namespace).withName(p.getMetadata().getName()).delete();
     }
+  }
+
+  /** The pods of these apps on this node. */
+  private List<Pod> pods(List<String> apps) {
+    return client
+        .pods()
+        .inNamespace(namespace)
+        .withLabelIn("app", apps.toArray(String[]::new))
+        .withField("spec.nodeName", nodeName)
+        .list()
+        .getItems();
   }
 
   @Override
   public boolean awaitPodsGone(List<String> apps, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      List<Pod> left =
-          client
-              .pods()
-              .inNamespace(namespace)
-              .withLabelIn("app", apps.toArray(String[]::new))
-              .withField("spec.nodeName", nodeName)
-              .list()
-              .getItems();
+      List<Pod> left = pods(apps);
       if (left.isEmpty()) {
         // Clients hosted by node-agents in this JVM have no pod of their own: they are stopped
         // by its supervisor once it sees their paused deploy labels.

@@ -248,7 +248,24 @@ public final class ContainerToolkitTransform implements Transform {
 
   private static void hostDir(
       PodSpec pod, Container c, String name, String hostDir, String mountPath, String type) {
-    DaemonSets.mount(c, new VolumeMountBuilder().withName(name).withMountPath(mountPath).build());
+    hostDir(pod, c, name, hostDir, mountPath, type, false);
+  }
+
+  private static void hostDir(
+      PodSpec pod,
+      Container c,
+      String name,
+      String hostDir,
+      String mountPath,
+      String type,
+      boolean readOnly) {
+    DaemonSets.mount(
+        c,
+        new VolumeMountBuilder()
+            .withName(name)
+            .withMountPath(mountPath)
+            .withReadOnly(readOnly ? true : null)
+            .build());
     DaemonSets.addVolume(
         pod,
         new VolumeBuilder()
@@ -262,22 +279,7 @@ public final class ContainerToolkitTransform implements Transform {
 
   private static void readOnlyHostDir(
       PodSpec pod, Container c, String name, String hostDir, String mountPath) {
-    DaemonSets.mount(
-        c,
-        new VolumeMountBuilder()
-            .withName(name)
-            .withMountPath(mountPath)
-            .withReadOnly(true)
-            .build());
-    DaemonSets.addVolume(
-        pod,
-        new VolumeBuilder()
-            .withName(name)
-            .withNewHostPath()
-            .withPath(hostDir)
-            .withType("DirectoryOrCreate")
-            .endHostPath()
-            .build());
+    hostDir(pod, c, name, hostDir, mountPath, "DirectoryOrCreate", true);
   }
 
   private static String basename(String path) {
