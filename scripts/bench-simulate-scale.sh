@@ -64,7 +64,7 @@ cp_pids() {
     done
   done
 }
-kubectl=$(dirname "$(readlink -f "/proc/$(cp_pids | head -1)/exe")")/kubectl
+kubectl=$(dirname "$(readlink -f "/proc/$(cp_pids | sed -n 1p)/exe")")/kubectl
 metrics() { "$kubectl" --kubeconfig "$OUT/kubeconfig" --request-timeout=120s get --raw /metrics | tee "$OUT/metrics-$1" |
   awk '/^apiserver_request_total\{/ {
     match($0, /resource="[^"]*"/); r = substr($0, RSTART + 10, RLENGTH - 11)

@@ -45,7 +45,7 @@ mkdir -p "$CACHE" "$OUT"
 
 JAR=$ROOT/cli/target/gpu-operator.jar
 # The project's version, as the jar reports it (the first <version> of the root pom).
-VERSION=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
+VERSION=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$ROOT/pom.xml" | sed -n 1p)
 TAG=$VERSION
 # The reference the operator renders for its own image (api's operand-images.properties), so that
 # importing the archive into a node's containerd gives the image the DaemonSets ask for.

@@ -85,7 +85,8 @@ for b in "${BINARIES[@]}"; do
 done
 "$BIN/kube-apiserver" --version >&2
 "$BIN/kubectl" version --client >&2
-"$BIN/etcd" --version | head -n 1 >&2
+# sed reads to the end: head would quit early and, under pipefail, etcd's SIGPIPE (141) would fail the build.
+"$BIN/etcd" --version | sed -n 1p >&2
 "$BIN/kube-apiserver" --version | grep -qx "Kubernetes $K8S_VERSION" ||
   fail "kube-apiserver does not report $K8S_VERSION (version stamping failed)"
 # The build cache is 2-3 GB; the resolved modules stay in GOMODCACHE for a rebuild.
