@@ -42,7 +42,7 @@ public final class ToolkitInProcessAgent implements InProcessAgent {
             s,
             path -> local(ctx, path),
             root -> backends.backend(ctx.nodeName()),
-            io.gpuoperator.node.fs.AtomicFile.BeforeRename.NONE,
+            io.gpuoperator.node.files.AtomicFile.BeforeRename.NONE,
             1,
             Duration.ZERO);
     agent.run(new CountDownLatch(1), ctx::markReady);

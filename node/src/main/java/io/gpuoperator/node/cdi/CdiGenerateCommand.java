@@ -179,7 +179,7 @@ public class CdiGenerateCommand implements Callable<Integer> {
 
   private static Path writeFile(Path out, CdiGenerator.Result r, CdiSpecFiles.Format fmt)
       throws IOException {
-    io.gpuoperator.node.fs.AtomicFile.write(
+    io.gpuoperator.node.files.AtomicFile.write(
         out, CdiSpecFiles.render(r.spec(), fmt).getBytes(java.nio.charset.StandardCharsets.UTF_8));
     return out;
   }

@@ -1,8 +1,8 @@
 package io.gpuoperator.node.cdi;
 
-import io.gpuoperator.node.deviceplugin.GpuInventory;
-import io.gpuoperator.node.fs.RootedPath;
+import io.gpuoperator.node.files.RootedPath;
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.GpuInventory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

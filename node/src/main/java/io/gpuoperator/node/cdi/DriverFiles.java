@@ -1,6 +1,6 @@
 package io.gpuoperator.node.cdi;
 
-import io.gpuoperator.node.fs.RootedPath;
+import io.gpuoperator.node.files.RootedPath;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -1,10 +1,10 @@
 package io.gpuoperator.node.cdi;
 
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.nvml.DriverRoot;
 import io.gpuoperator.node.gpu.nvml.NvmlBackend;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
-import io.gpuoperator.node.validator.DefaultBackendOpener;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -37,7 +37,7 @@ public record GpuBackendChoice(
       if (nodeProfile != null) {
         return new SimulatedBackend(HardwareProfiles.node(nodeProfile), node);
       }
-      Path file = driverRoot.resolve(DefaultBackendOpener.SIMULATED_PROFILE_FILE);
+      Path file = driverRoot.resolve(HardwareProfiles.DRIVER_ROOT_PROFILE);
       if (!Files.isRegularFile(file)) {
         throw new IllegalArgumentException(
             "simulated backend: no --node-profile and no "
@@ -47,7 +47,7 @@ public record GpuBackendChoice(
       return new SimulatedBackend(HardwareProfiles.loadNode(file), node);
     }
     Path lib =
-        nvmlLibrary != null ? Path.of(nvmlLibrary) : DefaultBackendOpener.findNvml(driverRoot);
+        nvmlLibrary != null ? Path.of(nvmlLibrary) : new DriverRoot(driverRoot).nvml().orElse(null);
     return NvmlBackend.open(lib, Path.of("/sys"));
   }
 }

@@ -1,7 +1,7 @@
 package io.gpuoperator.node.cdi;
 
-import io.gpuoperator.node.deviceplugin.GpuInventory;
 import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuInventory;
 import io.gpuoperator.node.gpu.MigDevice;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -10,6 +10,8 @@ import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.agent.StopHooks;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
+import io.gpuoperator.node.gpu.HealthMonitor;
+import io.gpuoperator.node.gpu.XidPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -70,7 +72,7 @@ public class DevicePluginCommand implements Callable<Integer> {
             s.get(DevicePluginSettings.CONFIG_DIR),
             s.get(DevicePluginSettings.DEFAULT_CONFIG));
     String node = NodeAgentOptions.nodeName(s);
-    Duration recovery = s.get(DevicePluginSettings.HEALTH_RECOVERY_PERIOD);
+    Duration recovery = s.get(HealthMonitor.RECOVERY_PERIOD);
     Path socket = s.get(DevicePluginSettings.KUBELET_SOCKET);
     Path cdiDir = s.get(DevicePluginSettings.CDI_SPEC_DIR);
     XidPolicy.from(s);

@@ -9,6 +9,7 @@ import io.gpuoperator.node.agent.AgentLane;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.XidPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

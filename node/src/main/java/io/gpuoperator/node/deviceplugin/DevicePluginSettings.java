@@ -8,8 +8,9 @@ import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfig.ReplicatedResource;
 import io.gpuoperator.node.config.DevicePluginConfig.ReplicatedResources;
+import io.gpuoperator.node.gpu.HealthMonitor;
+import io.gpuoperator.node.gpu.MigStrategy;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -159,12 +160,6 @@ public record DevicePluginSettings(
           .env("DEFAULT_CONFIG")
           .label("NAME")
           .help("Config used when the node has no label.");
-  public static final Setting<Duration> HEALTH_RECOVERY_PERIOD =
-      Setting.of("--health-recovery-period", Parse.duration(Duration.ZERO, Duration.ofDays(7)))
-          .env("DP_HEALTH_RECOVERY_PERIOD")
-          .label("DURATION")
-          .help("Quiet time after which an unhealthy device is healthy again; 0: never.")
-          .orElse(Duration.ofMinutes(5), "5m");
 
   /** Every setting, in help order. */
   public static final List<Setting<?>> ALL =
@@ -184,7 +179,7 @@ public record DevicePluginSettings(
           CONFIG_FILE,
           CONFIG_DIR,
           DEFAULT_CONFIG,
-          HEALTH_RECOVERY_PERIOD,
+          HealthMonitor.RECOVERY_PERIOD,
           GDRCOPY_ENABLED,
           GDS_ENABLED,
           MOFED_ENABLED);

@@ -2,6 +2,7 @@ package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.node.cdi.DeviceNodes;
 import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuInventory;
 import io.gpuoperator.node.gpu.MigDevice;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

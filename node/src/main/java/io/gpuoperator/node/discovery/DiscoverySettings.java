@@ -5,7 +5,7 @@ import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.NodeAgentOptions;
-import io.gpuoperator.node.deviceplugin.MigStrategy;
+import io.gpuoperator.node.gpu.MigStrategy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -4,6 +4,7 @@ import static io.gpuoperator.node.discovery.GfdLabels.resource;
 
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuFamily;
 import io.gpuoperator.node.gpu.MigDevice;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -144,7 +145,7 @@ public final class FeatureLabeler {
           l.putAll(r.product(d.name()));
           l.putAll(r.base(counts.get(d.name())));
           l.put(r.key(GfdLabels.MEMORY), Long.toString(d.memoryTotalMiB()));
-          l.put(r.key(GfdLabels.FAMILY), family(d.computeMajor(), d.computeMinor()));
+          l.put(r.key(GfdLabels.FAMILY), GpuFamily.of(d.computeMajor(), d.computeMinor()));
           l.put(r.key(GfdLabels.COMPUTE_MAJOR), Integer.toString(d.computeMajor()));
           l.put(r.key(GfdLabels.COMPUTE_MINOR), Integer.toString(d.computeMinor()));
         }
@@ -231,23 +232,6 @@ public final class FeatureLabeler {
 
   private static String parentName(GpuSnapshot snapshot, MigDevice m) {
     return snapshot.gpus().get(m.parentIndex()).device().name();
-  }
-
-  /** The original's architecture family of a compute capability. */
-  public static String family(int major, int minor) {
-    return switch (major) {
-      case 1 -> "tesla";
-      case 2 -> "fermi";
-      case 3 -> "kepler";
-      case 5 -> "maxwell";
-      case 6 -> "pascal";
-      case 7 -> minor < 5 ? "volta" : "turing";
-      case 8 -> minor < 9 ? "ampere" : "ada-lovelace";
-      case 9 -> "hopper";
-      case 10, 12 -> "blackwell";
-      case 13 -> "rubin";
-      default -> "undefined";
-    };
   }
 
   private static String gpuMode(GpuSnapshot snapshot) {

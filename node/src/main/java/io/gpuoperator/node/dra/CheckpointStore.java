@@ -2,7 +2,7 @@ package io.gpuoperator.node.dra;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gpuoperator.node.files.AtomicFiles;
+import io.gpuoperator.node.files.AtomicFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,6 +58,6 @@ public final class CheckpointStore {
 
   /** Replaces the checkpoint on disk. */
   public void save(Checkpoint checkpoint) throws IOException {
-    AtomicFiles.writeJson(file, checkpoint);
+    AtomicFile.writeJson(file, checkpoint);
   }
 }

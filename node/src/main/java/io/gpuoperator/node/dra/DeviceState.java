@@ -1,7 +1,7 @@
 package io.gpuoperator.node.dra;
 
-import io.gpuoperator.node.deviceplugin.DeviceResourcesModel;
-import io.gpuoperator.node.files.AtomicFiles;
+import io.gpuoperator.node.cdi.DeviceNodes;
+import io.gpuoperator.node.files.AtomicFile;
 import io.gpuoperator.node.gpu.ComputeInstance;
 import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -200,7 +200,7 @@ public final class DeviceState {
     if (mps) {
       Files.createDirectories(mpsDir.resolve("log"));
     }
-    AtomicFiles.writeJson(
+    AtomicFile.writeJson(
         cdiDir.resolve(ClaimCdiSpecModel.fileName(claim.uid())),
         ClaimCdiSpecModel.build(
             claim.uid(), entries, devRoot, mpsDir, p -> Files.exists(Path.of(p))));
@@ -229,7 +229,7 @@ public final class DeviceState {
     if (c == null) {
       return;
     }
-    AtomicFiles.delete(cdiDir.resolve(ClaimCdiSpecModel.fileName(uid)));
+    AtomicFile.delete(cdiDir.resolve(ClaimCdiSpecModel.fileName(uid)));
     deleteTree(mpsRoot.resolve(uid));
     Set<Integer> otherGpus = new HashSet<>();
     checkpoint
@@ -411,7 +411,7 @@ public final class DeviceState {
 
   private List<String> nodes(GpuDevice gpu, Checkpoint.PreparedDevice d) {
     if (!isMig(d)) {
-      return DeviceResourcesModel.wholeGpu(gpu).paths();
+      return DeviceNodes.gpu(gpu);
     }
     MigDevice mig =
         backend.migDevices(d.gpuIndex()).stream()
@@ -421,7 +421,7 @@ public final class DeviceState {
                 () ->
                     new IllegalStateException(
                         "MIG device " + d.uuid() + " (" + d.device() + ") no longer exists"));
-    return DeviceResourcesModel.migDevice(gpu, mig, capMinors.get()).paths();
+    return DeviceNodes.mig(gpu, mig, capMinors.get());
   }
 
   private void save(Checkpoint next) throws IOException {

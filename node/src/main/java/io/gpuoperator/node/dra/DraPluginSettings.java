@@ -7,7 +7,7 @@ import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.Values;
 import io.gpuoperator.kubelet.dra.DraConstants;
 import io.gpuoperator.node.agent.NodeAgentOptions;
-import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
+import io.gpuoperator.node.gpu.HealthMonitor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -146,7 +146,7 @@ public record DraPluginSettings(
           RESCAN_INTERVAL,
           MPS_ROOT,
           SYSFS_ROOT,
-          DevicePluginSettings.HEALTH_RECOVERY_PERIOD);
+          HealthMonitor.RECOVERY_PERIOD);
 
   /** Resolves the settings; a bad value is a ConfigException naming its source. */
   public static DraPluginSettings resolve(Settings s) {
@@ -170,7 +170,7 @@ public record DraPluginSettings(
         s.get(MPS_ROOT),
         s.get(PARTITIONABLE),
         s.get(RESCAN_INTERVAL),
-        s.get(DevicePluginSettings.HEALTH_RECOVERY_PERIOD));
+        s.get(HealthMonitor.RECOVERY_PERIOD));
   }
 
   /** Reads the settings from an environment (tests and the simulator's in-process plugin). */

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.dra;
 
-import io.gpuoperator.node.discovery.FeatureLabeler;
+import io.gpuoperator.node.gpu.GpuFamily;
 import java.util.Locale;
 
 /** How NVIDIA's DRA driver writes a GPU's facts as attribute values. */
@@ -13,7 +13,7 @@ final class GpuFacts {
    * nvidia.com/gpu.family} with.
    */
   static String architecture(int major, int minor) {
-    String family = FeatureLabeler.family(major, minor);
+    String family = GpuFamily.of(major, minor);
     StringBuilder out = new StringBuilder();
     for (String word : family.split("-")) {
       if (!out.isEmpty()) {

@@ -5,7 +5,7 @@ import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigDevice;
-import io.gpuoperator.node.mig.MigGeometry;
+import io.gpuoperator.node.gpu.MigGeometry;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.mig;
 
+import io.gpuoperator.node.gpu.MigGeometry;
 import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -8,6 +8,7 @@ import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuInstance;
 import io.gpuoperator.node.gpu.MigDevice;
+import io.gpuoperator.node.gpu.MigGeometry;
 import io.gpuoperator.node.gpu.MigMode;
 import io.gpuoperator.node.gpu.MigProfile;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.toolkit;
 
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

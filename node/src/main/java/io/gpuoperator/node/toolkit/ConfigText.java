@@ -1,7 +1,7 @@
 package io.gpuoperator.node.toolkit;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

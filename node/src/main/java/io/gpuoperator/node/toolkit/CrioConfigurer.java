@@ -2,7 +2,7 @@ package io.gpuoperator.node.toolkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

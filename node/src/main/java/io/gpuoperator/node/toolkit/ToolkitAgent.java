@@ -5,7 +5,7 @@ import io.gpuoperator.node.cdi.CdiGenerateCommand;
 import io.gpuoperator.node.cdi.CdiGenerator;
 import io.gpuoperator.node.cdi.CdiSpecFiles;
 import io.gpuoperator.node.cdi.NvidiaCdiModel;
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import io.gpuoperator.node.gpu.GpuBackend;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

@@ -16,9 +16,6 @@ import java.nio.file.Path;
  * {@code nvml} loads {@code libnvidia-ml.so.1} from the driver root's library directories.
  */
 public final class DefaultBackendOpener implements GpuBackendOpener {
-  /** A simulated driver root holds the node's hardware description under this name. */
-  public static final String SIMULATED_PROFILE_FILE = "node-profile.yaml";
-
   private final ValidatorConfig config;
   private final Settings settings;
 
@@ -51,7 +48,7 @@ public final class DefaultBackendOpener implements GpuBackendOpener {
                 + " (is the driver installed there?)");
       }
     }
-    Path installed = driverRoot.resolve(SIMULATED_PROFILE_FILE);
+    Path installed = driverRoot.resolve(HardwareProfiles.DRIVER_ROOT_PROFILE);
     if (config.backend().equals("simulated")
         && config.nodeProfile() == null
         && !Files.isRegularFile(installed)) {

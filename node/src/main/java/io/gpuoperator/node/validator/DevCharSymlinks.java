@@ -1,6 +1,6 @@
 package io.gpuoperator.node.validator;
 
-import io.gpuoperator.node.deviceplugin.GpuInventory;
+import io.gpuoperator.node.gpu.GpuInventory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

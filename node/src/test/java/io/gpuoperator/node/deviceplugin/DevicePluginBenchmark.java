@@ -8,6 +8,7 @@ import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerPreferredAllocationR
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.node.gpu.MigStrategy;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
 import java.time.Duration;

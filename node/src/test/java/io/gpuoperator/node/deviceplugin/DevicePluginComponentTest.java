@@ -16,6 +16,7 @@ import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuError;
 import io.gpuoperator.node.gpu.MigDevice;
+import io.gpuoperator.node.gpu.MigStrategy;
 import io.gpuoperator.sim.kubelet.deviceplugin.Admission;
 import io.gpuoperator.sim.kubelet.deviceplugin.KubeletDeviceManager;
 import io.grpc.ManagedChannel;

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.gpuoperator.config.Documents;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.gpu.MigStrategy;
+import io.gpuoperator.node.gpu.XidPolicy;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

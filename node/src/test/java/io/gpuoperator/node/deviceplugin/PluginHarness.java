@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.node.gpu.XidPolicy;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import io.gpuoperator.sim.kubelet.deviceplugin.KubeletDeviceManager;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.gpu.GpuFamily;
 import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
@@ -223,7 +224,7 @@ class FeatureLabelerTest {
     assertThat(LabelValues.product("Tesla T4", "MIG", "1g.5gb+me"))
         .isEqualTo("Tesla-T4-MIG-1g.5gbme");
     assertThat(LabelValues.valid("-" + "x".repeat(70), "unknown")).hasSize(63);
-    assertThat(FeatureLabeler.family(7, 0)).isEqualTo("volta");
-    assertThat(FeatureLabeler.family(4, 0)).isEqualTo("undefined");
+    assertThat(GpuFamily.of(7, 0)).isEqualTo("volta");
+    assertThat(GpuFamily.of(4, 0)).isEqualTo("undefined");
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
+import io.gpuoperator.node.gpu.MigGeometry;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.util.List;
@@ -207,7 +208,7 @@ class DeviceInventoryModelTest {
             var slot = chosen.mig();
             var gi = b.createGpuInstance(0, slot.gpuInstanceProfileId(), slot.placement());
             assertThat(gi.placement()).isEqualTo(slot.placement());
-            assertThat(io.gpuoperator.node.mig.MigGeometry.of(b, 0).check(counts).fits())
+            assertThat(io.gpuoperator.node.gpu.MigGeometry.of(b, 0).check(counts).fits())
                 .as("%s on %s", counts, hw.model())
                 .isTrue();
           }

@@ -1,6 +1,6 @@
 package io.gpuoperator.node.toolkit;
 
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

@@ -3,7 +3,7 @@ package io.gpuoperator.node.toolkit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

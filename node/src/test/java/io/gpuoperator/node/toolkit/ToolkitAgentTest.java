@@ -3,7 +3,7 @@ package io.gpuoperator.node.toolkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.gpuoperator.node.fs.AtomicFile;
+import io.gpuoperator.node.files.AtomicFile;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.nio.file.Files;

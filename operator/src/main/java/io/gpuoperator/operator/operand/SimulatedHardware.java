@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.node.agent.NodeAgentOptions;
-import io.gpuoperator.node.validator.DefaultBackendOpener;
+import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.validator.ValidatorEnv;
 import java.util.Set;
 
@@ -41,7 +41,7 @@ final class SimulatedHardware {
       DaemonSets.setEnv(
           c,
           NodeAgentOptions.NODE_PROFILE.env().get(0),
-          hostDir + "/" + DefaultBackendOpener.SIMULATED_PROFILE_FILE);
+          hostDir + "/" + HardwareProfiles.DRIVER_ROOT_PROFILE);
       if (VALIDATOR.equals(c.getArgs().get(0))
           && DaemonSets.env(c, ValidatorEnv.CUDA_WORKLOAD_IMAGE) == null) {
         DaemonSets.setEnv(c, ValidatorEnv.CUDA_WORKLOAD_IMAGE, c.getImage());

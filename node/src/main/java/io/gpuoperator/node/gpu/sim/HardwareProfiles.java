@@ -18,6 +18,9 @@ import java.util.Map;
 
 /** Loads hardware profiles (built into the jar or from disk) and node profiles. */
 public final class HardwareProfiles {
+  /** A simulated driver installation keeps the node's hardware description under this name. */
+  public static final String DRIVER_ROOT_PROFILE = "node-profile.yaml";
+
   /** The built-in GPU models. */
   public static final List<String> BUILT_IN =
       List.of(

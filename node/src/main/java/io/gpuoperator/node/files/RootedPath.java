@@ -1,4 +1,4 @@
-package io.gpuoperator.node.fs;
+package io.gpuoperator.node.files;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,11 +1,8 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
+import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Setting;
 import io.gpuoperator.node.agent.AgentLane;
-import io.gpuoperator.node.gpu.GpuBackend;
-import io.gpuoperator.node.gpu.GpuBackendException;
-import io.gpuoperator.node.gpu.GpuEvent;
-import io.gpuoperator.node.gpu.GpuEventSubscription;
-import io.gpuoperator.node.gpu.GpuEventType;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -23,6 +20,14 @@ import org.slf4j.LoggerFactory;
  * is subscribed again until it works.
  */
 public final class HealthMonitor implements AutoCloseable {
+  /** Shared by the device plugin and the DRA plugin, under the device plugin's env name. */
+  public static final Setting<Duration> RECOVERY_PERIOD =
+      Setting.of("--health-recovery-period", Parse.duration(Duration.ZERO, Duration.ofDays(7)))
+          .env("DP_HEALTH_RECOVERY_PERIOD")
+          .label("DURATION")
+          .help("Quiet time after which an unhealthy device is healthy again; 0: never.")
+          .orElse(Duration.ofMinutes(5), "5m");
+
   private static final Logger LOG = LoggerFactory.getLogger(HealthMonitor.class);
   private static final int MAX_EVENTS_PER_PASS = 1_000;
   private static final Set<GpuEventType> EVENTS =

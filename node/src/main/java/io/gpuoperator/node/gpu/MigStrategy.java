@@ -1,8 +1,11 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
 import java.util.Locale;
 
-/** How MIG devices become resources ({@code flags.migStrategy}). */
+/**
+ * How MIG devices become resources ({@code flags.migStrategy}): the device plugin advertises by it
+ * and feature discovery labels by it, so both read it from here.
+ */
 public enum MigStrategy {
   /** MIG is ignored: every GPU is one {@code nvidia.com/gpu}. */
   NONE,

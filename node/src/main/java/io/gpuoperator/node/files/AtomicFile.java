@@ -1,5 +1,7 @@
-package io.gpuoperator.node.fs;
+package io.gpuoperator.node.files;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,12 +14,12 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.util.UUID;
 
 /**
- * Writes node files so that nothing is ever half-written: a temp file in the same directory, fsync,
- * then a rename over the target, then an fsync of the directory. A reader (containerd, CRI-O, a
- * container runtime reading CDI specs) sees the old file or the new one, never a mix; a crash
- * before the rename leaves the old file as it was and a temp file that the next write of the same
- * target removes. Temp names end in {@value #TMP_SUFFIX}, so that no {@code *.toml} or {@code
- * *.yaml} glob of a runtime ever picks one up.
+ * The one writer of node files, so that nothing is ever half-written: a temp file in the same
+ * directory, fsync, then a rename over the target, then an fsync of the directory. A reader
+ * (containerd, CRI-O, a container runtime reading CDI specs) sees the old file or the new one,
+ * never a mix; a crash before the rename leaves the old file as it was and a temp file that the
+ * next write of the same target removes. Temp names end in {@value #TMP_SUFFIX}, so that no {@code
+ * *.toml} or {@code *.yaml} glob of a runtime ever picks one up.
  */
 public final class AtomicFile {
   /** Suffix of temp files. */
@@ -32,7 +34,15 @@ public final class AtomicFile {
     void run(Path tmp, Path target) throws IOException;
   }
 
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
   private AtomicFile() {}
+
+  /** Replaces {@code file} with {@code value} as indented JSON (checkpoints, claim specs). */
+  public static void writeJson(Path file, Object value) throws IOException {
+    write(file, JSON.writeValueAsBytes(value));
+  }
 
   /** Replaces {@code file} with {@code content}, keeping its permissions when it exists. */
   public static void write(Path file, byte[] content) throws IOException {

@@ -1,9 +1,5 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
-import io.gpuoperator.node.gpu.GpuBackend;
-import io.gpuoperator.node.gpu.GpuBackendException;
-import io.gpuoperator.node.gpu.GpuDevice;
-import io.gpuoperator.node.gpu.MigDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,8 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A snapshot of the GPUs the plugin advertises: every GPU, whether MIG is on, its MIG devices, and
- * the MIG capability device minors ({@code /proc/driver/nvidia-caps/mig-minors}).
+ * A snapshot of the node's GPUs as the device plugin, the DRA plugin and the validator see them:
+ * every GPU, whether MIG is on, its MIG devices, and the MIG capability device minors ({@code
+ * /proc/driver/nvidia-caps/mig-minors}).
  *
  * @param gpus every GPU in index order
  * @param migEnabled indices of GPUs whose current MIG mode is enabled

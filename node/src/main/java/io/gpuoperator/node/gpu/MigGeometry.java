@@ -1,9 +1,5 @@
-package io.gpuoperator.node.mig;
+package io.gpuoperator.node.gpu;
 
-import io.gpuoperator.node.gpu.GpuBackend;
-import io.gpuoperator.node.gpu.GpuInstanceProfile;
-import io.gpuoperator.node.gpu.MigProfile;
-import io.gpuoperator.node.gpu.Placement;
 import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,9 +1,7 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuoperator.node.gpu.GpuEvent;
-import io.gpuoperator.node.gpu.GpuEventType;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.time.Duration;

@@ -1,8 +1,5 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
-import io.gpuoperator.node.gpu.GpuDevice;
-import io.gpuoperator.node.gpu.GpuEvent;
-import io.gpuoperator.node.gpu.MigDevice;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

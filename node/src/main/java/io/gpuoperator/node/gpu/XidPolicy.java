@@ -1,4 +1,4 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;

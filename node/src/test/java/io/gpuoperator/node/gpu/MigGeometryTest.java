@@ -1,8 +1,7 @@
-package io.gpuoperator.node.mig;
+package io.gpuoperator.node.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuoperator.node.gpu.Placement;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import java.util.LinkedHashMap;
 import java.util.Map;

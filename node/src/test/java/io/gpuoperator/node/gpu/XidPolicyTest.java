@@ -1,4 +1,4 @@
-package io.gpuoperator.node.deviceplugin;
+package io.gpuoperator.node.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
