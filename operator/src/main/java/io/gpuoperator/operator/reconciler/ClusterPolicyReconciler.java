@@ -5,9 +5,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
@@ -56,6 +53,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,8 +85,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   /** The last rendering that applied cleanly, per policy uid: an invalid spec keeps it running. */
   private final Map<String, List<RenderedOperand>> lastValid = new ConcurrentHashMap<>();
 
-  /** The status this process last wrote, per policy uid. */
-  private final Map<String, WrittenStatus> lastWritten = new ConcurrentHashMap<>();
+  private final ClusterPolicyStatusWriter statuses;
 
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
@@ -118,6 +115,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     this.kubernetesVersion = kubernetesVersion;
     this.resourceApi = resourceApi;
     this.events = new EventRecorder(client);
+    this.statuses = new ClusterPolicyStatusWriter(client);
   }
 
   @Override
@@ -217,12 +215,32 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     return out;
   }
 
+  /**
+   * One pass reads straight through: observe the policy and the cluster, check what stops it
+   * (another active policy, a GPUCluster, an unsupported server), validate and render, apply, then
+   * write the status it concluded, once, and report what goes with a change.
+   */
   @Override
   public UpdateControl<ClusterPolicy> reconcile(
       ClusterPolicy policy, Context<ClusterPolicy> context) {
-    String name = policy.getMetadata().getName();
+    Observed seen = observe(policy);
+    Pass pass = stopped(policy, seen).orElseGet(() -> renderAndApply(policy, seen));
+    pass.report().accept(statuses.write(policy, pass.status()));
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * What a pass concluded: the status it writes (once), and what it reports knowing whether that
+   * status was new (events and logs only along with a change, so an idle pass says nothing).
+   */
+  private record Pass(ClusterPolicyStatus status, Consumer<Boolean> report) {}
+
+  /** What a pass starts from. */
+  private record Observed(
+      long generation, ClusterPolicyStatus previous, ClusterPolicy active, ClusterFacts facts) {}
+
+  private Observed observe(ClusterPolicy policy) {
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
-    ClusterPolicyStatus previous = previousStatus(policy);
     // The peers informer, not the primary cache: its events are what re-run this decision, so
     // reading its own cache cannot miss the change that triggered them (a deleted active policy).
     List<ClusterPolicy> all = peers.list().toList();
@@ -230,17 +248,22 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     Set<String> uids = all.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
     uids.add(policy.getMetadata().getUid());
     lastValid.keySet().retainAll(uids);
-    lastWritten.keySet().retainAll(uids);
-    ClusterPolicy active = ActivePolicy.of(all).orElse(policy);
-    if (!active.getMetadata().getName().equals(name)) {
-      LOG.info("ignored, {} is active", active.getMetadata().getName());
-      writeStatus(
-          policy,
-          PolicyStatusModel.ignored(
-              generation, config.namespace(), active.getMetadata().getName(), previous));
-      return UpdateControl.noUpdate();
-    }
+    statuses.retainOnly(uids);
+    return new Observed(
+        generation, statuses.previous(policy), ActivePolicy.of(all).orElse(policy), facts(policy));
+  }
 
+  /** The pass of a policy that must not be applied now, if it must not. */
+  private Optional<Pass> stopped(ClusterPolicy policy, Observed seen) {
+    String active = seen.active().getMetadata().getName();
+    if (!active.equals(policy.getMetadata().getName())) {
+      LOG.info("ignored, {} is active", active);
+      return Optional.of(
+          new Pass(
+              PolicyStatusModel.ignored(
+                  seen.generation(), config.namespace(), active, seen.previous()),
+              changed -> {}));
+    }
     Optional<GPUCluster> gpuCluster = gpuClusters.list().findFirst();
     if (gpuCluster.isPresent()) {
       // The original's reconcile error: nothing is applied or deleted while both exist.
@@ -248,27 +271,35 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
           "conflicting GPUCluster resource \""
               + gpuCluster.get().getMetadata().getName()
               + "\" detected; ClusterPolicy and GPUCluster cannot co-exist";
-      if (writeStatus(
-          policy, PolicyStatusModel.failed(generation, config.namespace(), message, previous))) {
-        LOG.error("{}", message);
-        warn(policy, Conditions.RECONCILE_FAILED, message);
-      }
-      return UpdateControl.noUpdate();
+      return Optional.of(
+          new Pass(
+              PolicyStatusModel.failed(
+                  seen.generation(), config.namespace(), message, seen.previous()),
+              warnOnChange(policy, Conditions.RECONCILE_FAILED, message)));
     }
-
     Optional<String> unsupported = KubernetesVersion.unsupportedReason(kubernetesVersion);
     if (unsupported.isPresent()) {
-      if (writeStatus(
-          policy,
-          PolicyStatusModel.unsupportedServer(
-              generation, config.namespace(), unsupported.get(), previous))) {
-        LOG.error("{}", unsupported.get());
-        warn(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get());
-      }
-      return UpdateControl.noUpdate();
+      return Optional.of(
+          new Pass(
+              PolicyStatusModel.unsupportedServer(
+                  seen.generation(), config.namespace(), unsupported.get(), seen.previous()),
+              warnOnChange(policy, Conditions.UNSUPPORTED_KUBERNETES_VERSION, unsupported.get())));
     }
+    return Optional.empty();
+  }
 
-    ClusterFacts facts = facts(policy);
+  /** Logs an error and records a Warning Event, both only along with a status change. */
+  private Consumer<Boolean> warnOnChange(ClusterPolicy policy, String reason, String message) {
+    return changed -> {
+      if (changed) {
+        LOG.error("{}", message);
+        warn(policy, reason, message);
+      }
+    };
+  }
+
+  private Pass renderAndApply(ClusterPolicy policy, Observed seen) {
+    ClusterFacts facts = seen.facts();
     List<Violation> violations = renderer.validate(policy);
     List<RenderedOperand> rendered = null;
     if (violations.isEmpty()) {
@@ -279,29 +310,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       }
     }
     if (!violations.isEmpty()) {
-      String message =
-          "Invalid ClusterPolicy: "
-              + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
-      LOG.warn("{}; operands keep their last valid spec", message);
-      List<RenderedOperand> lastGood = lastValid.get(policy.getMetadata().getUid());
-      ClusterPolicyStatus status =
-          PolicyStatusModel.withIgnoredFields(
-              PolicyStatusModel.invalid(
-                  generation,
-                  config.namespace(),
-                  message,
-                  lastGood == null ? null : readiness(lastGood),
-                  previous),
-              IgnoredFields.of(policy),
-              generation,
-              previous);
-      if (writeStatus(policy, status)) {
-        warn(policy, Conditions.RECONCILE_FAILED, message);
-      }
-      metrics.reconciled(
-          OperatorMetrics.STATUS_NOT_READY, facts.gpuNodeCount(), facts.nfdLabelsPresent());
-      // A spec error is permanent until the user edits the policy: no retry.
-      return UpdateControl.noUpdate();
+      return invalid(policy, seen, violations);
     }
 
     List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
@@ -325,20 +334,20 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       throw e;
     }
     lastValid.put(policy.getMetadata().getUid(), rendered);
-    List<OperandReadiness> readiness = readiness(rendered);
+    long generation = seen.generation();
     ClusterPolicyStatus status =
         PolicyStatusModel.withIgnoredFields(
             PolicyStatusModel.applied(
                 generation,
                 config.namespace(),
-                readiness,
+                readiness(rendered),
                 facts.gpuNodeCount(),
                 facts.nfdLabelsPresent(),
                 allocatorConflicts(policy),
-                previous),
+                seen.previous()),
             IgnoredFields.of(policy),
             generation,
-            previous);
+            seen.previous());
     status.driverUpgrade = UpgradeRollout.status(nodes.list().toList(), UpgradeSettings.of(policy));
     String refused = null;
     if (checks != null && !gpuNodes.isEmpty()) {
@@ -346,29 +355,63 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       status.gpuDirect = checks.listedUnmet();
       refused = checks.refusedMessage();
       if (refused != null) {
-        PolicyStatusModel.driverRefused(status, generation, refused, previous);
+        PolicyStatusModel.driverRefused(status, generation, refused, seen.previous());
       }
     }
-    boolean changed = writeStatus(policy, status);
-    if (changed && refused != null) {
-      LOG.warn("{}", refused);
-      warn(policy, Conditions.DRIVER_INCOMPATIBLE, refused);
-    }
-    if (result.applied() + result.deleted() > 0 || changed) {
-      LOG.info(
-          "applied {}, deleted {}, state {} ({} GPU nodes)",
-          result.applied(),
-          result.deleted(),
-          status.state.value(),
-          facts.gpuNodeCount());
-    }
-    metrics.reconciled(
-        status.state == io.gpuoperator.api.common.State.READY
-            ? OperatorMetrics.STATUS_SUCCESS
-            : OperatorMetrics.STATUS_NOT_READY,
-        facts.gpuNodeCount(),
-        facts.nfdLabelsPresent());
-    return UpdateControl.noUpdate();
+    String refusal = refused;
+    return new Pass(
+        status,
+        changed -> {
+          if (changed && refusal != null) {
+            LOG.warn("{}", refusal);
+            warn(policy, Conditions.DRIVER_INCOMPATIBLE, refusal);
+          }
+          if (result.applied() + result.deleted() > 0 || changed) {
+            LOG.info(
+                "applied {}, deleted {}, state {} ({} GPU nodes)",
+                result.applied(),
+                result.deleted(),
+                status.state.value(),
+                facts.gpuNodeCount());
+          }
+          metrics.reconciled(
+              status.state == io.gpuoperator.api.common.State.READY
+                  ? OperatorMetrics.STATUS_SUCCESS
+                  : OperatorMetrics.STATUS_NOT_READY,
+              facts.gpuNodeCount(),
+              facts.nfdLabelsPresent());
+        });
+  }
+
+  /** An invalid spec: a condition naming each violation; the last valid operands keep running. */
+  private Pass invalid(ClusterPolicy policy, Observed seen, List<Violation> violations) {
+    String message =
+        "Invalid ClusterPolicy: "
+            + violations.stream().map(Violation::toString).collect(Collectors.joining("; "));
+    LOG.warn("{}; operands keep their last valid spec", message);
+    List<RenderedOperand> lastGood = lastValid.get(policy.getMetadata().getUid());
+    ClusterPolicyStatus status =
+        PolicyStatusModel.withIgnoredFields(
+            PolicyStatusModel.invalid(
+                seen.generation(),
+                config.namespace(),
+                message,
+                lastGood == null ? null : readiness(lastGood),
+                seen.previous()),
+            IgnoredFields.of(policy),
+            seen.generation(),
+            seen.previous());
+    ClusterFacts facts = seen.facts();
+    // A spec error is permanent until the user edits the policy: no retry.
+    return new Pass(
+        status,
+        changed -> {
+          if (changed) {
+            warn(policy, Conditions.RECONCILE_FAILED, message);
+          }
+          metrics.reconciled(
+              OperatorMetrics.STATUS_NOT_READY, facts.gpuNodeCount(), facts.nfdLabelsPresent());
+        });
   }
 
   @Override
@@ -384,9 +427,10 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                     String.valueOf(e.getMessage()).strip().lines().findFirst().orElse("")));
     long generation = Optional.ofNullable(policy.getMetadata().getGeneration()).orElse(0L);
     ClusterPolicyStatus status =
-        PolicyStatusModel.failed(generation, config.namespace(), message, previousStatus(policy));
+        PolicyStatusModel.failed(
+            generation, config.namespace(), message, statuses.previous(policy));
     try {
-      if (writeStatus(policy, status)) {
+      if (statuses.write(policy, status)) {
         warn(policy, Conditions.RECONCILE_FAILED, message);
       }
     } catch (RuntimeException statusError) {
@@ -508,61 +552,6 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
               reasons.isEmpty() ? null : String.join("; ", reasons)));
     }
     return out;
-  }
-
-  /**
-   * Patches the status subresource when it says something new; returns whether it wrote. The cached
-   * policy can lag behind our own last status write, so that write is remembered and compared too,
-   * as long as the cache has not seen a newer version of the policy.
-   */
-  private boolean writeStatus(ClusterPolicy policy, ClusterPolicyStatus status) {
-    if (PolicyStatusModel.sameAs(policy.getStatus(), status)) {
-      return false;
-    }
-    WrittenStatus last = lastWritten.get(policy.getMetadata().getUid());
-    if (last != null
-        && !newer(policy.getMetadata().getResourceVersion(), last.resourceVersion())
-        && PolicyStatusModel.sameAs(last.status(), status)) {
-      return false;
-    }
-    // JSON patch "add" replaces /status whole (a merge patch would keep stale keys).
-    String patch =
-        "[{\"op\":\"add\",\"path\":\"/status\",\"value\":" + Serialization.asJson(status) + "}]";
-    ClusterPolicy written =
-        client
-            .resources(ClusterPolicy.class)
-            .withName(policy.getMetadata().getName())
-            .subresource("status")
-            .patch(PatchContext.of(PatchType.JSON), patch);
-    lastWritten.put(
-        policy.getMetadata().getUid(),
-        new WrittenStatus(written.getMetadata().getResourceVersion(), status));
-    policy.setStatus(status);
-    return true;
-  }
-
-  private record WrittenStatus(String resourceVersion, ClusterPolicyStatus status) {}
-
-  /**
-   * The status a pass builds on: the cached policy's, unless this process has written a newer one
-   * the cache has not caught up with. From the stale one, a condition that just changed would get a
-   * new transition time, differ from what was written, and make an idle pass write again.
-   */
-  private ClusterPolicyStatus previousStatus(ClusterPolicy policy) {
-    WrittenStatus last = lastWritten.get(policy.getMetadata().getUid());
-    if (last != null && !newer(policy.getMetadata().getResourceVersion(), last.resourceVersion())) {
-      return last.status();
-    }
-    return policy.getStatus();
-  }
-
-  /** Whether resourceVersion a is newer than b (numeric on every API server in practice). */
-  private static boolean newer(String a, String b) {
-    try {
-      return Long.parseLong(a) > Long.parseLong(b);
-    } catch (RuntimeException e) {
-      return true;
-    }
   }
 
   /** Records a Warning Event on the policy (only sent along with a status change). */

@@ -23,6 +23,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -404,6 +405,50 @@ class ClusterPolicyReconcilerIT {
 
   @Test
   @Order(7)
+  void eachPassWritesTheStatusOnce() throws Exception {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                Objects.equals(
+                    policy().getStatus().observedGeneration,
+                    policy().getMetadata().getGeneration()));
+    Thread.sleep(2_000);
+    State before = policy().getStatus().state;
+    // An invalid spec and its exact undo: each is one pass with something new to say (and
+    // follow-up passes, woken by that status write, with nothing new), whatever the pass found.
+    String[] changes = {
+      "{\"spec\":{\"devicePlugin\":{\"repository\":\"\"}}}",
+      "{\"spec\":{\"devicePlugin\":{\"repository\":\"nvcr.io/nvidia\"}}}"
+    };
+    State[] expected = {State.NOT_READY, before};
+    for (int i = 0; i < changes.length; i++) {
+      long mark = audit.mark();
+      long passesBefore = operator.operator.metrics().reconciliations();
+      patchPolicy(changes[i]);
+      long generation = policy().getMetadata().getGeneration();
+      State want = expected[i];
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                ClusterPolicy p = policy();
+                return Objects.equals(p.getStatus().observedGeneration, generation)
+                    && p.getStatus().state == want;
+              });
+      Thread.sleep(3_000);
+      long passes = operator.operator.metrics().reconciliations() - passesBefore;
+      List<AuditLog.Write> statusWrites =
+          audit.writesSince(mark, operator.userAgent).stream()
+              .filter(w -> w.resource().equals("clusterpolicies") && "status".equals(w.sub()))
+              .toList();
+      assertThat(passes).as("passes after %s", changes[i]).isPositive();
+      assertThat(statusWrites).as("status writes after %s", changes[i]).hasSize(1);
+    }
+  }
+
+  @Test
+  @Order(8)
   void aSecondPolicyIsIgnoredUntilTheActiveOneIsDeleted() {
     admin.resource(ItCluster.samplePolicy("zz-second-policy")).create();
     await()
@@ -439,7 +484,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(8)
+  @Order(9)
   void serviceMonitorsAppearOnceTheirCrdIsInstalled() {
     var crd =
         new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
@@ -494,7 +539,7 @@ class ClusterPolicyReconcilerIT {
   }
 
   @Test
-  @Order(9)
+  @Order(10)
   void deletingEveryPolicyRemovesTheGpuTaintAndKeepsTheLabels() {
     assertThat(GPU_NODES)
         .allSatisfy(n -> assertThat(gpuTaints(n)).as(n + " tainted first").isNotEmpty());
