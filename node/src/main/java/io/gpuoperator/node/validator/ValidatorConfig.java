@@ -192,73 +192,25 @@ public record ValidatorConfig(
   }
 
   public ValidatorConfig withComponent(Component c) {
-    return new ValidatorConfig(
-        c,
-        withWait,
-        nodeName,
-        validationsDir,
-        driverRoot,
-        disableDevCharSymlinks,
-        backend,
-        nodeProfile,
-        runtime,
-        runtimeConfig,
-        runtimeDropInConfig,
-        runtimeName,
-        cdiEnabled,
-        cdiDir,
-        namespace,
-        cudaImage,
-        timeout,
-        poll);
+    return copy(c, withWait, driverRoot, timeout, poll);
   }
 
   /** The same configuration with the driver at {@code root} ({@code /}: on the host). */
   public ValidatorConfig withDriverRoot(Path root) {
-    return new ValidatorConfig(
-        component,
-        withWait,
-        nodeName,
-        validationsDir,
-        root,
-        disableDevCharSymlinks,
-        backend,
-        nodeProfile,
-        runtime,
-        runtimeConfig,
-        runtimeDropInConfig,
-        runtimeName,
-        cdiEnabled,
-        cdiDir,
-        namespace,
-        cudaImage,
-        timeout,
-        poll);
+    return copy(component, withWait, root, timeout, poll);
   }
 
   public ValidatorConfig withWait(boolean wait) {
-    return new ValidatorConfig(
-        component,
-        wait,
-        nodeName,
-        validationsDir,
-        driverRoot,
-        disableDevCharSymlinks,
-        backend,
-        nodeProfile,
-        runtime,
-        runtimeConfig,
-        runtimeDropInConfig,
-        runtimeName,
-        cdiEnabled,
-        cdiDir,
-        namespace,
-        cudaImage,
-        timeout,
-        poll);
+    return copy(component, wait, driverRoot, timeout, poll);
   }
 
   public ValidatorConfig withTimeouts(Duration timeout, Duration poll) {
+    return copy(component, withWait, driverRoot, timeout, poll);
+  }
+
+  /** A copy that differs only in what a step or a test changes; the rest is the node's. */
+  private ValidatorConfig copy(
+      Component component, boolean withWait, Path driverRoot, Duration timeout, Duration poll) {
     return new ValidatorConfig(
         component,
         withWait,

@@ -97,44 +97,21 @@ public record OperatorConfig(
 
   /** The same configuration for a binary with these subcommands (agents). */
   public OperatorConfig withAgents(Set<String> subcommands) {
-    return new OperatorConfig(
-        namespace,
-        images,
-        metricsPort,
-        healthPort,
-        leaderElection,
-        leaderElectionNamespace,
-        leaseDuration,
-        renewDeadline,
-        retryPeriod,
-        reconcileBackoffMax,
-        resyncPeriod,
-        subcommands,
-        nodeAgents,
-        simulatedHardwareDir);
+    return copy(namespace, subcommands, nodeAgents);
   }
 
   /** The same configuration with another operator namespace. */
   public OperatorConfig withNamespace(String ns) {
-    return new OperatorConfig(
-        ns,
-        images,
-        metricsPort,
-        healthPort,
-        leaderElection,
-        leaderElectionNamespace,
-        leaseDuration,
-        renewDeadline,
-        retryPeriod,
-        reconcileBackoffMax,
-        resyncPeriod,
-        agents,
-        nodeAgents,
-        simulatedHardwareDir);
+    return copy(ns, agents, nodeAgents);
   }
 
   /** The same configuration with node-agents mode on or off. */
   public OperatorConfig withNodeAgents(boolean on) {
+    return copy(namespace, agents, on);
+  }
+
+  /** A copy that differs only in what callers change; the rest is as resolved at start. */
+  private OperatorConfig copy(String namespace, Set<String> agents, boolean nodeAgents) {
     return new OperatorConfig(
         namespace,
         images,
@@ -148,7 +125,7 @@ public record OperatorConfig(
         reconcileBackoffMax,
         resyncPeriod,
         agents,
-        on,
+        nodeAgents,
         simulatedHardwareDir);
   }
 }

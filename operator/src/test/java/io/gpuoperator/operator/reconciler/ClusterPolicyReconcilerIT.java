@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.operand.ManagedObjects;
@@ -75,14 +74,12 @@ class ClusterPolicyReconcilerIT {
 
   @BeforeAll
   static void start(ControlPlane controlPlane) throws Exception {
-    cp = controlPlane;
-    admin = cp.client();
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
-    audit = new AuditLog(cp.auditLog());
-    operator =
-        OperatorInstance.start(
-            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    OperatorFixture it = OperatorFixture.start(controlPlane);
+    cp = it.cp();
+    admin = it.admin();
+    ns = it.ns();
+    audit = it.audit();
+    operator = it.operator();
     for (String n : GPU_NODES) {
       admin.nodes().resource(ItCluster.node(n, ItCluster.NFD_GPU)).create();
     }

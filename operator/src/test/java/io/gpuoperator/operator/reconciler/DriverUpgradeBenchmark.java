@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
@@ -165,32 +164,14 @@ public final class DriverUpgradeBenchmark {
   }
 
   private static ClusterPolicy policy(int parallel, int percent) {
-    return Serialization.unmarshal(
+    return ItCluster.driverOnlyPolicy(
         """
-        apiVersion: nvidia.com/v1
-        kind: ClusterPolicy
-        metadata:
-          name: cluster-policy
-        spec:
-          driver:
-            repository: nvcr.io/nvidia
-            image: driver
-            version: "550.54.15"
-            upgradePolicy:
-              autoUpgrade: true
-              maxParallelUpgrades: %d
-              maxUnavailable: "%d%%"
-              podDeletion: {force: true}
-          toolkit: {enabled: false}
-          devicePlugin: {enabled: false}
-          dcgm: {enabled: false}
-          dcgmExporter: {enabled: false}
-          gfd: {enabled: false}
-          migManager: {enabled: false}
-          nodeStatusExporter: {enabled: false}
+        autoUpgrade: true
+        maxParallelUpgrades: %d
+        maxUnavailable: "%d%%"
+        podDeletion: {force: true}
         """
-            .formatted(parallel, percent),
-        ClusterPolicy.class);
+            .formatted(parallel, percent));
   }
 
   private static io.fabric8.kubernetes.api.model.Pod gpuPod(String ns, String node) {

@@ -15,7 +15,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
@@ -123,33 +122,15 @@ class DriverUpgradeIT {
   }
 
   static ClusterPolicy policy() {
-    return Serialization.unmarshal(
+    return ItCluster.driverOnlyPolicy(
         """
-        apiVersion: nvidia.com/v1
-        kind: ClusterPolicy
-        metadata:
-          name: cluster-policy
-        spec:
-          driver:
-            repository: nvcr.io/nvidia
-            image: driver
-            version: "550.54.15"
-            upgradePolicy:
-              autoUpgrade: true
-              maxParallelUpgrades: 2
-              maxUnavailable: "50%"
-              validationTimeoutSeconds: 40
-              podDeletion:
-                timeoutSeconds: 120
-          toolkit: {enabled: false}
-          devicePlugin: {enabled: false}
-          dcgm: {enabled: false}
-          dcgmExporter: {enabled: false}
-          gfd: {enabled: false}
-          migManager: {enabled: false}
-          nodeStatusExporter: {enabled: false}
-        """,
-        ClusterPolicy.class);
+        autoUpgrade: true
+        maxParallelUpgrades: 2
+        maxUnavailable: "50%"
+        validationTimeoutSeconds: 40
+        podDeletion:
+          timeoutSeconds: 120
+        """);
   }
 
   static Deployment deployment(String name, int replicas, boolean gpu) {

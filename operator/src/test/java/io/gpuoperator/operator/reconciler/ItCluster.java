@@ -94,6 +94,36 @@ final class ItCluster {
   }
 
   /**
+   * A policy named cluster-policy that deploys only the driver (550.54.15), upgrading it as {@code
+   * upgradePolicy} says (the YAML body of {@code spec.driver.upgradePolicy}): what every driver
+   * upgrade test and benchmark starts from.
+   */
+  static ClusterPolicy driverOnlyPolicy(String upgradePolicy) {
+    return Serialization.unmarshal(
+        """
+        apiVersion: nvidia.com/v1
+        kind: ClusterPolicy
+        metadata:
+          name: cluster-policy
+        spec:
+          driver:
+            repository: nvcr.io/nvidia
+            image: driver
+            version: "550.54.15"
+            upgradePolicy:
+        %s  toolkit: {enabled: false}
+          devicePlugin: {enabled: false}
+          dcgm: {enabled: false}
+          dcgmExporter: {enabled: false}
+          gfd: {enabled: false}
+          migManager: {enabled: false}
+          nodeStatusExporter: {enabled: false}
+        """
+            .formatted(upgradePolicy.strip().indent(6)),
+        ClusterPolicy.class);
+  }
+
+  /**
    * Plays the DaemonSet controller for one DaemonSet with {@code nodes} desired nodes: status for
    * RollingUpdate; for OnDelete also a ControllerRevision and ready pods of that revision.
    */

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
@@ -52,22 +51,13 @@ class MigInlineConfigIT {
       "{\"training\":[{\"devices\":\"all\",\"mig-enabled\":true,"
           + "\"device-filter\":[\"0x233010DE\"],\"mig-devices\":{\"3g.40gb\":2}}]}";
 
-  static ControlPlane cp;
+  static OperatorFixture it;
   static KubernetesClient admin;
-  static String ns;
-  static OperatorInstance operator;
-  static AuditLog audit;
 
   @BeforeAll
   static void start(ControlPlane controlPlane) throws Exception {
-    cp = controlPlane;
-    admin = cp.client();
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
-    audit = new AuditLog(cp.auditLog());
-    operator =
-        OperatorInstance.start(
-            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    it = OperatorFixture.start(controlPlane);
+    admin = it.admin();
     Map<String, String> mig = new HashMap<>(ItCluster.NFD_GPU);
     mig.put("nvidia.com/mig.capable", "true");
     admin.nodes().resource(ItCluster.node(FRESH, mig)).create();
@@ -79,8 +69,8 @@ class MigInlineConfigIT {
 
   @AfterAll
   static void stop() {
-    if (operator != null) {
-      operator.close();
+    if (it != null) {
+      it.operator().close();
     }
     admin.resources(ClusterPolicy.class).delete();
     admin.nodes().withName(FRESH).delete();
@@ -88,11 +78,11 @@ class MigInlineConfigIT {
   }
 
   static ConfigMap configMap() {
-    return admin.configMaps().inNamespace(ns).withName(CONFIG_MAP).get();
+    return admin.configMaps().inNamespace(it.ns()).withName(CONFIG_MAP).get();
   }
 
   static Map<String, String> daemonSetVersions() {
-    return admin.apps().daemonSets().inNamespace(ns).list().getItems().stream()
+    return admin.apps().daemonSets().inNamespace(it.ns()).list().getItems().stream()
         .collect(
             Collectors.toMap(
                 d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
@@ -187,7 +177,7 @@ class MigInlineConfigIT {
     Map<String, String> daemonSetsBefore = daemonSetVersions();
     Map<String, Map<String, String>> labelsBefore = migLabels();
     for (Case c : cases) {
-      long mark = audit.mark();
+      long mark = it.audit().mark();
       patchConfigs(c.configsJson());
       await()
           .atMost(Duration.ofSeconds(30))
@@ -212,7 +202,7 @@ class MigInlineConfigIT {
       assertThat(daemonSetVersions()).as(c.why()).isEqualTo(daemonSetsBefore);
       assertThat(migLabels()).as(c.why()).isEqualTo(labelsBefore);
       // The operator's only writes: the policy's status and the Warning event.
-      assertThat(audit.writesSince(mark, operator.userAgent))
+      assertThat(it.audit().writesSince(mark, it.operator().userAgent))
           .as(c.why())
           .isNotEmpty()
           .allSatisfy(

@@ -112,31 +112,13 @@ class NvidiaDriverIT {
   }
 
   static ClusterPolicy policy() {
-    return Serialization.unmarshal(
+    return ItCluster.driverOnlyPolicy(
         """
-        apiVersion: nvidia.com/v1
-        kind: ClusterPolicy
-        metadata:
-          name: cluster-policy
-        spec:
-          driver:
-            repository: nvcr.io/nvidia
-            image: driver
-            version: "550.54.15"
-            upgradePolicy:
-              autoUpgrade: true
-              maxParallelUpgrades: 4
-              maxUnavailable: "100%"
-              validationTimeoutSeconds: 60
-          toolkit: {enabled: false}
-          devicePlugin: {enabled: false}
-          dcgm: {enabled: false}
-          dcgmExporter: {enabled: false}
-          gfd: {enabled: false}
-          migManager: {enabled: false}
-          nodeStatusExporter: {enabled: false}
-        """,
-        ClusterPolicy.class);
+        autoUpgrade: true
+        maxParallelUpgrades: 4
+        maxUnavailable: "100%"
+        validationTimeoutSeconds: 60
+        """);
   }
 
   static NVIDIADriver nvidiaDriver(String yaml) {

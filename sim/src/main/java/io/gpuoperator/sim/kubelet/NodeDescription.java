@@ -79,25 +79,22 @@ public record NodeDescription(
   }
 
   public NodeDescription withOverrides(List<BehaviourOverride> list) {
-    return new NodeDescription(
-        name,
-        profile,
-        gpus,
-        osId,
-        osVersionId,
-        kernel,
-        cpu,
-        memory,
-        maxPods,
-        containerRuntimeVersion,
-        labels,
-        list,
-        mig,
-        nfd);
+    return copy(list, mig, nfd);
   }
 
   /** This node with its GPUs starting in MIG mode with these devices each (profile: count). */
   public NodeDescription withMig(Map<String, Integer> devices) {
+    return copy(overrides, devices, nfd);
+  }
+
+  /** This node with or without NFD's labels. */
+  public NodeDescription withNfd(boolean labels) {
+    return copy(overrides, mig, labels);
+  }
+
+  /** A copy that differs only in what a cluster file or test varies per node. */
+  private NodeDescription copy(
+      List<BehaviourOverride> overrides, Map<String, Integer> mig, boolean nfd) {
     return new NodeDescription(
         name,
         profile,
@@ -111,26 +108,7 @@ public record NodeDescription(
         containerRuntimeVersion,
         labels,
         overrides,
-        devices,
-        nfd);
-  }
-
-  /** This node with or without NFD's labels. */
-  public NodeDescription withNfd(boolean labels) {
-    return new NodeDescription(
-        name,
-        profile,
-        gpus,
-        osId,
-        osVersionId,
-        kernel,
-        cpu,
-        memory,
-        maxPods,
-        containerRuntimeVersion,
-        this.labels,
-        overrides,
         mig,
-        labels);
+        nfd);
   }
 }
