@@ -34,8 +34,6 @@ import io.gpuoperator.operator.upgrade.UpgradeSettings;
 import io.gpuoperator.operator.validation.IgnoredFields;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
-import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -43,13 +41,10 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -121,60 +116,36 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   @Override
   public List<EventSource<?, ClusterPolicy>> prepareEventSources(
       EventSourceContext<ClusterPolicy> context) {
-    IndexerResourceCache<ClusterPolicy> policies = context.getPrimaryCache();
     daemonSets =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(DaemonSet.class, ClusterPolicy.class)
-                .withName(DAEMONSETS)
-                .withNamespaces(Set.of(config.namespace()))
-                .withLabelSelector(ManagedObjects.OPERAND_LABEL)
-                .withSecondaryToPrimaryMapper(
-                    Mappers.fromOwnerReferences(ClusterPolicy.class, true))
-                .build(),
-            context);
+        Watch.of(DaemonSet.class, DAEMONSETS, context)
+            .in(config.namespace())
+            .labelled(ManagedObjects.OPERAND_LABEL)
+            .owner();
     nodes =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Node.class, ClusterPolicy.class)
-                .withName(NODES)
-                .withItemStore(NodeSlimming.store())
-                .withSecondaryToPrimaryMapper(n -> allPolicies(policies))
-                .withOnUpdateFilter(ClusterPolicyReconciler::factsChanged)
-                .build(),
-            context);
+        Watch.of(Node.class, NODES, context)
+            .keeping(NodeSlimming.store())
+            .onUpdateWhen(ClusterPolicyReconciler::factsChanged)
+            .allPrimaries();
     // Another policy appearing, changing or going away can change which one is active.
     peers =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(ClusterPolicy.class, ClusterPolicy.class)
-                .withName(PEERS)
-                .withSecondaryToPrimaryMapper(p -> allPolicies(policies))
-                .withOnUpdateFilter(
-                    (a, b) ->
-                        !Objects.equals(
-                                a.getMetadata().getGeneration(), b.getMetadata().getGeneration())
-                            || !Objects.equals(
-                                a.getMetadata().getDeletionTimestamp(),
-                                b.getMetadata().getDeletionTimestamp()))
-                .build(),
-            context);
+        Watch.of(ClusterPolicy.class, PEERS, context)
+            .onUpdateWhen(Watch::specOrDeletionChanged)
+            .allPrimaries();
     // Installing the Prometheus operator later must add the ServiceMonitors and PrometheusRules:
     // watch those two CRDs (by name; the field selector takes one value each).
-    monitoringCrd = crdSource(CRDS, ManagedObjects.SERVICE_MONITOR_CRD, policies, context);
-    ruleCrd = crdSource(RULE_CRDS, ManagedObjects.PROMETHEUS_RULE_CRD, policies, context);
+    monitoringCrd =
+        Watch.of(CustomResourceDefinition.class, CRDS, context)
+            .named(ManagedObjects.SERVICE_MONITOR_CRD)
+            .allPrimaries();
+    ruleCrd =
+        Watch.of(CustomResourceDefinition.class, RULE_CRDS, context)
+            .named(ManagedObjects.PROMETHEUS_RULE_CRD)
+            .allPrimaries();
     // A GPUCluster appearing or going away stops or resumes every policy.
     gpuClusters =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(GPUCluster.class, ClusterPolicy.class)
-                .withName(GPU_CLUSTERS)
-                .withSecondaryToPrimaryMapper(g -> allPolicies(policies))
-                .withOnUpdateFilter((a, b) -> false)
-                .build(),
-            context);
+        Watch.of(GPUCluster.class, GPU_CLUSTERS, context).onUpdateWhen(Watch::never).allPrimaries();
     applier = new OperandApplier(client, config.namespace(), daemonSets);
     return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd, gpuClusters);
-  }
-
-  private static Set<ResourceID> allPolicies(IndexerResourceCache<ClusterPolicy> policies) {
-    return policies.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
   /**
@@ -454,20 +425,6 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       kinds.add(ManagedObjects.PROMETHEUS_RULE);
     }
     return kinds;
-  }
-
-  private static InformerEventSource<CustomResourceDefinition, ClusterPolicy> crdSource(
-      String name,
-      String crd,
-      IndexerResourceCache<ClusterPolicy> policies,
-      EventSourceContext<ClusterPolicy> context) {
-    return new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(CustomResourceDefinition.class, ClusterPolicy.class)
-            .withName(name)
-            .withFieldSelector(new FieldSelector(new FieldSelector.Field("metadata.name", crd)))
-            .withSecondaryToPrimaryMapper(c -> allPolicies(policies))
-            .build(),
-        context);
   }
 
   /** The nodes the policy would have both the device plugin and the DRA driver serve, sorted. */

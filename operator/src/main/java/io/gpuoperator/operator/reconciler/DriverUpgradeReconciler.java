@@ -30,12 +30,10 @@ import io.gpuoperator.operator.upgrade.UpgradeRollout;
 import io.gpuoperator.operator.upgrade.UpgradeSettings;
 import io.gpuoperator.operator.upgrade.UpgradeState;
 import io.gpuoperator.operator.upgrade.UpgradeViews;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -50,7 +48,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiPredicate;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -154,69 +151,30 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
       EventSourceContext<ClusterPolicy> context) {
     policies = context.getPrimaryCache();
     nodes =
-        source(
-            context,
-            Node.class,
-            NODES,
-            null,
-            null,
-            DriverUpgradeReconciler::nodeChanged,
-            new TransformingItemStore<>(UpgradeViews::slim));
+        Watch.of(Node.class, NODES, context)
+            .keeping(new TransformingItemStore<>(UpgradeViews::slim))
+            .onUpdateWhen(DriverUpgradeReconciler::nodeChanged)
+            .allPrimaries();
     String driver = UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT;
-    driverPods = source(context, Pod.class, DRIVER_PODS, config.namespace(), driver, null, null);
+    String ns = config.namespace();
+    driverPods = Watch.of(Pod.class, DRIVER_PODS, context).in(ns).labelled(driver).allPrimaries();
     validators =
-        source(
-            context,
-            Pod.class,
-            VALIDATORS,
-            config.namespace(),
-            Labels.APP + "=" + UpgradeKeys.VALIDATOR_APP,
-            null,
-            null);
+        Watch.of(Pod.class, VALIDATORS, context)
+            .in(ns)
+            .labelled(Labels.APP + "=" + UpgradeKeys.VALIDATOR_APP)
+            .allPrimaries();
     revisions =
-        source(
-            context, ControllerRevision.class, REVISIONS, config.namespace(), driver, null, null);
+        Watch.of(ControllerRevision.class, REVISIONS, context)
+            .in(ns)
+            .labelled(driver)
+            .allPrimaries();
     daemonSets =
-        source(context, DaemonSet.class, DAEMONSETS, config.namespace(), driver, null, null);
+        Watch.of(DaemonSet.class, DAEMONSETS, context).in(ns).labelled(driver).allPrimaries();
     drivers =
-        source(
-            context,
-            NVIDIADriver.class,
-            DRIVERS,
-            null,
-            null,
-            (a, b) ->
-                !Objects.equals(a.getMetadata().getGeneration(), b.getMetadata().getGeneration()),
-            null);
+        Watch.of(NVIDIADriver.class, DRIVERS, context)
+            .onUpdateWhen(Watch::specChanged)
+            .allPrimaries();
     return List.of(nodes, driverPods, validators, revisions, daemonSets, drivers);
-  }
-
-  private <R extends HasMetadata> InformerEventSource<R, ClusterPolicy> source(
-      EventSourceContext<ClusterPolicy> context,
-      Class<R> type,
-      String name,
-      String namespace,
-      String labelSelector,
-      BiPredicate<R, R> changed,
-      TransformingItemStore<R> store) {
-    var b =
-        InformerEventSourceConfiguration.from(type, ClusterPolicy.class)
-            .withName(name)
-            .withSecondaryToPrimaryMapper(
-                r -> policies.list().map(ResourceID::fromResource).collect(Collectors.toSet()));
-    if (namespace != null) {
-      b.withNamespaces(Set.of(namespace));
-    }
-    if (labelSelector != null) {
-      b.withLabelSelector(labelSelector);
-    }
-    if (changed != null) {
-      b.withOnUpdateFilter(changed::test);
-    }
-    if (store != null) {
-      b.withItemStore(store);
-    }
-    return new InformerEventSource<>(b.build(), context);
   }
 
   /** Whether an object is a driver DaemonSet (of any pool, ClusterPolicy's or NVIDIADriver's). */

@@ -27,19 +27,15 @@ import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -94,41 +90,20 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
   @Override
   public List<EventSource<?, GPUCluster>> prepareEventSources(
       EventSourceContext<GPUCluster> context) {
-    IndexerResourceCache<GPUCluster> primaries = context.getPrimaryCache();
     nodes =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Node.class, GPUCluster.class)
-                .withName(NODES)
-                .withItemStore(NodeSlimming.store())
-                .withSecondaryToPrimaryMapper(n -> all(primaries))
-                .withOnUpdateFilter(
-                    (a, b) ->
-                        !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels()))
-                .build(),
-            context);
+        Watch.of(Node.class, NODES, context)
+            .keeping(NodeSlimming.store())
+            .onUpdateWhen(Watch::labelsChanged)
+            .allPrimaries();
     policies =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(ClusterPolicy.class, GPUCluster.class)
-                .withName(POLICIES)
-                .withSecondaryToPrimaryMapper(p -> all(primaries))
-                .withOnUpdateFilter((a, b) -> false)
-                .build(),
-            context);
+        Watch.of(ClusterPolicy.class, POLICIES, context).onUpdateWhen(Watch::never).allPrimaries();
     daemonSets =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(DaemonSet.class, GPUCluster.class)
-                .withName(DAEMONSETS)
-                .withNamespaces(Set.of(config.namespace()))
-                .withLabelSelector(ManagedObjects.OPERAND_LABEL + "=" + OperandNames.DRA_DRIVER)
-                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(GPUCluster.class, true))
-                .build(),
-            context);
+        Watch.of(DaemonSet.class, DAEMONSETS, context)
+            .in(config.namespace())
+            .labelled(ManagedObjects.OPERAND_LABEL + "=" + OperandNames.DRA_DRIVER)
+            .owner();
     applier = new OperandApplier(client, config.namespace(), daemonSets);
     return List.of(nodes, policies, daemonSets);
-  }
-
-  private static Set<ResourceID> all(IndexerResourceCache<GPUCluster> primaries) {
-    return primaries.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
   @Override

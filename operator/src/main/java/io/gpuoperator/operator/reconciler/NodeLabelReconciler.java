@@ -10,20 +10,16 @@ import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.operator.labels.NodeLabelChange;
 import io.gpuoperator.operator.labels.NodeLabelRules;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,28 +65,12 @@ public class NodeLabelReconciler implements Reconciler<Node> {
 
   @Override
   public List<EventSource<?, Node>> prepareEventSources(EventSourceContext<Node> context) {
-    var nodes = context.getPrimaryCache();
     policies =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(ClusterPolicy.class, Node.class)
-                .withName(POLICIES)
-                .withSecondaryToPrimaryMapper(
-                    p -> nodes.list().map(ResourceID::fromResource).collect(Collectors.toSet()))
-                .withOnUpdateFilter(
-                    (a, b) ->
-                        !Objects.equals(
-                            a.getMetadata().getGeneration(), b.getMetadata().getGeneration()))
-                .build(),
-            context);
+        Watch.of(ClusterPolicy.class, POLICIES, context)
+            .onUpdateWhen(Watch::specChanged)
+            .allPrimaries();
     gpuClusters =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(GPUCluster.class, Node.class)
-                .withName(GPU_CLUSTERS)
-                .withSecondaryToPrimaryMapper(
-                    g -> nodes.list().map(ResourceID::fromResource).collect(Collectors.toSet()))
-                .withOnUpdateFilter((a, b) -> false)
-                .build(),
-            context);
+        Watch.of(GPUCluster.class, GPU_CLUSTERS, context).onUpdateWhen(Watch::never).allPrimaries();
     return List.of(policies, gpuClusters);
   }
 

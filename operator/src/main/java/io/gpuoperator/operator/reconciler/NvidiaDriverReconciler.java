@@ -35,21 +35,17 @@ import io.gpuoperator.operator.upgrade.UpgradeRollout;
 import io.gpuoperator.operator.upgrade.UpgradeViews;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -95,59 +91,27 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   @Override
   public List<EventSource<?, NVIDIADriver>> prepareEventSources(
       EventSourceContext<NVIDIADriver> context) {
-    IndexerResourceCache<NVIDIADriver> primaries = context.getPrimaryCache();
     // Which driver owns a node depends on every driver and every node label: any such change
     // reconciles every driver.
     nodes =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Node.class, NVIDIADriver.class)
-                .withName(NODES)
-                .withItemStore(NodeSlimming.store())
-                .withSecondaryToPrimaryMapper(n -> all(primaries))
-                .withOnUpdateFilter(
-                    (a, b) ->
-                        !Objects.equals(a.getMetadata().getLabels(), b.getMetadata().getLabels()))
-                .build(),
-            context);
+        Watch.of(Node.class, NODES, context)
+            .keeping(NodeSlimming.store())
+            .onUpdateWhen(Watch::labelsChanged)
+            .allPrimaries();
     peers =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(NVIDIADriver.class, NVIDIADriver.class)
-                .withName(PEERS)
-                .withSecondaryToPrimaryMapper(d -> all(primaries))
-                .withOnUpdateFilter(
-                    (a, b) ->
-                        !Objects.equals(
-                                a.getMetadata().getGeneration(), b.getMetadata().getGeneration())
-                            || !Objects.equals(
-                                a.getMetadata().getDeletionTimestamp(),
-                                b.getMetadata().getDeletionTimestamp()))
-                .build(),
-            context);
+        Watch.of(NVIDIADriver.class, PEERS, context)
+            .onUpdateWhen(Watch::specOrDeletionChanged)
+            .allPrimaries();
     policies =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(ClusterPolicy.class, NVIDIADriver.class)
-                .withName(POLICIES)
-                .withSecondaryToPrimaryMapper(p -> all(primaries))
-                .withOnUpdateFilter(
-                    (a, b) ->
-                        !Objects.equals(
-                            a.getMetadata().getGeneration(), b.getMetadata().getGeneration()))
-                .build(),
-            context);
+        Watch.of(ClusterPolicy.class, POLICIES, context)
+            .onUpdateWhen(Watch::specChanged)
+            .allPrimaries();
     daemonSets =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(DaemonSet.class, NVIDIADriver.class)
-                .withName(DAEMONSETS)
-                .withNamespaces(Set.of(config.namespace()))
-                .withLabelSelector(UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT)
-                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(NVIDIADriver.class, true))
-                .build(),
-            context);
+        Watch.of(DaemonSet.class, DAEMONSETS, context)
+            .in(config.namespace())
+            .labelled(UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT)
+            .owner();
     return List.of(nodes, peers, policies, daemonSets);
-  }
-
-  private static Set<ResourceID> all(IndexerResourceCache<NVIDIADriver> primaries) {
-    return primaries.list().map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
   @Override
