@@ -28,49 +28,47 @@ import java.util.function.Function;
  * @param <T> the value's type
  */
 public final class Setting<T> {
-  private final List<String> flags;
-  private final List<String> env;
-  private final String field;
-  private final String label;
-  private final String help;
-  private final Function<String, T> parser;
-  private final T defaultValue;
-  private final String defaultText;
-  private final boolean optionalValue;
+  /** What a setting is made of; each wither changes a copy. */
+  private static final class Parts<T> implements Cloneable {
+    List<String> flags = List.of();
+    List<String> env = List.of();
+    String field;
+    String label = "VALUE";
+    String help = "";
+    Function<String, T> parser;
+    Function<? super T, String> formatter = Setting::plainText;
+    T defaultValue;
+    String defaultText;
+    boolean optionalValue;
 
-  private Setting(
-      List<String> flags,
-      List<String> env,
-      String field,
-      String label,
-      String help,
-      Function<String, T> parser,
-      T defaultValue,
-      String defaultText,
-      boolean optionalValue) {
-    this.flags = List.copyOf(flags);
-    this.env = List.copyOf(env);
-    this.field = field;
-    this.label = label;
-    this.help = help;
-    this.parser = Objects.requireNonNull(parser);
-    this.defaultValue = defaultValue;
-    this.defaultText = defaultText;
-    this.optionalValue = optionalValue;
+    @SuppressWarnings("unchecked")
+    Parts<T> copy() {
+      try {
+        return (Parts<T>) clone();
+      } catch (CloneNotSupportedException e) {
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  private final Parts<T> parts;
+
+  private Setting(Parts<T> parts) {
+    this.parts = parts;
+  }
+
+  private Setting<T> with(java.util.function.Consumer<Parts<T>> change) {
+    Parts<T> p = parts.copy();
+    change.accept(p);
+    return new Setting<>(p);
   }
 
   /** A setting with a flag (or none: {@code null}) and a parser; no default yet (null). */
   public static <T> Setting<T> of(String flag, Function<String, T> parser) {
-    return new Setting<>(
-        flag == null ? List.of() : List.of(flag),
-        List.of(),
-        null,
-        "VALUE",
-        "",
-        parser,
-        null,
-        null,
-        false);
+    Parts<T> p = new Parts<>();
+    p.flags = flag == null ? List.of() : List.of(flag);
+    p.parser = Objects.requireNonNull(parser);
+    return new Setting<>(p);
   }
 
   /** A string setting (blank values count as unset, like everywhere). */
@@ -83,107 +81,125 @@ public final class Setting<T> {
    * turns it off. Accepts true/false, 1/0, yes/no, t/f.
    */
   public static Setting<Boolean> bool(String flag) {
-    return of(flag, Parse::bool).label("BOOL").optionalValue();
+    return of(flag, Parse::bool).label("BOOL").with(p -> p.optionalValue = true);
   }
 
   /** Another flag name for the same setting (e.g. a short one: {@code -o}). */
   public Setting<T> alias(String flag) {
-    List<String> f = new java.util.ArrayList<>(flags);
-    f.add(0, flag);
-    return new Setting<>(
-        f, env, field, label, help, parser, defaultValue, defaultText, optionalValue);
+    return with(
+        p -> {
+          List<String> f = new java.util.ArrayList<>(p.flags);
+          f.add(0, flag);
+          p.flags = List.copyOf(f);
+        });
   }
 
   /** Environment variables, the first set wins. */
   public Setting<T> env(String... names) {
-    return new Setting<>(
-        flags,
-        List.of(names),
-        field,
-        label,
-        help,
-        parser,
-        defaultValue,
-        defaultText,
-        optionalValue);
+    return with(p -> p.env = List.of(names));
   }
 
   /** The field of the command's config file, e.g. {@code flags.migStrategy}. */
   public Setting<T> field(String path) {
-    return new Setting<>(
-        flags, env, path, label, help, parser, defaultValue, defaultText, optionalValue);
+    return with(p -> p.field = path);
   }
 
   /** The placeholder in usage lines, e.g. {@code STRATEGY}, {@code FILE}, {@code DURATION}. */
   public Setting<T> label(String paramLabel) {
-    return new Setting<>(
-        flags, env, field, paramLabel, help, parser, defaultValue, defaultText, optionalValue);
+    return with(p -> p.label = paramLabel);
   }
 
   /** One or two sentences for {@code --help}, without the env, field or default. */
   public Setting<T> help(String text) {
-    return new Setting<>(
-        flags, env, field, label, text, parser, defaultValue, defaultText, optionalValue);
+    return with(p -> p.help = text);
   }
 
   /** The default and how help shows it. */
   public Setting<T> orElse(T value, String shown) {
-    return new Setting<>(flags, env, field, label, help, parser, value, shown, optionalValue);
+    return with(
+        p -> {
+          p.defaultValue = value;
+          p.defaultText = shown;
+        });
   }
 
   /** A default described in words (e.g. "the driver root"), computed by the caller when null. */
   public Setting<T> orElseDescribed(String shown) {
-    return new Setting<>(flags, env, field, label, help, parser, null, shown, optionalValue);
+    return orElse(null, shown);
   }
 
-  private Setting<T> optionalValue() {
-    return new Setting<>(flags, env, field, label, help, parser, defaultValue, defaultText, true);
+  /**
+   * How a value is written as text that {@link #parse} reads back (the operator writes a setting's
+   * variable with it); by default the value's own text, a list's elements comma-joined.
+   */
+  public Setting<T> format(Function<? super T, String> formatter) {
+    return with(p -> p.formatter = Objects.requireNonNull(formatter));
+  }
+
+  /** The value as the setting's text: what its variable is set to. */
+  public String text(T value) {
+    return parts.formatter.apply(Objects.requireNonNull(value, "value"));
+  }
+
+  private static String plainText(Object value) {
+    if (value instanceof java.util.Collection<?> c) {
+      return c.stream().map(Setting::plainText).collect(java.util.stream.Collectors.joining(","));
+    }
+    return String.valueOf(value);
   }
 
   /** The flag names, the long one last; empty for an environment-only setting. */
   public List<String> flags() {
-    return flags;
+    return parts.flags;
   }
 
   /** The name messages use for the flag: its longest name. */
   public String flag() {
-    return flags.isEmpty() ? null : flags.get(flags.size() - 1);
+    return parts.flags.isEmpty() ? null : parts.flags.get(parts.flags.size() - 1);
   }
 
   public List<String> env() {
-    return env;
+    return parts.env;
+  }
+
+  /** The variable a renderer sets: the first of {@link #env()}. */
+  public String envName() {
+    if (parts.env.isEmpty()) {
+      throw new IllegalStateException(name() + " has no environment variable");
+    }
+    return parts.env.get(0);
   }
 
   /** The config-file field, or null. */
   public String field() {
-    return field;
+    return parts.field;
   }
 
   public String label() {
-    return label;
+    return parts.label;
   }
 
   public String help() {
-    return help;
+    return parts.help;
   }
 
   public T defaultValue() {
-    return defaultValue;
+    return parts.defaultValue;
   }
 
   /** The default as help shows it, or null for none. */
   public String defaultText() {
-    return defaultText;
+    return parts.defaultText;
   }
 
   /** True for a flag that may stand alone (booleans). */
   public boolean optionalValueFlag() {
-    return optionalValue;
+    return parts.optionalValue;
   }
 
   /** Parses a value; IllegalArgumentException says what is wrong with it. */
   public T parse(String text) {
-    return parser.apply(text);
+    return parts.parser.apply(text);
   }
 
   /** A name for the setting in messages that concern it as a whole. */
@@ -191,10 +207,10 @@ public final class Setting<T> {
     if (flag() != null) {
       return flag();
     }
-    if (!env.isEmpty()) {
-      return env.get(0);
+    if (!parts.env.isEmpty()) {
+      return parts.env.get(0);
     }
-    return field;
+    return parts.field;
   }
 
   @Override

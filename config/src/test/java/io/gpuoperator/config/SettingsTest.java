@@ -32,6 +32,29 @@ class SettingsTest {
           "config.yaml");
 
   @Test
+  void aValueIsWrittenAsTextItsParserReadsBack() {
+    assertThat(LISTS.text(List.of("envvar", "cdi-cri"))).isEqualTo("envvar,cdi-cri");
+    assertThat(LISTS.parse(LISTS.text(List.of("envvar", "cdi-cri"))))
+        .containsExactly("envvar", "cdi-cri");
+    assertThat(INTERVAL.format(d -> d.toSeconds() + "s").text(Duration.ofMinutes(2)))
+        .isEqualTo("120s");
+    assertThat(MIG.envName()).isEqualTo("GFD_MIG_STRATEGY");
+    assertThatThrownBy(() -> LISTS.envName())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("--device-list-strategy has no environment variable");
+  }
+
+  @Test
+  void withersChangeACopy() {
+    Setting<Boolean> renamed = ONESHOT.env("RUN_ONCE").alias("-1");
+    assertThat(renamed.env()).containsExactly("RUN_ONCE");
+    assertThat(renamed.flags()).containsExactly("-1", "--oneshot");
+    assertThat(renamed.optionalValueFlag()).isTrue();
+    assertThat(ONESHOT.env()).containsExactly("ONESHOT");
+    assertThat(ONESHOT.flags()).containsExactly("--oneshot");
+  }
+
+  @Test
   void flagThenEnvironmentInOrderThenFileThenDefault() {
     Document good = Documents.parse("flags: {migStrategy: mixed}\n", "c.yaml");
     assertThat(

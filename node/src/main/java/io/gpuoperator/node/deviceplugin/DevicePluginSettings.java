@@ -1,5 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
@@ -9,7 +10,6 @@ import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfig.ReplicatedResource;
 import io.gpuoperator.node.config.DevicePluginConfig.ReplicatedResources;
 import io.gpuoperator.node.gpu.HealthMonitor;
-import io.gpuoperator.node.gpu.MigStrategy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,7 +59,8 @@ public record DevicePluginSettings(
           .field("flags.migStrategy")
           .label("none|single|mixed")
           .help("How MIG devices are advertised: ignored, as nvidia.com/gpu, or per profile.")
-          .orElse(MigStrategy.NONE, "none");
+          .orElse(MigStrategy.DEFAULT, MigStrategy.DEFAULT.value())
+          .format(MigStrategy::value);
   public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
       Setting.bool("--fail-on-init-error")
           .env("FAIL_ON_INIT_ERROR")
@@ -92,7 +93,8 @@ public record DevicePluginSettings(
           .field("flags.plugin.deviceListStrategy")
           .label("STRATEGY[,STRATEGY]")
           .help("How Allocate passes devices: envvar, volume-mounts, cdi-annotations, cdi-cri.")
-          .orElse(List.of(DeviceListStrategy.ENVVAR), "envvar");
+          .orElse(List.of(DeviceListStrategy.ENVVAR), "envvar")
+          .format(l -> String.join(",", l.stream().map(DeviceListStrategy::value).toList()));
   public static final Setting<DeviceIdStrategy> DEVICE_ID_STRATEGY =
       Setting.of("--device-id-strategy", DeviceIdStrategy::parse)
           .env("DEVICE_ID_STRATEGY")

@@ -1,11 +1,11 @@
 package io.gpuoperator.node.discovery;
 
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.config.GoDuration;
 import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.NodeAgentOptions;
-import io.gpuoperator.node.gpu.MigStrategy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,7 +50,8 @@ public record DiscoverySettings(
           .field("flags.migStrategy")
           .label("none|single|mixed")
           .help("How MIG devices are labelled.")
-          .orElse(MigStrategy.NONE, "none");
+          .orElse(MigStrategy.DEFAULT, MigStrategy.DEFAULT.value())
+          .format(MigStrategy::value);
   public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
       Setting.bool("--fail-on-init-error")
           .env("GFD_FAIL_ON_INIT_ERROR")

@@ -51,6 +51,9 @@ public record ExporterSettings(
   public static final String ENV_REMOTE_HOSTENGINE = "DCGM_REMOTE_HOSTENGINE_INFO";
   public static final String ENV_POD_LABELS = "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_LABELS";
   public static final String ENV_POD_UID = "DCGM_EXPORTER_KUBERNETES_ENABLE_POD_UID";
+  public static final String ENV_POD_LABEL_ALLOWLIST =
+      "DCGM_EXPORTER_KUBERNETES_POD_LABEL_ALLOWLIST_REGEX";
+  public static final String ENV_HPC_JOB_MAPPING_DIR = "DCGM_HPC_JOB_MAPPING_DIR";
   public static final String ENV_RESOURCE_NAMES = "NVIDIA_RESOURCE_NAMES";
   public static final String ENV_NODE_NAME = "NODE_NAME";
 
@@ -118,6 +121,10 @@ public record ExporterSettings(
       Setting.bool(null).env(ENV_POD_LABELS).orElse(false, "false");
   public static final Setting<Boolean> POD_UID =
       Setting.bool(null).env(ENV_POD_UID).orElse(false, "false");
+  public static final Setting<String> POD_LABEL_ALLOWLIST =
+      Setting.string(null).env(ENV_POD_LABEL_ALLOWLIST);
+  public static final Setting<String> HPC_JOB_MAPPING_DIR =
+      Setting.string(null).env(ENV_HPC_JOB_MAPPING_DIR);
   public static final Setting<Set<String>> RESOURCE_NAMES =
       Setting.of(null, ExporterSettings::names).env(ENV_RESOURCE_NAMES).orElse(Set.of(), "");
 
@@ -135,6 +142,8 @@ public record ExporterSettings(
           NO_HOSTNAME,
           POD_LABELS,
           POD_UID,
+          POD_LABEL_ALLOWLIST,
+          HPC_JOB_MAPPING_DIR,
           RESOURCE_NAMES);
 
   /** Resolves every setting; a bad value is a ConfigException naming its source. */
@@ -146,6 +155,19 @@ public record ExporterSettings(
           "remote host engine "
               + Values.quote(remote)
               + " ignored: this exporter reads the GPUs through NVML, without DCGM's host engine");
+    }
+    if (s.get(POD_LABEL_ALLOWLIST) != null) {
+      notes.add(
+          POD_LABEL_ALLOWLIST.name()
+              + " ignored: this exporter does not label metrics with pod labels (see "
+              + POD_LABELS.name()
+              + ")");
+    }
+    if (s.get(HPC_JOB_MAPPING_DIR) != null) {
+      notes.add(
+          HPC_JOB_MAPPING_DIR.name()
+              + " ignored: this exporter does not read HPC job mapping files; metrics carry no"
+              + " hpc_job label");
     }
     for (Setting<Boolean> v : List.of(POD_LABELS, POD_UID)) {
       if (s.get(v)) {

@@ -121,11 +121,32 @@ public record ToolkitSettings(
     public List<String> env() {
       return env;
     }
+
+    /**
+     * Every variable the toolkit reads, as text settings (its values are checked together by {@link
+     * ToolkitSettings#resolve}): each setting's, and the runtime's own config and socket variables.
+     */
+    public static List<io.gpuoperator.config.Setting<?>> contract() {
+      List<io.gpuoperator.config.Setting<?>> out = new ArrayList<>();
+      for (Setting s : values()) {
+        out.add(io.gpuoperator.config.Setting.string(s.flag).env(s.env.toArray(String[]::new)));
+      }
+      for (RuntimeDefaults d : RUNTIMES.values()) {
+        out.add(io.gpuoperator.config.Setting.string(null).env(d.configEnv()));
+        out.add(io.gpuoperator.config.Setting.string(null).env(d.socketEnv()));
+      }
+      return out;
+    }
   }
 
-  /** Per-runtime defaults: config, drop-in, socket, restart mode, config variable. */
+  /** Per-runtime defaults: config, drop-in, socket, restart mode, config and socket variables. */
   record RuntimeDefaults(
-      String config, String dropIn, String socket, String restartMode, String configEnv) {}
+      String config,
+      String dropIn,
+      String socket,
+      String restartMode,
+      String configEnv,
+      String socketEnv) {}
 
   static final Map<String, RuntimeDefaults> RUNTIMES =
       Map.of(
@@ -135,14 +156,16 @@ public record ToolkitSettings(
               "/etc/containerd/conf.d/99-nvidia.toml",
               "/run/containerd/containerd.sock",
               "signal",
-              "CONTAINERD_CONFIG"),
+              "CONTAINERD_CONFIG",
+              "CONTAINERD_SOCKET"),
           "crio",
           new RuntimeDefaults(
               "/etc/crio/crio.conf",
               "/etc/crio/crio.conf.d/99-nvidia.conf",
               "/var/run/crio/crio.sock",
               "systemd",
-              "CRIO_CONFIG"));
+              "CRIO_CONFIG",
+              "CRIO_SOCKET"));
 
   /** Resolves; an IllegalArgumentException names the setting, where its value came from and why. */
   public static ToolkitSettings resolve(Map<Setting, String> flags, Map<String, String> env) {
@@ -188,11 +211,7 @@ public record ToolkitSettings(
     String dropIn = r.get(Setting.DROP_IN, d.dropIn());
     dropIn = dropIn.isBlank() ? null : dropIn;
     String dropInHost = r.get(Setting.DROP_IN_HOST_PATH, dropIn == null ? "" : dropIn);
-    String socket =
-        r.getWithExtraEnv(
-            Setting.SOCKET,
-            runtime.equals("containerd") ? "CONTAINERD_SOCKET" : "CRIO_SOCKET",
-            d.socket());
+    String socket = r.getWithExtraEnv(Setting.SOCKET, d.socketEnv(), d.socket());
     RuntimeRestarter.Mode mode;
     try {
       mode = RuntimeRestarter.Mode.parse(r.get(Setting.RESTART_MODE, d.restartMode()));

@@ -63,7 +63,7 @@ public record ValidatorConfig(
           .orElse(Path.of(DEFAULT_VALIDATIONS_DIR), DEFAULT_VALIDATIONS_DIR);
   public static final Setting<Path> DRIVER_ROOT =
       Setting.of("--driver-root", Parse::path)
-          .env(ValidatorEnv.NVIDIA_DRIVER_ROOT)
+          .env(ValidatorEnv.NVIDIA_DRIVER_ROOT, ValidatorEnv.DRIVER_INSTALL_DIR_CTR_PATH)
           .label("DIR")
           .help("Where the driver is installed; / for a driver on the host.")
           .orElse(Path.of(DEFAULT_DRIVER_ROOT), DEFAULT_DRIVER_ROOT);

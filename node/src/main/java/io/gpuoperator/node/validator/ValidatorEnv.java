@@ -13,6 +13,10 @@ public final class ValidatorEnv {
   public static final String VALIDATIONS_DIR = "VALIDATIONS_DIR";
   public static final String NVIDIA_DRIVER_ROOT = "NVIDIA_DRIVER_ROOT";
   public static final String DRIVER_ROOT_CTR_PATH = "DRIVER_ROOT_CTR_PATH";
+
+  /** Where the operator mounts a custom {@code hostPaths.driverInstallDir} (the original's). */
+  public static final String DRIVER_INSTALL_DIR_CTR_PATH = "DRIVER_INSTALL_DIR_CTR_PATH";
+
   public static final String NVIDIA_DEV_ROOT = "NVIDIA_DEV_ROOT";
   public static final String DISABLE_DEV_CHAR_SYMLINK_CREATION =
       "DISABLE_DEV_CHAR_SYMLINK_CREATION";

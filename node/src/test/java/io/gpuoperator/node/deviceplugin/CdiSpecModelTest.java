@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.node.cdi.CdiSchema;
-import io.gpuoperator.node.gpu.MigStrategy;
 import io.gpuoperator.node.gpu.XidPolicy;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;

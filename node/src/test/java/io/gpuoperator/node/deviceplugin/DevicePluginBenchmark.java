@@ -2,13 +2,13 @@ package io.gpuoperator.node.deviceplugin;
 
 import static org.awaitility.Awaitility.await;
 
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerPreferredAllocationRequest;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginGrpc;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.PreferredAllocationRequest;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
-import io.gpuoperator.node.gpu.MigStrategy;
 import io.grpc.ManagedChannel;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.AllocateRequest;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateRequest;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
@@ -16,7 +17,6 @@ import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuError;
 import io.gpuoperator.node.gpu.MigDevice;
-import io.gpuoperator.node.gpu.MigStrategy;
 import io.gpuoperator.sim.kubelet.deviceplugin.Admission;
 import io.gpuoperator.sim.kubelet.deviceplugin.KubeletDeviceManager;
 import io.grpc.ManagedChannel;

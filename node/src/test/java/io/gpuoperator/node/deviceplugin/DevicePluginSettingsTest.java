@@ -3,10 +3,10 @@ package io.gpuoperator.node.deviceplugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.config.Documents;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.config.DevicePluginConfigs;
-import io.gpuoperator.node.gpu.MigStrategy;
 import io.gpuoperator.node.gpu.XidPolicy;
 import java.util.List;
 import java.util.Map;

@@ -3,8 +3,8 @@ package io.gpuoperator.node.deviceplugin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.node.gpu.GpuInventory;
-import io.gpuoperator.node.gpu.MigStrategy;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.util.List;

@@ -14,6 +14,9 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDaemonSet;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateDaemonSetBuilder;
 import io.gpuoperator.api.v1.DaemonsetsSpec;
+import io.gpuoperator.config.Setting;
+import io.gpuoperator.node.AgentContracts;
+import io.gpuoperator.node.validator.ValidatorEnv;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,7 +135,9 @@ public final class DaemonSets {
    * volume's path and, where the pod has that volume, {@code HOST_ROOT} on every container; {@code
    * host-dev-char} follows it. A custom {@code hostPaths.driverInstallDir} becomes the {@code
    * driver-install-dir} volume's path and, in a {@code driver-validation} init container, its mount
-   * path and {@code DRIVER_INSTALL_DIR(_CTR_PATH)}. Other volumes keep their paths.
+   * path and {@code DRIVER_INSTALL_DIR(_CTR_PATH)}. Other volumes keep their paths. A container
+   * that runs one of our agents gets only what it reads: the install directory as mounted ({@code
+   * DRIVER_INSTALL_DIR_CTR_PATH}), not the host's paths.
    */
   static void rewriteHostPaths(PodSpec pod, String rootFs, String driverInstallDir) {
     if (pod.getVolumes() == null) {
@@ -160,15 +165,19 @@ public final class DaemonSets {
       }
     }
     if (rootFs != null && hostRoot) {
-      allContainers(pod).forEach(c -> setEnv(c, "HOST_ROOT", rootFs));
+      allContainers(pod).stream()
+          .filter(c -> !runsOurAgent(c))
+          .forEach(c -> setEnv(c, "HOST_ROOT", rootFs));
     }
     if (driverInstallDir != null && installDir && pod.getInitContainers() != null) {
       for (Container c : pod.getInitContainers()) {
         if (!c.getName().equals("driver-validation")) {
           continue;
         }
-        setEnv(c, "DRIVER_INSTALL_DIR", driverInstallDir);
-        setEnv(c, "DRIVER_INSTALL_DIR_CTR_PATH", driverInstallDir);
+        if (!runsOurAgent(c)) {
+          setEnv(c, "DRIVER_INSTALL_DIR", driverInstallDir);
+        }
+        setEnv(c, ValidatorEnv.DRIVER_INSTALL_DIR_CTR_PATH, driverInstallDir);
         if (c.getVolumeMounts() != null) {
           c.getVolumeMounts().stream()
               .filter(m -> m.getName().equals("driver-install-dir"))
@@ -294,6 +303,25 @@ public final class DaemonSets {
             .map(EnvVar::getValue)
             .findFirst()
             .orElse(null);
+  }
+
+  /**
+   * Whether a container runs one of our agents: our image's entrypoint (no command) with an agent
+   * subcommand first ({@link AgentContracts}).
+   */
+  static boolean runsOurAgent(Container c) {
+    return (c.getCommand() == null || c.getCommand().isEmpty())
+        && c.getArgs() != null
+        && !c.getArgs().isEmpty()
+        && AgentContracts.of(c.getArgs().get(0)).isPresent();
+  }
+
+  /**
+   * Sets an agent's setting: its variable ({@link Setting#envName}) to the value as the setting
+   * writes it, so that the agent's parser reads it back ({@code AgentEnvContractTest}).
+   */
+  static <T> void setEnv(Container c, Setting<T> setting, T value) {
+    setEnv(c, setting.envName(), setting.text(value));
   }
 
   /** Sets an env variable, replacing a variable of the same name in place (merge by name). */

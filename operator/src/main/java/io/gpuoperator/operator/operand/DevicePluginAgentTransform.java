@@ -7,6 +7,11 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.DevicePluginSpec;
+import io.gpuoperator.api.v1.MigStrategy;
+import io.gpuoperator.node.AgentContracts;
+import io.gpuoperator.node.deviceplugin.DeviceListStrategy;
+import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -37,9 +42,9 @@ public final class DevicePluginAgentTransform implements Transform {
     var pod = ds.getSpec().getTemplate().getSpec();
     Container c = DaemonSets.container(pod, CONTAINER);
     DevicePluginSpec spec = ctx.spec().devicePlugin;
-    DaemonSets.setEnv(c, "MIG_STRATEGY", ctx.migStrategy());
-    if (!"none".equals(ctx.migStrategy())) {
-      DaemonSets.setEnv(c, "NVIDIA_MIG_MONITOR_DEVICES", "all");
+    DaemonSets.setEnv(c, DevicePluginSettings.MIG_STRATEGY, ctx.migStrategy());
+    if (ctx.migStrategy() != MigStrategy.NONE) {
+      DaemonSets.setEnv(c, AgentContracts.MIG_MONITOR_DEVICES, "all");
       SecurityContext sc = c.getSecurityContext();
       sc.setAllowPrivilegeEscalation(null);
       sc.getCapabilities().setAdd(new ArrayList<>(List.of(SYS_ADMIN)));
@@ -48,15 +53,14 @@ public final class DevicePluginAgentTransform implements Transform {
         spec != null && spec.mps != null && spec.mps.root != null && !spec.mps.root.isBlank()
             ? spec.mps.root.trim()
             : "/run/nvidia/mps";
-    DaemonSets.setEnv(c, "MPS_ROOT", mpsRoot);
+    DaemonSets.setEnv(c, DevicePluginSettings.MPS_ROOT, Path.of(mpsRoot));
     if (ctx.cdiEnabled()) {
-      DaemonSets.setEnv(c, "CDI_ENABLED", "true");
-      DaemonSets.setEnv(c, "DEVICE_LIST_STRATEGY", "cdi-annotations,cdi-cri");
-      DaemonSets.setEnv(c, "CDI_ANNOTATION_PREFIX", "cdi.k8s.io/");
+      // The plugin writes its own CDI spec and names the devices in both CDI forms.
       DaemonSets.setEnv(
           c,
-          "NVIDIA_CDI_HOOK_PATH",
-          ContainerToolkitTransform.installDir(ctx.spec()) + "/toolkit/nvidia-cdi-hook");
+          DevicePluginSettings.DEVICE_LIST_STRATEGY,
+          List.of(DeviceListStrategy.CDI_ANNOTATIONS, DeviceListStrategy.CDI_CRI));
+      DaemonSets.setEnv(c, DevicePluginSettings.CDI_ANNOTATION_PREFIX, "cdi.k8s.io/");
     }
     if (spec != null
         && spec.config != null
@@ -77,10 +81,10 @@ public final class DevicePluginAgentTransform implements Transform {
                   .withName("available-configs")
                   .withMountPath(CONFIG_DIR)
                   .build());
-      DaemonSets.setEnv(c, "CONFIG_FILE_SRCDIR", CONFIG_DIR);
+      DaemonSets.setEnv(c, DevicePluginSettings.CONFIG_DIR, Path.of(CONFIG_DIR));
       String def = spec.config.defaultEntry == null ? "" : spec.config.defaultEntry.trim();
       if (!def.isEmpty()) {
-        DaemonSets.setEnv(c, "DEFAULT_CONFIG", def);
+        DaemonSets.setEnv(c, DevicePluginSettings.DEFAULT_CONFIG, def);
       }
     }
   }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.node.discovery.DiscoverySettings;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,7 +26,7 @@ import java.util.List;
  */
 public final class GpuFeatureDiscoveryAgentTransform implements Transform {
   /** The agent's output setting and the two values the operator chooses between. */
-  static final String OUTPUT_ENV = "GFD_OUTPUT";
+  static final String OUTPUT_ENV = DiscoverySettings.OUTPUT.envName();
 
   static final String OUTPUT_NODE_FEATURE = "node-feature";
   static final String OUTPUT_NODE_LABELS = "node-labels";
@@ -40,9 +41,9 @@ public final class GpuFeatureDiscoveryAgentTransform implements Transform {
       Container c =
           DaemonSets.container(
               ds.getSpec().getTemplate().getSpec(), GpuFeatureDiscoveryTransform.CONTAINER);
-      DaemonSets.setEnv(c, "GFD_MIG_STRATEGY", ctx.migStrategy());
-      DaemonSets.setEnv(c, "MIG_STRATEGY", ctx.migStrategy());
-      DaemonSets.setEnv(c, OUTPUT_ENV, nfd ? OUTPUT_NODE_FEATURE : OUTPUT_NODE_LABELS);
+      DaemonSets.setEnv(c, DiscoverySettings.MIG_STRATEGY, ctx.migStrategy());
+      DaemonSets.setEnv(
+          c, DiscoverySettings.OUTPUT, nfd ? OUTPUT_NODE_FEATURE : OUTPUT_NODE_LABELS);
       ComponentSpec gfd = ctx.spec().gfd;
       ConfigManager.apply(ds, c, ctx, gfd == null ? null : gfd.resources);
     }

@@ -135,8 +135,6 @@ final class ManifestRenderer {
     if (taint != null) {
       DaemonSets.tolerate(pod, taint);
     }
-    DaemonSets.rewriteHostPaths(pod, ctx.customRootFs(), ctx.customDriverInstallDir());
-
     Section section = operand.section();
     ComponentSpec c = section.of(ctx.spec());
     Container main = DaemonSets.container(pod, operand.mainContainer());
@@ -167,6 +165,8 @@ final class ManifestRenderer {
     if (validationInits(pod, ctx)) {
       addSecrets(secrets, ctx.spec().validator);
     }
+    // After the validation steps became our validator where they run it: it reads other paths.
+    DaemonSets.rewriteHostPaths(pod, ctx.customRootFs(), ctx.customDriverInstallDir());
     List<LocalObjectReference> refs = new ArrayList<>();
     secrets.forEach(s -> refs.add(new LocalObjectReference(s)));
     pod.setImagePullSecrets(refs.isEmpty() ? null : refs);

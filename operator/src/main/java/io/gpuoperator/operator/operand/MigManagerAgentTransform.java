@@ -1,10 +1,8 @@
 package io.gpuoperator.operator.operand;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.api.v1.MigManagerSpec;
 
 /**
  * Our MIG manager ({@code gpu-operator mig-manager}) in the {@code nvidia-mig-manager} DaemonSet:
@@ -26,7 +24,6 @@ public final class MigManagerAgentTransform implements Transform {
       return;
     }
     var pod = ds.getSpec().getTemplate().getSpec();
-    Container c = DaemonSets.container(pod, MigManagerTransform.CONTAINER);
     for (Volume v : pod.getVolumes()) {
       if (v.getName().equals("mig-parted-config")) {
         v.getConfigMap().setName(MigManagerTransform.configName(ctx.spec()));
@@ -34,10 +31,8 @@ public final class MigManagerAgentTransform implements Transform {
         v.getConfigMap().setName(MigManagerTransform.clientsName(ctx.spec()));
       }
     }
-    DaemonSets.setEnv(c, "CDI_ENABLED", String.valueOf(ctx.cdiEnabled()));
-    MigManagerSpec spec = ctx.spec().migManager;
-    if (spec != null && spec.config != null && !RenderContext.blank(spec.config.defaultEntry)) {
-      DaemonSets.setEnv(c, "DEFAULT_MIG_CONFIG", spec.config.defaultEntry.trim());
-    }
+    // No CDI_ENABLED or DEFAULT_MIG_CONFIG, which NVIDIA's MIG manager reads: our device plugin
+    // writes the CDI specs after a change, and the operator labels a node without a MIG config
+    // with the default (NodeLabelRules).
   }
 }

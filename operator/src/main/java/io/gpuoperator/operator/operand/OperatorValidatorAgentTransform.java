@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.gpuoperator.node.validator.ValidatorConfig;
 
 /**
  * Our validator ({@code gpu-operator validator}) in the {@code nvidia-operator-validator}
@@ -19,21 +20,18 @@ public final class OperatorValidatorAgentTransform implements Transform {
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
     ManifestRenderer.runAsRoot(DaemonSets.container(pod, OperatorValidatorTransform.CONTAINER));
     OperatorValidatorTransform.removePluginStepWithoutPlugin(pod, ctx);
-    if (DaemonSets.find(pod, OperatorValidatorTransform.PLUGIN) != null) {
-      DaemonSets.setEnv(
-          DaemonSets.container(pod, OperatorValidatorTransform.PLUGIN),
-          "MIG_STRATEGY",
-          ctx.migStrategy());
-    }
-    String cdi = String.valueOf(ctx.cdiEnabled());
+    // The plugin step needs no MIG strategy: it takes whichever GPU resource the node advertises.
     Container toolkit = DaemonSets.container(pod, "toolkit-validation");
-    DaemonSets.setEnv(toolkit, "CDI_ENABLED", cdi);
-    DaemonSets.setEnv(toolkit, "RUNTIME", ctx.runtime());
+    DaemonSets.setEnv(toolkit, ValidatorConfig.CDI_ENABLED, ctx.cdiEnabled());
+    DaemonSets.setEnv(toolkit, ValidatorConfig.RUNTIME, ctx.runtime());
     if (!ctx.nriPlugin()) {
       // The step reads what the toolkit wrote: the runtime's config and the CDI specs.
       ContainerToolkitTransform.runtimeFilesForReading(pod, toolkit, ctx);
     }
-    DaemonSets.setEnv(DaemonSets.container(pod, "cuda-validation"), "CDI_ENABLED", cdi);
+    DaemonSets.setEnv(
+        DaemonSets.container(pod, "cuda-validation"),
+        ValidatorConfig.CDI_ENABLED,
+        ctx.cdiEnabled());
     OperatorValidatorTransform.nriOnToolkitStep(ds, ctx);
   }
 }

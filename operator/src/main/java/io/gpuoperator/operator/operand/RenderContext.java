@@ -5,6 +5,7 @@ import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.HostPathsSpec;
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.spec.Section;
@@ -53,16 +54,15 @@ public record RenderContext(
     return spec.cdi == null || !Boolean.FALSE.equals(spec.cdi.enabled);
   }
 
-  /**
-   * The MIG strategy value ("none", "single", "mixed") for our agents, which need one: the chart's
-   * default, single, when the policy does not say.
-   */
-  public String migStrategy() {
-    String s = migStrategyOrNull();
-    return s == null ? "single" : s;
+  /** The MIG strategy our agents run with: the policy's, or {@link MigStrategy#DEFAULT}. */
+  public MigStrategy migStrategy() {
+    return spec.mig == null || spec.mig.strategy == null ? MigStrategy.DEFAULT : spec.mig.strategy;
   }
 
-  /** The policy's MIG strategy, or null when {@code mig.strategy} is absent. */
+  /**
+   * The policy's MIG strategy as NVIDIA's images get it, or null when {@code mig.strategy} is
+   * absent (they are then given none and apply their own default).
+   */
   public String migStrategyOrNull() {
     return spec.mig == null || spec.mig.strategy == null ? null : spec.mig.strategy.value();
   }

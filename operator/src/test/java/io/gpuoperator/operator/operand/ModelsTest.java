@@ -10,7 +10,10 @@ import io.gpuoperator.api.v1.CdiSpec;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.api.v1.MigSpec;
+import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.api.v1.OperatorSpec;
+import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
+import io.gpuoperator.node.discovery.DiscoverySettings;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeSystem;
@@ -290,27 +293,28 @@ class ModelsTest {
   }
 
   @Test
-  void migStrategyReachesPluginFeatureDiscoveryAndValidator() {
+  void migStrategyReachesPluginAndFeatureDiscoveryAsTheirSettings() {
     var p = Policies.minimal();
     p.getSpec().mig = new MigSpec();
-    p.getSpec().mig.strategy = MigSpec.Strategy.MIXED;
+    p.getSpec().mig.strategy = MigStrategy.MIXED;
     assertThat(
             env(
                 ds(render(Operands.byName(OperandNames.DEVICE_PLUGIN), p, Policies.facts())),
                 DevicePluginTransform.CONTAINER))
-        .containsEntry("MIG_STRATEGY", "mixed");
+        .containsEntry(DevicePluginSettings.MIG_STRATEGY.envName(), "mixed");
     assertThat(
             env(
                 ds(
                     render(
                         Operands.byName(OperandNames.GPU_FEATURE_DISCOVERY), p, Policies.facts())),
                 GpuFeatureDiscoveryTransform.CONTAINER))
-        .containsEntry("MIG_STRATEGY", "mixed");
+        .containsEntry(DiscoverySettings.MIG_STRATEGY.envName(), "mixed");
+    // Our validator's plugin step takes whichever GPU resource the node has: no strategy.
     assertThat(
             env(
                 ds(render(Operands.byName(OperandNames.OPERATOR_VALIDATOR), p, Policies.facts())),
                 "plugin-validation"))
-        .containsEntry("MIG_STRATEGY", "mixed");
+        .doesNotContainKey("MIG_STRATEGY");
   }
 
   @Test

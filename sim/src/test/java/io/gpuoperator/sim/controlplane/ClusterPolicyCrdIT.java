@@ -123,7 +123,7 @@ class ClusterPolicyCrdIT {
     assertThat(read.getMetadata().getGeneration()).isEqualTo(created.getMetadata().getGeneration());
 
     // Status sent with a spec update is ignored by the main resource (status subresource on).
-    read.getSpec().mig.strategy = io.gpuoperator.api.v1.MigSpec.Strategy.MIXED;
+    read.getSpec().mig.strategy = io.gpuoperator.api.v1.MigStrategy.MIXED;
     read.getStatus().state = State.READY;
     ClusterPolicy updated = client.resources(ClusterPolicy.class).resource(read).update();
     assertThat(updated.getStatus().state).isEqualTo(State.NOT_READY);
