@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * to it ({@link PodWorker}) through pluggable {@link ContainerRunner}s, and finishes their
  * deletion. {@link #kill()} stops it like a crashed kubelet (containers keep running), {@link
  * #start()} again recovers the node and re-posts pod status, {@link #close()} stops everything.
+ *
+ * <p>This class owns the kubelet's lifecycle and its pod workers; the Lease is {@link NodeLease}'s,
+ * the Node's conditions {@link NodeStatusHeartbeat}'s, and what pods are given {@link
+ * PodAdmission}'s.
  */
 public final class SimulatedKubelet implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SimulatedKubelet.class);
