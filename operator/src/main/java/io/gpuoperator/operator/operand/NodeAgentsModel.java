@@ -2,35 +2,20 @@ package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.LocalObjectReference;
-import io.fabric8.kubernetes.api.model.NodeAffinity;
-import io.fabric8.kubernetes.api.model.NodeSelector;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
-import io.fabric8.kubernetes.api.model.NodeSelectorRequirementBuilder;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.Toleration;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.node.agent.AgentEnv;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * Node-agents mode (operator env {@code NODE_AGENTS=true}): the DaemonSets of this project's
@@ -57,6 +42,9 @@ import java.util.Set;
  * <p>An agent stays in its own DaemonSet where folding would change it: with a sidecar (feature
  * discovery with NVIDIA's config-manager, which signals its process), another image than the first
  * hosted agent's, an argument with whitespace, or node affinity of more than one term.
+ *
+ * <p>This class chooses the hosted agents and composes the operands; the merge rules live in {@link
+ * NodeAgentsContainer} (the container) and {@link NodeAgentsPod} (the pod).
  */
 final class NodeAgentsModel {
   /** The operand name of the node-agents DaemonSet (its ownership label, status and plan). */
@@ -263,22 +251,26 @@ final class NodeAgentsModel {
       }
     }
     main.setArgs(args);
-    main.setEnv(env(hosted));
-    main.setVolumeMounts(mounts(hosted.stream().map(Hosted::main).toList()));
-    main.setPorts(ports(hosted));
-    main.setSecurityContext(securityContext(hosted.stream().map(Hosted::main).toList()));
-    main.setResources(resources(hosted));
+    Map<String, Container> byAgent = new LinkedHashMap<>();
+    hosted.forEach(h -> byAgent.put(h.agent(), h.main()));
+    List<Container> mains = hosted.stream().map(Hosted::main).toList();
+    main.setEnv(NodeAgentsContainer.env(byAgent));
+    main.setVolumeMounts(NodeAgentsContainer.mounts(mains));
+    main.setPorts(NodeAgentsContainer.ports(mains));
+    main.setSecurityContext(NodeAgentsContainer.securityContext(mains));
+    main.setResources(NodeAgentsContainer.resources(mains));
 
     List<PodSpec> pods =
         hosted.stream().map(h -> h.ds().getSpec().getTemplate().getSpec()).toList();
-    pod.setInitContainers(initContainers(pods));
-    pod.setVolumes(volumes(pods, pod));
-    pod.setTolerations(tolerations(pods));
-    pod.setImagePullSecrets(pullSecrets(pods));
-    pod.setAffinity(affinity(pods));
-    pod.setHostPID(anyTrue(pods.stream().map(PodSpec::getHostPID).toList()));
-    pod.setHostIPC(anyTrue(pods.stream().map(PodSpec::getHostIPC).toList()));
-    if (Boolean.TRUE.equals(anyTrue(pods.stream().map(PodSpec::getHostNetwork).toList()))) {
+    pod.setInitContainers(NodeAgentsPod.initContainers(pods));
+    pod.setVolumes(NodeAgentsPod.volumes(pods, pod));
+    pod.setTolerations(NodeAgentsPod.tolerations(pods));
+    pod.setImagePullSecrets(NodeAgentsPod.pullSecrets(pods));
+    pod.setAffinity(NodeAgentsPod.affinity(pods));
+    pod.setHostPID(NodeAgentsPod.anyTrue(pods.stream().map(PodSpec::getHostPID).toList()));
+    pod.setHostIPC(NodeAgentsPod.anyTrue(pods.stream().map(PodSpec::getHostIPC).toList()));
+    if (Boolean.TRUE.equals(
+        NodeAgentsPod.anyTrue(pods.stream().map(PodSpec::getHostNetwork).toList()))) {
       pod.setHostNetwork(true);
       pod.setDnsPolicy("ClusterFirstWithHostNet");
     }
@@ -294,7 +286,7 @@ final class NodeAgentsModel {
             .findFirst()
             .orElse(null));
     pod.setShareProcessNamespace(
-        anyTrue(pods.stream().map(PodSpec::getShareProcessNamespace).toList()));
+        NodeAgentsPod.anyTrue(pods.stream().map(PodSpec::getShareProcessNamespace).toList()));
     for (Hosted h : hosted) {
       var annotations = h.ds().getSpec().getTemplate().getMetadata().getAnnotations();
       if (annotations == null) {
@@ -320,295 +312,6 @@ final class NodeAgentsModel {
 
   static Container mainOf(DaemonSet ds) {
     return DaemonSets.container(ds.getSpec().getTemplate().getSpec(), CONTAINER);
-  }
-
-  /**
-   * Variables the container runtime reads from the container (the nvidia runtime injects the GPUs
-   * they name): they stay the container's, the first agent's definition, since the runtime cannot
-   * see prefixed ones. Every agent that sets them sets {@code all}. {@code
-   * NVIDIA_MIG_MONITOR_DEVICES} (the device plugin's under a MIG strategy) lets the runtime grant
-   * the MIG monitor capability, which listing MIG devices needs.
-   */
-  static final Set<String> RUNTIME_ENV =
-      Set.of(
-          "NVIDIA_VISIBLE_DEVICES",
-          "NVIDIA_DRIVER_CAPABILITIES",
-          "NVIDIA_MIG_MONITOR_DEVICES",
-          "NVIDIA_MIG_CONFIG_DEVICES");
-
-  /**
-   * Variables every hosted agent sets alike, and the runtime's ({@link #RUNTIME_ENV}), as they are;
-   * the others per agent, prefixed.
-   */
-  private static List<EnvVar> env(List<Hosted> hosted) {
-    Map<String, List<EnvVar>> byName = new LinkedHashMap<>();
-    for (Hosted h : hosted) {
-      for (EnvVar e : h.main().getEnv() == null ? List.<EnvVar>of() : h.main().getEnv()) {
-        byName.computeIfAbsent(e.getName(), k -> new ArrayList<>()).add(e);
-      }
-    }
-    List<EnvVar> shared = new ArrayList<>();
-    Set<String> sharedNames = new LinkedHashSet<>();
-    byName.forEach(
-        (name, defs) -> {
-          if (RUNTIME_ENV.contains(name)
-              || (defs.size() == hosted.size() && defs.stream().distinct().count() == 1)) {
-            shared.add(defs.get(0));
-            sharedNames.add(name);
-          }
-        });
-    List<EnvVar> out = new ArrayList<>(shared);
-    for (Hosted h : hosted) {
-      for (EnvVar e : h.main().getEnv() == null ? List.<EnvVar>of() : h.main().getEnv()) {
-        if (!sharedNames.contains(e.getName())) {
-          EnvVar copy = Serialization.clone(e);
-          copy.setName(AgentEnv.prefix(h.agent()) + e.getName());
-          out.add(copy);
-        }
-      }
-    }
-    return out;
-  }
-
-  /** One mount per path: read-only only if every agent has it so, the strongest propagation. */
-  static List<VolumeMount> mounts(List<Container> containers) {
-    Map<String, VolumeMount> byPath = new LinkedHashMap<>();
-    for (Container c : containers) {
-      for (VolumeMount m :
-          c.getVolumeMounts() == null ? List.<VolumeMount>of() : c.getVolumeMounts()) {
-        VolumeMount have = byPath.get(m.getMountPath());
-        if (have == null) {
-          byPath.put(m.getMountPath(), Serialization.clone(m));
-          continue;
-        }
-        if (!have.getName().equals(m.getName())
-            || !Objects.equals(have.getSubPath(), m.getSubPath())) {
-          throw new IllegalStateException(
-              "node-agents: two agents mount different volumes at "
-                  + m.getMountPath()
-                  + " ("
-                  + have.getName()
-                  + ", "
-                  + m.getName()
-                  + ")");
-        }
-        if (!Boolean.TRUE.equals(m.getReadOnly())) {
-          have.setReadOnly(null);
-        }
-        if (rank(m.getMountPropagation()) > rank(have.getMountPropagation())) {
-          have.setMountPropagation(m.getMountPropagation());
-        }
-      }
-    }
-    return new ArrayList<>(byPath.values());
-  }
-
-  private static int rank(String propagation) {
-    if (propagation == null || propagation.equals("None")) {
-      return 0;
-    }
-    return propagation.equals("HostToContainer") ? 1 : 2;
-  }
-
-  private static List<ContainerPort> ports(List<Hosted> hosted) {
-    Map<String, ContainerPort> out = new LinkedHashMap<>();
-    for (Hosted h : hosted) {
-      if (h.main().getPorts() != null) {
-        h.main()
-            .getPorts()
-            .forEach(p -> out.putIfAbsent(p.getContainerPort() + "/" + p.getProtocol(), p));
-      }
-    }
-    return out.isEmpty() ? null : new ArrayList<>(out.values());
-  }
-
-  /**
-   * Privileged when any agent is, as root when any agent runs as root (a privileged process of the
-   * image's non-root user has no capabilities). Otherwise the least that grants each agent what it
-   * asks for: root when any runs as root (the device plugin, for the kubelet's socket directory),
-   * the union of added capabilities (the device plugin's SYS_ADMIN under a MIG strategy), and each
-   * restriction (dropped capabilities, no privilege escalation, seccomp profile, non-root,
-   * read-only root) only where every agent has it.
-   */
-  static SecurityContext securityContext(List<Container> containers) {
-    List<SecurityContext> all =
-        containers.stream().map(c -> c.getSecurityContext()).filter(Objects::nonNull).toList();
-    if (all.stream().anyMatch(sc -> Boolean.TRUE.equals(sc.getPrivileged()))) {
-      SecurityContext sc = new SecurityContext();
-      sc.setPrivileged(true);
-      if (all.stream().anyMatch(c -> Long.valueOf(0).equals(c.getRunAsUser()))) {
-        sc.setRunAsUser(0L);
-        sc.setRunAsGroup(0L);
-      }
-      return sc;
-    }
-    if (all.isEmpty()) {
-      return null;
-    }
-    boolean everyOne = all.size() == containers.size();
-    SecurityContext out = new SecurityContext();
-    if (all.stream().anyMatch(sc -> Long.valueOf(0).equals(sc.getRunAsUser()))) {
-      out.setRunAsUser(0L);
-    } else if (everyOne && all.stream().allMatch(sc -> Boolean.TRUE.equals(sc.getRunAsNonRoot()))) {
-      out.setRunAsNonRoot(true);
-    }
-    java.util.Set<String> add = new java.util.TreeSet<>();
-    all.forEach(
-        sc -> {
-          if (sc.getCapabilities() != null && sc.getCapabilities().getAdd() != null) {
-            add.addAll(sc.getCapabilities().getAdd());
-          }
-        });
-    boolean dropAll =
-        everyOne
-            && all.stream()
-                .allMatch(
-                    sc ->
-                        sc.getCapabilities() != null
-                            && sc.getCapabilities().getDrop() != null
-                            && sc.getCapabilities().getDrop().contains("ALL"));
-    if (dropAll || !add.isEmpty()) {
-      var caps = new io.fabric8.kubernetes.api.model.Capabilities();
-      caps.setAdd(add.isEmpty() ? null : new ArrayList<>(add));
-      caps.setDrop(dropAll ? List.of("ALL") : null);
-      out.setCapabilities(caps);
-    }
-    if (everyOne
-        && all.stream().allMatch(sc -> Boolean.FALSE.equals(sc.getAllowPrivilegeEscalation()))) {
-      out.setAllowPrivilegeEscalation(false);
-    }
-    if (everyOne
-        && all.stream().allMatch(sc -> Boolean.TRUE.equals(sc.getReadOnlyRootFilesystem()))) {
-      out.setReadOnlyRootFilesystem(true);
-    }
-    var profile = all.get(0).getSeccompProfile();
-    if (everyOne
-        && profile != null
-        && all.stream().allMatch(sc -> profile.equals(sc.getSeccompProfile()))) {
-      out.setSeccompProfile(Serialization.clone(profile));
-    }
-    return out;
-  }
-
-  /** The agents' resources added up (one JVM needs less, but never more than all of them). */
-  private static ResourceRequirements resources(List<Hosted> hosted) {
-    Map<String, Quantity> requests = new LinkedHashMap<>();
-    Map<String, Quantity> limits = new LinkedHashMap<>();
-    boolean any = false;
-    for (Hosted h : hosted) {
-      ResourceRequirements r = h.main().getResources();
-      if (r == null) {
-        continue;
-      }
-      any = true;
-      add(requests, r.getRequests());
-      add(limits, r.getLimits());
-    }
-    if (!any) {
-      return null;
-    }
-    ResourceRequirements out = new ResourceRequirements();
-    out.setRequests(requests.isEmpty() ? null : requests);
-    out.setLimits(limits.isEmpty() ? null : limits);
-    return out;
-  }
-
-  private static void add(Map<String, Quantity> sum, Map<String, Quantity> more) {
-    if (more != null) {
-      more.forEach((k, v) -> sum.merge(k, v, Quantity::add));
-    }
-  }
-
-  /** The init containers in the agents' order, one per name (the first agent's). */
-  private static List<Container> initContainers(List<PodSpec> pods) {
-    Map<String, Container> out = new LinkedHashMap<>();
-    for (PodSpec p : pods) {
-      if (p.getInitContainers() != null) {
-        p.getInitContainers().forEach(c -> out.putIfAbsent(c.getName(), Serialization.clone(c)));
-      }
-    }
-    return out.isEmpty() ? null : new ArrayList<>(out.values());
-  }
-
-  /** The volumes some container of the pod mounts, one per name. */
-  private static List<Volume> volumes(List<PodSpec> pods, PodSpec pod) {
-    Set<String> used = new LinkedHashSet<>();
-    for (Container c : DaemonSets.allContainers(pod)) {
-      if (c.getVolumeMounts() != null) {
-        c.getVolumeMounts().forEach(m -> used.add(m.getName()));
-      }
-    }
-    Map<String, Volume> out = new LinkedHashMap<>();
-    for (PodSpec p : pods) {
-      for (Volume v : p.getVolumes() == null ? List.<Volume>of() : p.getVolumes()) {
-        if (!used.contains(v.getName())) {
-          continue;
-        }
-        Volume have = out.putIfAbsent(v.getName(), v);
-        if (have != null && !have.equals(v)) {
-          throw new IllegalStateException(
-              "node-agents: two agents declare volume " + v.getName() + " differently");
-        }
-      }
-    }
-    return new ArrayList<>(out.values());
-  }
-
-  private static List<Toleration> tolerations(List<PodSpec> pods) {
-    Set<Toleration> out = new LinkedHashSet<>();
-    pods.forEach(
-        p -> {
-          if (p.getTolerations() != null) {
-            out.addAll(p.getTolerations());
-          }
-        });
-    return out.isEmpty() ? null : new ArrayList<>(out);
-  }
-
-  private static List<LocalObjectReference> pullSecrets(List<PodSpec> pods) {
-    Set<LocalObjectReference> out = new LinkedHashSet<>();
-    pods.forEach(
-        p -> {
-          if (p.getImagePullSecrets() != null) {
-            out.addAll(p.getImagePullSecrets());
-          }
-        });
-    return out.isEmpty() ? null : new ArrayList<>(out);
-  }
-
-  /**
-   * Scheduled where any hosted agent would be: one term per agent with its nodeSelector (terms are
-   * ORed); the supervisor applies each agent's full requirements on the node.
-   */
-  private static Affinity affinity(List<PodSpec> pods) {
-    List<NodeSelectorTerm> terms = new ArrayList<>();
-    for (PodSpec p : pods) {
-      List<NodeSelectorRequirement> reqs = new ArrayList<>();
-      if (p.getNodeSelector() != null) {
-        new java.util.TreeMap<>(p.getNodeSelector())
-            .forEach(
-                (k, v) ->
-                    reqs.add(
-                        new NodeSelectorRequirementBuilder()
-                            .withKey(k)
-                            .withOperator("In")
-                            .withValues(v)
-                            .build()));
-      }
-      NodeSelectorTerm t = new NodeSelectorTerm(reqs, null);
-      if (!terms.contains(t)) {
-        terms.add(t);
-      }
-    }
-    NodeAffinity node = new NodeAffinity();
-    node.setRequiredDuringSchedulingIgnoredDuringExecution(new NodeSelector(terms));
-    Affinity a = new Affinity();
-    a.setNodeAffinity(node);
-    return a;
-  }
-
-  private static Boolean anyTrue(List<Boolean> values) {
-    return values.stream().anyMatch(Boolean.TRUE::equals) ? Boolean.TRUE : null;
   }
 
   /** The hosted operand's Service, selecting the node-agents pods instead (re-stamped). */

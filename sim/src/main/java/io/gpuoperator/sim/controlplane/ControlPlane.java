@@ -3,34 +3,19 @@ package io.gpuoperator.sim.controlplane;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.security.KeyStore;
-import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509TrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +53,6 @@ public final class ControlPlane implements AutoCloseable {
 
   private final Builder options;
   private final Path dir;
-  private final Map<String, String> tokens = new LinkedHashMap<>();
 
   /** The node clients' connections (SharedClientResources.SharedConnections says why shared). */
   private final SharedClientResources.SharedConnections nodeConnections =
@@ -77,6 +61,7 @@ public final class ControlPlane implements AutoCloseable {
   private final List<ManagedProcess> processes = new ArrayList<>();
   private final Thread shutdownHook = new Thread(this::closeQuietly, "control-plane-shutdown");
   private Pki pki;
+  private TokenFile tokens;
   private int apiServerPort;
   private Path adminKubeconfig;
   private KubernetesClient client;
@@ -147,32 +132,7 @@ public final class ControlPlane implements AutoCloseable {
 
   /** Kubeconfig YAML for one of the identities in the token file. */
   public String kubeconfigFor(String user) {
-    String token = tokens.get(user);
-    if (token == null) {
-      throw new IllegalArgumentException(
-          "no credential for " + user + "; declare node identities in ControlPlane.builder()");
-    }
-    try {
-      String ca = Base64.getEncoder().encodeToString(Files.readAllBytes(pki.caCert));
-      return "apiVersion: v1\nkind: Config\n"
-          + "clusters:\n- name: sim\n  cluster:\n    server: "
-          + apiServerUrl()
-          + "\n"
-          + "    certificate-authority-data: "
-          + ca
-          + "\n"
-          + "users:\n- name: "
-          + user
-          + "\n  user:\n    token: "
-          + token
-          + "\n"
-          + "contexts:\n- name: sim\n  context:\n    cluster: sim\n    user: "
-          + user
-          + "\n"
-          + "current-context: sim\n";
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return tokens.kubeconfig(user, apiServerUrl(), pki.caCert);
   }
 
   /** PIDs of the binaries this control plane runs (not of their watchdog shells). */
@@ -226,17 +186,18 @@ public final class ControlPlane implements AutoCloseable {
           RunDirs.ownerOnly(f);
         }
       }
-      writeTokens();
-      startEtcd(bin);
-      startApiServer(bin);
+      tokens = TokenFile.write(dir.resolve("tokens.csv"), options.nodes);
+      ComponentCommands commands = new ComponentCommands(bin, dir, pki, options);
+      startEtcd(commands);
+      startApiServer(commands);
       adminKubeconfig = dir.resolve("admin.kubeconfig");
       RunDirs.writeSecret(adminKubeconfig, kubeconfigFor("admin"));
       client = newClient();
       if (options.controllerManager) {
-        startControllerManager(bin);
+        startControllerManager(commands);
       }
       if (options.scheduler) {
-        startScheduler(bin);
+        startScheduler(commands);
       }
       LOG.info(
           "control plane {} ready at {} in {} ms (dir {})",
@@ -274,100 +235,26 @@ public final class ControlPlane implements AutoCloseable {
     return (options.binDir != null ? options.binDir : defaultBinDir()).resolve("kubectl");
   }
 
-  private void writeTokens() throws IOException {
-    StringBuilder csv = new StringBuilder();
-    addToken(csv, "admin", "system:masters");
-    addToken(csv, "system:kube-controller-manager", null);
-    addToken(csv, "system:kube-scheduler", null);
-    for (String node : options.nodes) {
-      addToken(csv, "system:node:" + node, "system:nodes");
-    }
-    RunDirs.writeSecret(dir.resolve("tokens.csv"), csv.toString());
-  }
-
-  private void addToken(StringBuilder csv, String user, String group) {
-    byte[] raw = new byte[24];
-    new SecureRandom().nextBytes(raw);
-    String token = HexFormat.of().formatHex(raw);
-    tokens.put(user, token);
-    csv.append(token).append(',').append(user).append(',').append(user);
-    if (group != null) {
-      csv.append(",\"").append(group).append('"');
-    }
-    csv.append('\n');
-  }
-
-  private void startEtcd(Path bin) throws IOException, InterruptedException {
+  private void startEtcd(ComponentCommands commands) throws IOException, InterruptedException {
     int client = freePort();
-    int peer = freePort();
-    int metrics = freePort();
-    ManagedProcess etcd =
-        launch(
-            "etcd",
-            List.of(
-                bin.resolve("etcd").toString(),
-                "--name=sim",
-                "--data-dir=" + dir.resolve("etcd-data"),
-                "--listen-client-urls=http://127.0.0.1:" + client,
-                "--advertise-client-urls=http://127.0.0.1:" + client,
-                "--listen-peer-urls=http://127.0.0.1:" + peer,
-                "--initial-advertise-peer-urls=http://127.0.0.1:" + peer,
-                "--initial-cluster=sim=http://127.0.0.1:" + peer,
-                "--listen-metrics-urls=http://127.0.0.1:" + metrics,
-                "--unsafe-no-fsync=true"));
+    ManagedProcess etcd = launch("etcd", commands.etcd(client, freePort(), freePort()));
     etcdUrl = "http://127.0.0.1:" + client;
-    waitHttp(etcd, URI.create(etcdUrl + "/health"), plainHttp(), null, Duration.ofSeconds(30));
+    ReadinessProbe.await(
+        etcd,
+        URI.create(etcdUrl + "/health"),
+        ReadinessProbe.plainHttp(),
+        null,
+        Duration.ofSeconds(30));
   }
 
   private String etcdUrl;
 
-  /** The components' flags for the number of node identities (README "Sized for the cluster"). */
-  private ControlPlaneSizing sizing() {
-    return ControlPlaneSizing.forNodes(options.nodes.size());
-  }
-
-  private void startApiServer(Path bin) throws IOException, InterruptedException {
+  private void startApiServer(ComponentCommands commands) throws IOException, InterruptedException {
     apiServerPort = freePort();
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                bin.resolve("kube-apiserver").toString(),
-                "--etcd-servers=" + etcdUrl,
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
-                "--secure-port=" + apiServerPort,
-                // Node clients share connections, NODES_PER_CONNECTION each; the JDK client fails
-                // a request beyond the server's stream limit instead of opening another one.
-                "--http2-max-streams-per-connection=" + 20 * NODES_PER_CONNECTION,
-                "--tls-cert-file=" + pki.serverCert,
-                "--tls-private-key-file=" + pki.serverKey,
-                "--client-ca-file=" + pki.caCert,
-                "--requestheader-client-ca-file=" + pki.frontProxyCaCert,
-                "--requestheader-allowed-names=front-proxy-client",
-                "--requestheader-username-headers=X-Remote-User",
-                "--requestheader-group-headers=X-Remote-Group",
-                "--requestheader-extra-headers-prefix=X-Remote-Extra-",
-                "--token-auth-file=" + dir.resolve("tokens.csv"),
-                "--authorization-mode=Node,RBAC",
-                // Added to the defaults a production cluster runs (NamespaceLifecycle,
-                // ServiceAccount, PodSecurity, ResourceQuota, the admission webhooks and
-                // policies ...): NodeRestriction as every kubeadm cluster, and
-                // ExtendedResourceToleration so pods asking for nvidia.com/gpu tolerate the GPU
-                // taint, as the README tells users to enable.
-                "--enable-admission-plugins=NodeRestriction,ExtendedResourceToleration",
-                "--service-account-issuer=https://kubernetes.default.svc",
-                "--service-account-key-file=" + pki.serviceAccountPub,
-                "--service-account-signing-key-file=" + pki.serviceAccountKey,
-                "--service-cluster-ip-range=10.0.0.0/24",
-                "--allow-privileged=true",
-                "--endpoint-reconciler-type=none",
-                "--audit-log-path=" + dir.resolve("audit.log"),
-                "--audit-policy-file=" + writeAuditPolicy(),
-                "--audit-log-format=json"));
-    args.addAll(sizing().apiServerArgs());
-    args.addAll(options.extraApiServerArgs);
-    options.featureGatesArg().ifPresent(args::add);
-    apiServerCommand = List.copyOf(args);
+    Path auditPolicy = dir.resolve("audit-policy.yaml");
+    Files.writeString(auditPolicy, commands.auditPolicy());
+    apiServerCommand =
+        List.copyOf(commands.apiServer(etcdUrl, apiServerPort, tokens.path(), auditPolicy));
     launchApiServer();
   }
 
@@ -376,11 +263,11 @@ public final class ControlPlane implements AutoCloseable {
 
   private void launchApiServer() throws IOException, InterruptedException {
     apiServer = launch("kube-apiserver", apiServerCommand);
-    waitHttp(
+    ReadinessProbe.await(
         apiServer,
         URI.create(apiServerUrl() + "/readyz"),
-        trustingHttp(pki.caCert),
-        tokens.get("admin"),
+        ReadinessProbe.trustingHttp(pki.caCert),
+        tokens.token("admin"),
         Duration.ofSeconds(90));
   }
 
@@ -410,89 +297,35 @@ public final class ControlPlane implements AutoCloseable {
     LOG.info("kube-apiserver at {} started again", apiServerUrl());
   }
 
-  /**
-   * Write requests are recorded in {@link #auditLog()} so tests can count what a component wrote
-   * (for example: an idle operator writes nothing); above 100 nodes without the nodes' lease
-   * renewals and pod status ({@link ControlPlaneSizing#auditsNodeStatus()}).
-   */
-  private Path writeAuditPolicy() throws IOException {
-    Path policy = dir.resolve("audit-policy.yaml");
-    Files.writeString(
-        policy,
-        "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n"
-            + (sizing().auditsNodeStatus()
-                ? ""
-                : "- level: None\n  userGroups: [\"system:nodes\"]\n  verbs: [update, patch]\n"
-                    + "  resources:\n  - {group: coordination.k8s.io, resources: [leases]}\n"
-                    + "  - {group: \"\", resources: [pods/status]}\n")
-            + "- level: Metadata\n  verbs: [create, update, patch, delete, deletecollection]\n"
-            + "- level: None\n");
-    return policy;
-  }
-
   /** The API server's audit log: one JSON line per write request (create/update/patch/delete). */
   public Path auditLog() {
     return dir.resolve("audit.log");
   }
 
-  private void startControllerManager(Path bin) throws IOException, InterruptedException {
+  private void startControllerManager(ComponentCommands commands)
+      throws IOException, InterruptedException {
     Path kubeconfig = dir.resolve("kcm.kubeconfig");
     RunDirs.writeSecret(kubeconfig, kubeconfigFor("system:kube-controller-manager"));
     int port = freePort();
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                bin.resolve("kube-controller-manager").toString(),
-                "--kubeconfig=" + kubeconfig,
-                "--authentication-kubeconfig=" + kubeconfig,
-                "--authorization-kubeconfig=" + kubeconfig,
-                "--bind-address=127.0.0.1",
-                "--secure-port=" + port,
-                "--leader-elect=false",
-                "--use-service-account-credentials=true",
-                "--service-account-private-key-file=" + pki.serviceAccountKey,
-                "--root-ca-file=" + pki.caCert,
-                "--cluster-signing-cert-file=" + pki.caCert,
-                "--cluster-signing-key-file=" + pki.caKey,
-                "--node-monitor-grace-period=" + options.nodeMonitorGracePeriod,
-                "--cert-dir=" + dir.resolve("kcm-certs"),
-                "--cloud-provider="));
-    if (options.controllers != null) {
-      args.add("--controllers=" + options.controllers);
-    }
-    args.addAll(sizing().controllerManagerArgs());
-    options.featureGatesArg().ifPresent(args::add);
-    ManagedProcess kcm = launch("kube-controller-manager", args);
-    waitHttp(
-        kcm,
-        URI.create("https://127.0.0.1:" + port + "/healthz"),
-        insecureHttp(),
-        null,
-        Duration.ofSeconds(60));
+    ManagedProcess kcm =
+        launch("kube-controller-manager", commands.controllerManager(kubeconfig, port));
+    awaitHealthz(kcm, port);
   }
 
-  private void startScheduler(Path bin) throws IOException, InterruptedException {
+  private void startScheduler(ComponentCommands commands) throws IOException, InterruptedException {
     Path kubeconfig = dir.resolve("scheduler.kubeconfig");
     RunDirs.writeSecret(kubeconfig, kubeconfigFor("system:kube-scheduler"));
     int port = freePort();
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                bin.resolve("kube-scheduler").toString(),
-                "--kubeconfig=" + kubeconfig,
-                "--authentication-kubeconfig=" + kubeconfig,
-                "--authorization-kubeconfig=" + kubeconfig,
-                "--bind-address=127.0.0.1",
-                "--secure-port=" + port,
-                "--cert-dir=" + dir.resolve("scheduler-certs"),
-                "--leader-elect=false"));
-    args.addAll(sizing().schedulerArgs());
-    options.featureGatesArg().ifPresent(args::add);
-    ManagedProcess sched = launch("kube-scheduler", args);
-    waitHttp(
-        sched,
+    awaitHealthz(launch("kube-scheduler", commands.scheduler(kubeconfig, port)), port);
+  }
+
+  /** Waits for the /healthz of the controller-manager or scheduler on {@code port}. */
+  private static void awaitHealthz(ManagedProcess process, int port)
+      throws IOException, InterruptedException {
+    ReadinessProbe.await(
+        process,
         URI.create("https://127.0.0.1:" + port + "/healthz"),
-        insecureHttp(),
+        ReadinessProbe.insecureHttp(),
         null,
         Duration.ofSeconds(60));
   }
@@ -502,107 +335,6 @@ public final class ControlPlane implements AutoCloseable {
     processes.add(p);
     LOG.debug("started {} (pid {})", name, p.childPids());
     return p;
-  }
-
-  private void waitHttp(
-      ManagedProcess process, URI uri, HttpClient http, String token, Duration timeout)
-      throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    String last = "no answer";
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new IOException(
-            process.name()
-                + " exited before it was ready; last lines of its log:\n"
-                + process.logTail(30));
-      }
-      try {
-        HttpRequest.Builder req = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5));
-        if (token != null) {
-          req.header("Authorization", "Bearer " + token);
-        }
-        HttpResponse<String> resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
-        if (resp.statusCode() == 200) {
-          return;
-        }
-        last = resp.statusCode() + " " + resp.body();
-      } catch (IOException e) {
-        last = e.toString();
-      }
-      Thread.sleep(200);
-    }
-    throw new IOException(
-        process.name()
-            + " not ready at "
-            + uri
-            + " after "
-            + timeout.toSeconds()
-            + " s ("
-            + last
-            + "); last lines of its log:\n"
-            + process.logTail(30));
-  }
-
-  // The readiness probes speak HTTP/1.1: the 1.36 controller-manager and scheduler answer a Java
-  // HTTP/2 probe of /healthz with GOAWAY until their authentication delegate is up, and never
-  // after.
-  private static HttpClient plainHttp() {
-    return HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(2))
-        .build();
-  }
-
-  private static HttpClient trustingHttp(Path caCert) throws IOException {
-    try (var in = Files.newInputStream(caCert)) {
-      X509Certificate ca =
-          (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-      KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
-      ks.load(null, null);
-      ks.setCertificateEntry("ca", ca);
-      TrustManagerFactory tmf =
-          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(ks);
-      SSLContext ssl = SSLContext.getInstance("TLS");
-      ssl.init(null, tmf.getTrustManagers(), null);
-      return HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .sslContext(ssl)
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
-    } catch (IOException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IOException("cannot trust " + caCert + ": " + e, e);
-    }
-  }
-
-  /** Controller-manager and scheduler serve self-signed certificates; only liveness is checked. */
-  private static HttpClient insecureHttp() throws IOException {
-    try {
-      TrustManager trustAll =
-          new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-              return new X509Certificate[0];
-            }
-          };
-      SSLContext ssl = SSLContext.getInstance("TLS");
-      ssl.init(null, new TrustManager[] {trustAll}, null);
-      return HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .sslContext(ssl)
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
-    } catch (Exception e) {
-      throw new IOException(e);
-    }
   }
 
   static int freePort() throws IOException {
@@ -648,11 +380,12 @@ public final class ControlPlane implements AutoCloseable {
   public static final class Builder {
     private Path binDir;
     private boolean controllerManager;
-    private String controllers;
     private boolean scheduler;
-    private String nodeMonitorGracePeriod = "40s";
-    private final List<String> nodes = new ArrayList<>();
-    private final List<String> extraApiServerArgs = new ArrayList<>();
+    // Read by ComponentCommands, which turns them into flags.
+    String controllers;
+    String nodeMonitorGracePeriod = "40s";
+    final List<String> nodes = new ArrayList<>();
+    final List<String> extraApiServerArgs = new ArrayList<>();
     private final Map<String, Boolean> featureGates = new TreeMap<>();
 
     private Builder() {}

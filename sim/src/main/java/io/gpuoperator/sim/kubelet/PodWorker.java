@@ -297,12 +297,12 @@ final class PodWorker {
     Pod pod = latest;
     if (deletedFromApi) {
       killContainers();
-      kubelet.podGone(pod);
+      kubelet.admission().podGone(pod);
       return true;
     }
     if (pod.getMetadata().getDeletionTimestamp() != null) {
       killContainers();
-      kubelet.podGone(pod);
+      kubelet.admission().podGone(pod);
       kubelet.deletePodNow(namespace, name, uid);
       LOG.info("{}: containers stopped, deletion finished", where());
       return true;
@@ -310,11 +310,11 @@ final class PodWorker {
     boolean terminal = phase.equals("Succeeded") || phase.equals("Failed");
     if (!terminal) {
       if (!admitted) {
-        refusal = kubelet.admit(pod);
+        refusal = kubelet.admission().admit(pod);
         admitted = true;
         if (refusal != null) {
           LOG.info("{}: refused at admission: {} {}", where(), refusal.reason(), refusal.message());
-          kubelet.podGone(pod);
+          kubelet.admission().podGone(pod);
         }
       }
       if (refusal == null && prepareResources(pod)) {
@@ -338,7 +338,7 @@ final class PodWorker {
       awaitingTime = true;
       return false;
     }
-    String why = kubelet.prepare(pod);
+    String why = kubelet.admission().prepare(pod);
     if (why == null) {
       prepared = true;
       if (notPrepared != null) {
@@ -501,7 +501,7 @@ final class PodWorker {
     lastPosted = status;
     lastPostedAt = now;
     if (phase.equals("Succeeded") || phase.equals("Failed")) {
-      kubelet.podGone(latest);
+      kubelet.admission().podGone(latest);
     }
   }
 

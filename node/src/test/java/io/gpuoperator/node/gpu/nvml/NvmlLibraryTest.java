@@ -65,18 +65,18 @@ class NvmlLibraryTest {
     NvmlLibrary nvml = NvmlBackend.load(lib);
     IntByReference count = new IntByReference();
     int rc = nvml.nvmlDeviceGetCount_v2(count);
-    GpuBackendException e = NvmlBackend.exception(nvml, rc, "nvmlDeviceGetCount_v2");
+    GpuBackendException e = NvmlSession.exception(nvml, rc, "nvmlDeviceGetCount_v2");
     assertThat(e).isInstanceOf(GpuBackendException.Uninitialized.class);
     assertThat(e).hasMessage("nvmlDeviceGetCount_v2: Uninitialized");
     for (GpuError error : GpuError.values()) {
-      GpuBackendException ex = NvmlBackend.exception(nvml, error.code(), "call");
+      GpuBackendException ex = NvmlSession.exception(nvml, error.code(), "call");
       assertThat(ex.error()).isEqualTo(error);
       String simpleName = ex.getClass().getSimpleName();
       assertThat(simpleName.toUpperCase().replace("_", ""))
           .isEqualTo(error.name().replace("_", ""));
       assertThat(ex.getMessage()).startsWith("call: ").hasSizeGreaterThan("call: ".length());
     }
-    assertThat(NvmlBackend.exception(nvml, 9, "x").getMessage()).isEqualTo("x: Driver Not Loaded");
+    assertThat(NvmlSession.exception(nvml, 9, "x").getMessage()).isEqualTo("x: Driver Not Loaded");
     assertThat(nvml.nvmlShutdown()).isZero(); // harmless without init: no crash
   }
 

@@ -1,25 +1,20 @@
 package io.gpuoperator.sim.kubelet.deviceplugin;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.PatchTarget;
-import io.gpuoperator.kubelet.deviceplugin.v1beta1.ContainerAllocateResponse;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.Device;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.sim.kubelet.DraExtendedResources;
 import io.grpc.Server;
-import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -30,16 +25,12 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -61,8 +52,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class KubeletDeviceManager implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletDeviceManager.class);
-  private static final long STATUS_RETRY_MILLIS = 1000;
-  private static final long IDLE_SECONDS = 5;
+
+  /** How long the node's worker threads outlive their last task. */
+  static final long IDLE_SECONDS = 5;
 
   private final String nodeName;
   private final Path pluginDir;
@@ -73,14 +65,12 @@ public final class KubeletDeviceManager implements AutoCloseable {
   private final Map<String, AtomicInteger> registrations = new ConcurrentHashMap<>();
   private final Map<String, PodAssignment> assignments = new LinkedHashMap<>();
   private final Set<String> failedPods = ConcurrentHashMap.newKeySet();
-  private final Map<String, String> published = new HashMap<>();
-  private final ScheduledExecutorService statusWriter;
+  private final NodeResourceStatus status;
   private volatile boolean closing;
   private final ExecutorService connector;
   private Server registrationServer;
   private Server podResourcesServer;
-  private SharedIndexInformer<Pod> podInformer;
-  private ExecutorService admitter;
+  private PodWatch podWatch;
   private volatile DynamicResourceSource dynamicResources = List::of;
 
   /**
@@ -97,14 +87,9 @@ public final class KubeletDeviceManager implements AutoCloseable {
             .resolve(DevicePluginConstants.POD_RESOURCES_DIR)
             .resolve(DevicePluginConstants.KUBELET_SOCKET_NAME);
     this.client = client;
-    // One thread each, serialising the node's status writes and plugin connections, that exists
-    // only while there is work: most of the time a simulated node has none, and hundreds of nodes
-    // share a JVM.
-    ScheduledThreadPoolExecutor writer =
-        new ScheduledThreadPoolExecutor(1, daemon("kubelet-dm-status-" + nodeName));
-    writer.setKeepAliveTime(IDLE_SECONDS, TimeUnit.SECONDS);
-    writer.allowCoreThreadTimeOut(true);
-    this.statusWriter = writer;
+    this.status = new NodeResourceStatus(client, nodeName, this::resourceCounts, () -> closing);
+    // One thread, serialising the node's plugin connections, that exists only while there is
+    // work: most of the time a simulated node has none, and hundreds of nodes share a JVM.
     ThreadPoolExecutor connect =
         new ThreadPoolExecutor(
             1,
@@ -174,53 +159,13 @@ public final class KubeletDeviceManager implements AutoCloseable {
     if (client == null) {
       throw new IllegalStateException("node/" + nodeName + ": watching pods needs a client");
     }
-    admitter = Executors.newSingleThreadExecutor(daemon("kubelet-dm-admit-" + nodeName));
-    podInformer =
-        client
-            .pods()
-            .inAnyNamespace()
-            .withField("spec.nodeName", nodeName)
-            .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Pod pod) {
-                    admitter.execute(() -> onPod(pod));
-                  }
-
-                  @Override
-                  public void onUpdate(Pod old, Pod pod) {
-                    admitter.execute(() -> onPod(pod));
-                  }
-
-                  @Override
-                  public void onDelete(Pod pod, boolean unknownFinalState) {
-                    admitter.execute(() -> release(pod.getMetadata().getUid()));
-                  }
-                },
-                0);
+    podWatch = new PodWatch(client, this);
     return this;
   }
 
-  private void onPod(Pod pod) {
-    String uid = pod.getMetadata().getUid();
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase)
-        || "Failed".equals(phase)
-        || pod.getMetadata().getDeletionTimestamp() != null) {
-      release(uid);
-      return;
-    }
-    if (!failedPods.contains(uid)) {
-      try {
-        admit(pod);
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "pod/{}/{}: admission failed: {}",
-            pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName(),
-            e.toString());
-      }
-    }
+  /** Whether the pod was refused admission (and not released since): not tried again. */
+  boolean refused(String podUid) {
+    return failedPods.contains(podUid);
   }
 
   /**
@@ -263,7 +208,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
           if (!isInit) {
             appOnly.add(a);
           }
-        } catch (AdmissionException e) {
+        } catch (DeviceAllocation.Refused e) {
           failure = e.getMessage();
           break;
         }
@@ -289,19 +234,23 @@ public final class KubeletDeviceManager implements AutoCloseable {
     return Admission.admitted(assignment);
   }
 
+  /**
+   * Allocates from the healthy devices no pod holds, nor an earlier container of this pod that
+   * keeps its devices ({@code pending}).
+   */
   private ContainerAssignment allocate(
       String container,
       boolean initContainer,
       String resource,
       int count,
       List<ContainerAssignment> pending)
-      throws AdmissionException {
+      throws DeviceAllocation.Refused {
     PluginEndpoint endpoint;
     List<String> available;
     synchronized (lock) {
       endpoint = endpoints.get(resource);
       if (endpoint == null) {
-        throw new AdmissionException(
+        throw new DeviceAllocation.Refused(
             "Allocate failed due to cannot allocate unregistered device " + resource);
       }
       Set<String> used = allocatedIds(resource);
@@ -311,58 +260,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
       available = new ArrayList<>(endpoint.healthyIds());
       available.removeAll(used);
     }
-    if (available.size() < count) {
-      throw new AdmissionException(
-          "Allocate failed due to requested number of devices unavailable for "
-              + resource
-              + ". Requested: "
-              + count
-              + ", Available: "
-              + available.size()
-              + ", which is unexpected");
-    }
-    List<String> chosen;
-    try {
-      chosen = choose(endpoint, available, count);
-      ContainerAllocateResponse response = endpoint.allocate(chosen);
-      if (endpoint.options().getPreStartRequired()) {
-        endpoint.preStart(chosen);
-      }
-      return new ContainerAssignment(container, resource, chosen, response, initContainer);
-    } catch (StatusRuntimeException e) {
-      throw new AdmissionException(
-          "Allocate failed due to " + goStatusText(e) + ", which is unexpected");
-    }
-  }
-
-  private static List<String> choose(PluginEndpoint endpoint, List<String> available, int count) {
-    if (available.size() == count) {
-      return available;
-    }
-    if (endpoint.options().getGetPreferredAllocationAvailable()) {
-      List<String> preferred =
-          new ArrayList<>(new LinkedHashSet<>(endpoint.preferredAllocation(available, count)));
-      preferred.retainAll(available);
-      if (preferred.size() == count) {
-        return preferred;
-      }
-      LOG.warn(
-          "plugin for {} preferred {} for a request of {}; taking the first available",
-          endpoint.resource(),
-          preferred,
-          count);
-    }
-    return available.subList(0, count);
-  }
-
-  /** The message text of a gRPC error as the kubelet (Go) prints it. */
-  static String goStatusText(StatusRuntimeException e) {
-    StringBuilder code = new StringBuilder();
-    for (String part : e.getStatus().getCode().name().split("_")) {
-      code.append(part.charAt(0)).append(part.substring(1).toLowerCase(Locale.ROOT));
-    }
-    String desc = e.getStatus().getDescription();
-    return "rpc error: code = " + code + " desc = " + (desc == null ? "" : desc);
+    return DeviceAllocation.allocate(endpoint, available, container, initContainer, count);
   }
 
   /** Frees the devices assigned to a pod (deleted or terminated). */
@@ -381,7 +279,6 @@ public final class KubeletDeviceManager implements AutoCloseable {
     }
   }
 
-  /** The resources of a container handled by a registered plugin, with the device count. */
   /** The container's device-plugin resources, without those the scheduler served through DRA. */
   private Map<String, Integer> deviceRequests(Pod pod, Container c) {
     Map<String, Integer> out = new TreeMap<>();
@@ -485,56 +382,22 @@ public final class KubeletDeviceManager implements AutoCloseable {
     publishStatus();
   }
 
-  /** Patches capacity and allocatable of every known resource on the Node, when they changed. */
   private void publishStatus() {
-    statusWriter.execute(this::writeStatus);
+    status.publish();
   }
 
-  private void writeStatus() {
-    if (client == null) {
-      return;
-    }
-    Map<String, int[]> counts = new TreeMap<>();
+  /** Every registered resource's device counts; a resource whose plugin is gone counts zero. */
+  private Map<String, NodeResourceStatus.Count> resourceCounts() {
+    Map<String, NodeResourceStatus.Count> counts = new TreeMap<>();
     synchronized (lock) {
       for (String resource : registrations.keySet()) {
         PluginEndpoint e = endpoints.get(resource);
         int total = e == null ? 0 : e.devices().size();
         int healthy = e == null ? 0 : e.healthyIds().size();
-        counts.put(resource, new int[] {total, healthy});
+        counts.put(resource, new NodeResourceStatus.Count(total, healthy));
       }
     }
-    Map<String, String> capacity = new TreeMap<>();
-    Map<String, String> allocatable = new TreeMap<>();
-    counts.forEach(
-        (r, c) -> {
-          capacity.put(r, Integer.toString(c[0]));
-          allocatable.put(r, Integer.toString(c[1]));
-        });
-    Map<String, String> flat = new HashMap<>();
-    capacity.forEach((r, v) -> flat.put("c/" + r, v));
-    allocatable.forEach((r, v) -> flat.put("a/" + r, v));
-    if (flat.equals(published)) {
-      return;
-    }
-    String body =
-        Serialization.asJson(
-            Map.of("status", Map.of("capacity", capacity, "allocatable", allocatable)));
-    try {
-      client
-          .nodes()
-          .resource(PatchTarget.of(Node::new, null, nodeName))
-          .subresource("status")
-          .patch(PatchContext.of(PatchType.JSON_MERGE), body);
-      published.clear();
-      published.putAll(flat);
-      LOG.info("node/{}: capacity {} allocatable {}", nodeName, capacity, allocatable);
-    } catch (KubernetesClientException e) {
-      if (closing) {
-        return; // shutting down: the node's status no longer matters
-      }
-      LOG.warn("node/{}: cannot patch status ({}); retrying", nodeName, e.getMessage());
-      statusWriter.schedule(this::writeStatus, STATUS_RETRY_MILLIS, TimeUnit.MILLISECONDS);
-    }
+    return counts;
   }
 
   /** The registration socket. */
@@ -619,11 +482,8 @@ public final class KubeletDeviceManager implements AutoCloseable {
   @Override
   public void close() {
     closing = true;
-    if (podInformer != null) {
-      podInformer.close();
-    }
-    if (admitter != null) {
-      admitter.shutdownNow();
+    if (podWatch != null) {
+      podWatch.close();
     }
     synchronized (lock) {
       endpoints.values().forEach(PluginEndpoint::stop);
@@ -636,7 +496,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
       podResourcesServer.shutdownNow();
     }
     connector.shutdownNow();
-    statusWriter.shutdownNow();
+    status.shutdown();
     // A stopped kubelet leaves no socket behind for plugins to dial.
     try {
       Files.deleteIfExists(kubeletSocket());
@@ -657,18 +517,12 @@ public final class KubeletDeviceManager implements AutoCloseable {
     return s.toString();
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  /** Threads that do not keep the JVM alive, named for the node and their job. */
+  static java.util.concurrent.ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
       t.setDaemon(true);
       return t;
     };
-  }
-
-  /** A refusal during admission, with the kubelet's message. */
-  private static final class AdmissionException extends Exception {
-    AdmissionException(String message) {
-      super(message);
-    }
   }
 }

@@ -1,0 +1,91 @@
+package io.gpuoperator.node.gpu.nvml;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import com.sun.jna.ptr.IntByReference;
+import io.gpuoperator.node.gpu.GpuLink;
+import io.gpuoperator.node.gpu.TopologyLevel;
+import io.gpuoperator.node.gpu.nvml.NvmlStructs.Struct;
+
+/**
+ * How two GPUs are connected, through NVML for {@link NvmlBackend}: their PCIe common ancestor and
+ * how many NVLinks join them, directly or through NVSwitches.
+ */
+final class NvmlTopology {
+  private static final int NVML_NVLINK_MAX_LINKS = 18;
+  private static final int NVML_NVLINK_DEVICE_TYPE_SWITCH = 2;
+
+  private final NvmlSession session;
+  private final NvmlLibrary nvml;
+  private final NvmlGpus gpus;
+
+  NvmlTopology(NvmlSession session, NvmlGpus gpus) {
+    this.session = session;
+    this.nvml = session.nvml();
+    this.gpus = gpus;
+  }
+
+  GpuLink link(int gpuA, int gpuB) {
+    Pointer a = gpus.handle(gpuA);
+    Pointer b = gpus.handle(gpuB);
+    if (gpuA == gpuB) {
+      return new GpuLink(gpuA, gpuB, TopologyLevel.INTERNAL, 0);
+    }
+    IntByReference level = new IntByReference();
+    session.check(
+        nvml.nvmlDeviceGetTopologyCommonAncestor(a, b, level),
+        "nvmlDeviceGetTopologyCommonAncestor");
+    String busB = gpus.device(gpuB).pciBusId();
+    int direct = 0;
+    int switchA = 0;
+    for (int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+      Integer remote = nvlinkRemote(a, link, busB);
+      if (remote == null) {
+        break;
+      }
+      if (remote == 1) {
+        direct++;
+      } else if (remote == 2) {
+        switchA++;
+      }
+    }
+    int switchB = 0;
+    if (switchA > 0) {
+      for (int link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+        Integer remote = nvlinkRemote(b, link, "");
+        if (remote == null) {
+          break;
+        }
+        if (remote == 2) {
+          switchB++;
+        }
+      }
+    }
+    // Through NVSwitch every pair is fully connected: count the links both sides have.
+    return new GpuLink(
+        gpuA, gpuB, TopologyLevel.ofNvml(level.getValue()), direct + Math.min(switchA, switchB));
+  }
+
+  /** null: no more links (or no NVLink); 0 inactive/other; 1 to the peer; 2 to an NVSwitch. */
+  private Integer nvlinkRemote(Pointer dev, int link, String peerBusId) {
+    IntByReference active = new IntByReference();
+    int rc = nvml.nvmlDeviceGetNvLinkState(dev, link, active);
+    if (rc == NvmlSession.ERROR_NOT_SUPPORTED || rc == NvmlSession.ERROR_INVALID_ARGUMENT) {
+      return null;
+    }
+    session.check(rc, "nvmlDeviceGetNvLinkState");
+    if (active.getValue() == 0) {
+      return 0;
+    }
+    IntByReference type = new IntByReference(-1);
+    if (nvml.nvmlDeviceGetNvLinkRemoteDeviceType(dev, link, type) == NvmlSession.SUCCESS
+        && type.getValue() == NVML_NVLINK_DEVICE_TYPE_SWITCH) {
+      return 2;
+    }
+    Memory pci = Struct.PCI_INFO.allocate();
+    session.check(
+        nvml.nvmlDeviceGetNvLinkRemotePciInfo_v2(dev, link, pci),
+        "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    return NvmlStructs.pciBusId(pci).equalsIgnoreCase(peerBusId) ? 1 : 0;
+  }
+}
