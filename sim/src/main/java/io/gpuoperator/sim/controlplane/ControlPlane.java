@@ -321,7 +321,10 @@ public final class ControlPlane implements AutoCloseable {
 
   private String etcdUrl;
 
-  /** The components' flags for the number of node identities (README "Sized for the cluster"). */
+  /**
+   * The components' flags for the number of node identities (docs/simulator.md, "Sized for the
+   * cluster").
+   */
   private ControlPlaneSizing sizing() {
     return ControlPlaneSizing.forNodes(options.nodes.size());
   }
@@ -353,7 +356,7 @@ public final class ControlPlane implements AutoCloseable {
                 // ServiceAccount, PodSecurity, ResourceQuota, the admission webhooks and
                 // policies ...): NodeRestriction as every kubeadm cluster, and
                 // ExtendedResourceToleration so pods asking for nvidia.com/gpu tolerate the GPU
-                // taint, as the README tells users to enable.
+                // taint, as docs/configuration.md tells users to enable.
                 "--enable-admission-plugins=NodeRestriction,ExtendedResourceToleration",
                 "--service-account-issuer=https://kubernetes.default.svc",
                 "--service-account-key-file=" + pki.serviceAccountPub,
