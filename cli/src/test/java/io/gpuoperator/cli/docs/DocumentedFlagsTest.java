@@ -24,8 +24,6 @@ import picocli.CommandLine;
  * picocli declares them. A renamed or removed flag then fails here rather than in a user's shell.
  */
 class DocumentedFlagsTest {
-  private static final Pattern CALL =
-      Pattern.compile("\\./gpu-operator\\s+([a-z][a-z-]*)(?:\\s+([a-z][a-z-]*))?");
   private static final Pattern FIRST_CELL = Pattern.compile("^\\|([^|]*)\\|");
   private static final Pattern OPTION = Pattern.compile("(?<![\\w-])(--?[a-zA-Z][\\w-]*)");
 
@@ -39,7 +37,7 @@ class DocumentedFlagsTest {
     for (var page : byFile.entrySet()) {
       Set<String> options = new HashSet<>();
       for (Block b : page.getValue()) {
-        Matcher m = CALL.matcher(b.script());
+        Matcher m = RunnableBlocks.CALL.matcher(b.script());
         while (m.find()) {
           options.addAll(optionsOf(m.group(1), m.group(2)));
         }

@@ -27,6 +27,10 @@ final class RunnableBlocks {
 
   private static final Pattern FENCE = Pattern.compile("^ {0,3}(`{3,}|~{3,})(.*)$");
 
+  /** A call of the launcher in a block: its subcommand (group 1) and sub-subcommand (group 2). */
+  static final Pattern CALL =
+      Pattern.compile("\\./gpu-operator\\s+([a-z][a-z-]*)(?:\\s+([a-z][a-z-]*))?");
+
   private RunnableBlocks() {}
 
   /** One runnable block: where its opening fence is (1-based line) and its script. */

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -86,9 +85,8 @@ class RunnableBlocksTest {
   @Test
   void runnableBlocksCallOnlySubcommandsTheBinaryHas() {
     Set<String> subcommands = GpuOperatorCommand.commandLine().getSubcommands().keySet();
-    Pattern call = Pattern.compile("\\./gpu-operator\\s+([a-z][a-z-]*)");
     for (Block block : RunnableBlocks.in(ROOT)) {
-      Matcher m = call.matcher(block.script());
+      Matcher m = RunnableBlocks.CALL.matcher(block.script());
       while (m.find()) {
         assertThat(subcommands).as(block.where()).contains(m.group(1));
       }
