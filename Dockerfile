@@ -1,5 +1,5 @@
 # The project image for users with a registry and Docker/BuildKit; scripts/image.sh builds the same
-# image without either (see README, "The project image"). Both read deploy/image/: the Debian
+# image without either (see docs/install.md, "The project image"). Both read deploy/image/: the Debian
 # packages of the base, the JRE's modules and the launcher.
 #   docker build -t registry.example.com/gpu-operator:0.1.0-SNAPSHOT .
 FROM debian:bookworm AS build

@@ -13,7 +13,7 @@
 #   scripts/containerd-binaries.sh
 set -uo pipefail
 
-# Pinned here only (served by the Go module proxy; see README "gpu-operator toolkit").
+# Pinned here only (served by the Go module proxy; see docs/agents/toolkit.md).
 CONTAINERD2_VERSIONS=(v2.0.14 v2.4.2)
 # Bump when the build recipe changes, so caches built by an older recipe are rebuilt.
 RECIPE=1

@@ -26,7 +26,7 @@
 # imagePullPolicy IfNotPresent or Never: nothing is pulled). --device creates a character device
 # node (the simulated GPU driver's /dev/nvidia*; an existing path is left alone). --simulated-profile
 # copies a node profile to <simulated-dir>/node-profile.yaml, where the agents' simulated backend
-# reads this node's GPUs (README "Simulated hardware on a real node").
+# reads this node's GPUs (docs/real-node.md, "Simulated hardware on a real node").
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 

@@ -83,7 +83,7 @@ class RenderedCommandsTest {
         assertThat(SUBCOMMANDS).as(operand.name()).contains(operand.agent().subcommand());
       }
     }
-    // And the subcommands the README promises as agents are really there.
+    // And the subcommands the docs promise as agents are really there.
     assertThat(SUBCOMMANDS).contains("validator", "device-plugin", "feature-discovery");
   }
 

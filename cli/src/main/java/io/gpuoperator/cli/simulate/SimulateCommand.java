@@ -49,7 +49,7 @@ public class SimulateCommand implements Callable<Integer> {
   static final Setting<Path> CLUSTER_FILE =
       Setting.of("--cluster-file", Parse::path)
           .label("FILE")
-          .help("The nodes, as YAML (see README).")
+          .help("The nodes, as YAML (see docs/simulator.md).")
           .orElseDescribed("2 nodes of 8x H100, 4x A100, a CPU node, 2x L4");
   static final Setting<Integer> NODES =
       Setting.of("--nodes", Parse.integer(1, 5000))

@@ -142,8 +142,8 @@ public final class Simulation implements AutoCloseable {
     }
     try {
       step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
-      // Heartbeats further apart on a large cluster, the grace period with them (README "Sized
-      // for the cluster").
+      // Heartbeats further apart on a large cluster, the grace period with them (docs/simulator.md,
+      // "Sized for the cluster").
       ControlPlaneSizing sizing = ControlPlaneSizing.forNodes(names.size());
       KubeletOptions kubeletOptions =
           options.kubeletOptions.withLeaseRenewInterval(

@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>On a machine without GPUs the node gets simulated ones: the driver's device nodes ({@code
  * /dev/nvidia*}, character devices with NVIDIA's numbers that no driver answers) and the node
  * profile in {@link #SIMULATED_DIR}, where the agents' simulated backend reads them when the
- * operator runs with {@code SIMULATED_HARDWARE_DIR} (README "Simulated hardware on a real node").
+ * operator runs with {@code SIMULATED_HARDWARE_DIR} (docs/real-node.md, "Simulated hardware on a
+ * real node").
  */
 public final class RealNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RealNode.class);

@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
     description = {
       "Reconciles the active ClusterPolicy into operands, labels and taints GPU nodes and reports"
           + " status. Configuration comes from environment variables (OPERATOR_NAMESPACE,"
-          + " DRIVER_IMAGE, ...; see README); the flags below override them."
+          + " DRIVER_IMAGE, ...; see docs/operator.md); the flags below override them."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

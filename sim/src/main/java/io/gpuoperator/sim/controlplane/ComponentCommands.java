@@ -22,7 +22,8 @@ final class ComponentCommands {
     this.dir = dir;
     this.pki = pki;
     this.options = options;
-    // The components' flags for the number of node identities (README "Sized for the cluster").
+    // The components' flags for the number of node identities (docs/simulator.md, "Sized for the
+    // cluster").
     this.sizing = ControlPlaneSizing.forNodes(options.nodes.size());
   }
 
@@ -70,7 +71,7 @@ final class ComponentCommands {
                 // ServiceAccount, PodSecurity, ResourceQuota, the admission webhooks and
                 // policies ...): NodeRestriction as every kubeadm cluster, and
                 // ExtendedResourceToleration so pods asking for nvidia.com/gpu tolerate the GPU
-                // taint, as the README tells users to enable.
+                // taint, as docs/configuration.md tells users to enable.
                 "--enable-admission-plugins=NodeRestriction,ExtendedResourceToleration",
                 "--service-account-issuer=https://kubernetes.default.svc",
                 "--service-account-key-file=" + pki.serviceAccountPub,
