@@ -71,6 +71,12 @@ public final class ToolkitAgent {
   /** Configures the runtime and writes the CDI spec; returns what it did. */
   public List<String> install() throws ConfigFileException, IOException, InterruptedException {
     List<String> done = new ArrayList<>();
+    // The GPUs are read before anything on the node changes: a driver root that is not there fails
+    // here, leaving the runtime's config as it was; the spec is in place before the runtime
+    // restarts into CDI.
+    if (s.cdiEnabled()) {
+      done.add(writeCdiSpec(cdiSpec()));
+    }
     if (!s.noRuntimeConfig()) {
       RuntimeConfigurer.Outcome o = configurer().install();
       done.addAll(o.actions());
@@ -79,9 +85,6 @@ public final class ToolkitAgent {
       } else {
         done.add(s.runtime() + " already configured");
       }
-    }
-    if (s.cdiEnabled()) {
-      done.add(writeCdiSpec());
     }
     done.forEach(a -> LOG.info("toolkit: {}", a));
     return done;
@@ -157,7 +160,7 @@ public final class ToolkitAgent {
     }
   }
 
-  private String writeCdiSpec() throws IOException {
+  private CdiGenerator.Result cdiSpec() throws IOException {
     Path driverCtr = local.apply(s.driverRootCtrPath());
     String devRoot = s.devRoot();
     Path devCtr = s.devRootCtrPath() == null ? null : local.apply(s.devRootCtrPath());
@@ -183,6 +186,10 @@ public final class ToolkitAgent {
     GpuBackend backend = gpus.apply(g.driverRoot());
     CdiGenerator.Result r = g.generate(backend);
     r.warnings().forEach(w -> LOG.warn("toolkit: {}", w));
+    return r;
+  }
+
+  private String writeCdiSpec(CdiGenerator.Result r) throws IOException {
     Path file =
         CdiSpecFiles.write(local.apply(s.cdiOutputDir()), r.spec(), CdiSpecFiles.Format.YAML);
     return "wrote the "

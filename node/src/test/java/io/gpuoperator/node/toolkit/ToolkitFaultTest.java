@@ -37,6 +37,28 @@ class ToolkitFaultTest {
   }
 
   @Test
+  void aDriverRootThatIsNotThereFailsBeforeTheRuntimeIsTouched() throws Exception {
+    Path config = write(GOOD);
+    Path missing = dir.resolve("no-driver");
+    Result r =
+        install(
+            config,
+            "--cdi-enabled=true",
+            "--cdi-output-dir",
+            dir.resolve("cdi").toString(),
+            "--driver-root",
+            missing.toString(),
+            "--driver-root-ctr-path",
+            missing.toString(),
+            "--backend",
+            "nvml");
+    assertThat(r.code).isEqualTo(1);
+    assertThat(r.err).isNotBlank();
+    assertThat(Files.readString(config)).isEqualTo(GOOD);
+    assertThat(filesIn(dir)).containsExactly("config.toml");
+  }
+
+  @Test
   void unknownVersionIsLeftUntouched() throws Exception {
     String v7 = "version = 7\n" + GOOD.substring(GOOD.indexOf("root"));
     Path config = write(v7);
@@ -134,29 +156,32 @@ class ToolkitFaultTest {
 
   record Result(int code, String err) {}
 
-  private Result install(Path config) {
-    return toolkit(new ToolkitCommand.Install(), config);
+  private Result install(Path config, String... more) {
+    return toolkit(new ToolkitCommand.Install(), config, more);
   }
 
   private Result uninstall(Path config) {
     return toolkit(new ToolkitCommand.Uninstall(), config);
   }
 
-  private Result toolkit(ToolkitCommand.Step step, Path config) {
+  private Result toolkit(ToolkitCommand.Step step, Path config, String... more) {
     step.env = Map.of();
     CommandLine cl = new CommandLine(step);
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err, true));
-    int code =
-        cl.execute(
-            "--config",
-            config.toString(),
-            "--drop-in-config",
-            dir.resolve("conf.d/99-nvidia.toml").toString(),
-            "--config-source",
-            "file",
-            "--restart-mode",
-            "none");
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--config",
+                config.toString(),
+                "--drop-in-config",
+                dir.resolve("conf.d/99-nvidia.toml").toString(),
+                "--config-source",
+                "file",
+                "--restart-mode",
+                "none"));
+    args.addAll(List.of(more));
+    int code = cl.execute(args.toArray(String[]::new));
     return new Result(code, err.toString());
   }
 
