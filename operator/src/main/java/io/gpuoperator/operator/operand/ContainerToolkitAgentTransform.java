@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 
@@ -12,19 +11,19 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
  * are mounted exactly as under NVIDIA's image; CRI-O always gets the drop-in (our agent has no OCI
  * hook mode).
  */
-public final class ContainerToolkitAgentTransform implements Transform {
+public final class ContainerToolkitAgentTransform implements MainContainerTransform {
   @Override
   public SectionEnv sectionEnv() {
     return SectionEnv.BY_TRANSFORM;
   }
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
-    PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    Container c = DaemonSets.container(pod, ContainerToolkitTransform.CONTAINER);
+  public String container() {
+    return ContainerToolkitTransform.CONTAINER;
+  }
+
+  @Override
+  public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     ContainerToolkitTransform.installDir(pod, c, ctx);
     DaemonSets.setEnv(c, "CDI_ENABLED", Boolean.toString(ctx.cdiEnabled()));
     if (ctx.cdiEnabled()) {

@@ -2,7 +2,6 @@ package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -19,7 +18,7 @@ import java.util.List;
  * names instead ({@code CONTAINERD_CONFIG=/etc/k3s/...}) is mounted and rewritten to the container
  * path.
  */
-public final class ContainerToolkitTransform implements Transform {
+public final class ContainerToolkitTransform implements MainContainerTransform {
   static final String CONTAINER = "nvidia-container-toolkit-ctr";
   static final String DEFAULT_INSTALL_DIR = "/usr/local/nvidia";
 
@@ -29,12 +28,12 @@ public final class ContainerToolkitTransform implements Transform {
   }
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
-    PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    Container c = DaemonSets.container(pod, CONTAINER);
+  public String container() {
+    return CONTAINER;
+  }
+
+  @Override
+  public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     installDir(pod, c, ctx);
     String runtime = ctx.runtime();
     boolean nri = ctx.nriPlugin();

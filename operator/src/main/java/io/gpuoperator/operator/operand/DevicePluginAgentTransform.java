@@ -1,7 +1,7 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
@@ -27,7 +27,7 @@ import java.util.List;
  * {@code CAP_SYS_ADMIN}, so that one capability is added (and privilege escalation is then left to
  * the runtime's default, which the API server requires with SYS_ADMIN).
  */
-public final class DevicePluginAgentTransform implements Transform {
+public final class DevicePluginAgentTransform implements MainContainerTransform {
   static final String CONTAINER = "nvidia-device-plugin";
   static final String CONFIG_DIR = "/available-configs";
 
@@ -35,12 +35,12 @@ public final class DevicePluginAgentTransform implements Transform {
   static final String SYS_ADMIN = "SYS_ADMIN";
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
-    var pod = ds.getSpec().getTemplate().getSpec();
-    Container c = DaemonSets.container(pod, CONTAINER);
+  public String container() {
+    return CONTAINER;
+  }
+
+  @Override
+  public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     DevicePluginSpec spec = ctx.spec().devicePlugin;
     DaemonSets.setEnv(c, DevicePluginSettings.MIG_STRATEGY, ctx.migStrategy());
     if (ctx.migStrategy() != MigStrategy.NONE) {

@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.DevicePluginSpec;
@@ -12,7 +11,7 @@ import io.gpuoperator.operator.spec.Section;
  * the entrypoint ConfigMap waits for the validated driver; GPUDirect, config, MIG, CDI and MPS
  * settings become env in the original's order, the policy's env last.
  */
-public final class DevicePluginTransform implements Transform {
+public final class DevicePluginTransform implements MainContainerTransform {
   static final String CONTAINER = "nvidia-device-plugin";
   static final String DEFAULT_MPS_ROOT = "/run/nvidia/mps";
 
@@ -22,12 +21,12 @@ public final class DevicePluginTransform implements Transform {
   }
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
-    PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    Container c = DaemonSets.container(pod, CONTAINER);
+  public String container() {
+    return CONTAINER;
+  }
+
+  @Override
+  public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     if (Section.GDS.enabled(ctx.spec())) {
       DaemonSets.setEnv(c, "GDS_ENABLED", "true");
       DaemonSets.setEnv(c, "MOFED_ENABLED", "true");

@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.DevicePluginSpec;
@@ -13,7 +12,7 @@ import io.gpuoperator.operator.spec.Section;
  * nvidia.com/mps.capable=true}). As in the original, the device plugin section's image, pull policy
  * and resources apply, but not its env and args; {@code MPS_ROOT} is not set.
  */
-public final class MpsControlDaemonTransform implements Transform {
+public final class MpsControlDaemonTransform implements MainContainerTransform {
   static final String CONTAINER = "mps-control-daemon-ctr";
   static final String MOUNTS = "mps-control-daemon-mounts";
 
@@ -23,12 +22,12 @@ public final class MpsControlDaemonTransform implements Transform {
   }
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
-    PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    Container c = DaemonSets.container(pod, CONTAINER);
+  public String container() {
+    return CONTAINER;
+  }
+
+  @Override
+  public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     DevicePluginSpec spec = ctx.spec().devicePlugin;
     Container mounts = DaemonSets.container(pod, MOUNTS);
     mounts.setImage(c.getImage());

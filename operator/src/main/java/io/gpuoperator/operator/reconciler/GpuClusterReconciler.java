@@ -230,22 +230,8 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
   }
 
   private GPUClusterStatus failed(GPUCluster cluster, long generation, String message) {
-    GPUClusterStatus s =
-        PolicyStatusModel.fill(
-            new GPUClusterStatus(),
-            State.NOT_READY,
-            generation,
-            config.namespace(),
-            false,
-            Conditions.RECONCILE_FAILED,
-            message,
-            true,
-            null,
-            cluster.getStatus());
-    if (cluster.getStatus() != null) {
-      s.operands = cluster.getStatus().operands;
-    }
-    return s;
+    return PolicyStatusModel.failed(
+        new GPUClusterStatus(), generation, config.namespace(), message, cluster.getStatus());
   }
 
   private void writeStatus(GPUCluster cluster, GPUClusterStatus status, String warning) {

@@ -405,22 +405,8 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   }
 
   private NVIDIADriverStatus invalid(NVIDIADriver d, long generation, String message) {
-    NVIDIADriverStatus s =
-        PolicyStatusModel.fill(
-            new NVIDIADriverStatus(),
-            State.NOT_READY,
-            generation,
-            config.namespace(),
-            false,
-            Conditions.RECONCILE_FAILED,
-            message,
-            true,
-            null,
-            d.getStatus());
-    if (d.getStatus() != null) {
-      s.operands = d.getStatus().operands;
-    }
-    return s;
+    return PolicyStatusModel.failed(
+        new NVIDIADriverStatus(), generation, config.namespace(), message, d.getStatus());
   }
 
   private void writeStatus(NVIDIADriver driver, NVIDIADriverStatus status, String warning) {

@@ -84,9 +84,18 @@ public final class PolicyStatusModel {
   /** Applying failed with an API error (retried by the framework). */
   public static ClusterPolicyStatus failed(
       long generation, String namespace, String message, ClusterPolicyStatus previous) {
-    List<OperandReadiness> none = null;
-    ClusterPolicyStatus s =
-        build(
+    return failed(new ClusterPolicyStatus(), generation, namespace, message, previous);
+  }
+
+  /**
+   * A pass failed (an API error, retried, or a spec it cannot apply): not ready, the error in both
+   * conditions, and the operands as the last status had them (nothing was measured this pass).
+   */
+  public static <S extends PolicyStatus> S failed(
+      S fresh, long generation, String namespace, String message, PolicyStatus previous) {
+    S s =
+        fill(
+            fresh,
             State.NOT_READY,
             generation,
             namespace,
@@ -94,7 +103,7 @@ public final class PolicyStatusModel {
             Conditions.RECONCILE_FAILED,
             message,
             true,
-            none,
+            null,
             previous);
     if (previous != null) {
       s.operands = previous.operands;
