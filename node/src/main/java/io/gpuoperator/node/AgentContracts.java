@@ -24,18 +24,15 @@ import java.util.Set;
  * parser, so a name or a type cannot drift on one side only.
  */
 public final class AgentContracts {
+  /** The NVIDIA runtime's: {@code all} lets the container see every MIG device. */
+  public static final String MIG_MONITOR_DEVICES = "NVIDIA_MIG_MONITOR_DEVICES";
+
   /**
    * Variables a container of ours is given that no agent reads: the NVIDIA container runtime's
    * (which GPUs, which driver capabilities, MIG monitoring) act before the process starts.
    */
   public static final Set<String> RUNTIME_ENV =
-      Set.of(
-          "NVIDIA_VISIBLE_DEVICES",
-          "NVIDIA_DRIVER_CAPABILITIES",
-          AgentContracts.MIG_MONITOR_DEVICES);
-
-  /** The NVIDIA runtime's: {@code all} lets the container see every MIG device. */
-  public static final String MIG_MONITOR_DEVICES = "NVIDIA_MIG_MONITOR_DEVICES";
+      Set.of("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", MIG_MONITOR_DEVICES);
 
   /** An agent's contract: its subcommand and every setting it reads. */
   public record Contract(String subcommand, List<Setting<?>> settings) {
