@@ -578,6 +578,19 @@ class RealNodeE2EIT {
   }
 
   /** The last lines a container wrote (the previous run's when it restarted). */
+  /** The spec files in the node's CDI directories (this machine's: the node is this machine). */
+  static String cdiSpecs() {
+    List<String> out = new java.util.ArrayList<>();
+    for (String dir : List.of("/var/run/cdi", "/etc/cdi")) {
+      try (var files = Files.list(Path.of(dir))) {
+        files.forEach(f -> out.add(f.toString()));
+      } catch (java.io.IOException e) {
+        out.add(dir + " (" + e.getClass().getSimpleName() + ")");
+      }
+    }
+    return out.toString();
+  }
+
   static String log(Pod p, String container) {
     try {
       return c.pods()
@@ -649,7 +662,12 @@ class RealNodeE2EIT {
           out.append("\n    log of ").append(s.getName()).append(": ").append(log(p, s.getName()));
         }
       }
+      // The toolkit's log says which CDI spec it wrote or removed, which the validator waits for.
+      if (p.getMetadata().getName().startsWith("nvidia-container-toolkit-daemonset")) {
+        out.append("\n    log of the toolkit: ").append(log(p, "nvidia-container-toolkit-ctr"));
+      }
     }
+    out.append("\n  CDI specs on the node: ").append(cdiSpecs());
     return out.toString();
   }
 }
