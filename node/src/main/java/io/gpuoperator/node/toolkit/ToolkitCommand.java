@@ -108,13 +108,13 @@ public class ToolkitCommand implements Callable<Integer> {
     }
   }
 
-  /** One step of the toolkit, then exit. */
+  /**
+   * One step of the toolkit, then exit. Its flags are the parent's (inherited), so they count
+   * before or after the subcommand's name; the environment is the parent's too.
+   */
   abstract static class Step implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin ToolkitOptions options;
-
-    /** The environment; tests replace it. */
-    Map<String, String> env = System.getenv();
+    @CommandLine.ParentCommand ToolkitCommand parent;
 
     abstract List<String> step(ToolkitAgent agent) throws Exception;
 
@@ -122,9 +122,14 @@ public class ToolkitCommand implements Callable<Integer> {
     public Integer call() {
       PrintWriter err = spec.commandLine().getErr();
       String name = spec.name();
+      InheritedFlags.refuseAmbiguous(parent.spec, spec);
+      if (parent.noDaemon != null) {
+        throw new ConfigException(
+            "--no-daemon is for toolkit without a subcommand; toolkit " + name + " always exits");
+      }
       ToolkitSettings s;
       try {
-        s = ToolkitSettings.resolve(options.flags(), env);
+        s = ToolkitSettings.resolve(parent.options.flags(), parent.env);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(e.getMessage(), e); // one line and exit 2, as every command
       }

@@ -5,18 +5,24 @@ import io.gpuoperator.node.toolkit.ToolkitSettings.Setting;
 import java.util.EnumMap;
 import java.util.Map;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
- * The toolkit's flags, shared by {@code toolkit}, {@code toolkit install} and {@code uninstall}.
+ * The toolkit's flags, declared once on {@code toolkit} and inherited by {@code install} and {@code
+ * uninstall}, so {@code toolkit --config X install} and {@code toolkit install --config X} set the
+ * same field (two copies, one per command, once let a flag before the subcommand go unread and the
+ * host's default config be written instead).
  */
 public class ToolkitOptions {
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "containerd|crio",
       names = "--runtime",
       description = "containerd or crio (env RUNTIME; default containerd)")
   String runtime;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--config",
       description =
@@ -25,6 +31,7 @@ public class ToolkitOptions {
   String config;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--drop-in-config",
       description =
@@ -33,6 +40,7 @@ public class ToolkitOptions {
   String dropIn;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--drop-in-config-host-path",
       description =
@@ -41,6 +49,7 @@ public class ToolkitOptions {
   String dropInHostPath;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--socket",
       description =
@@ -49,6 +58,7 @@ public class ToolkitOptions {
   String socket;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "signal|systemd|none",
       names = "--restart-mode",
       description =
@@ -57,6 +67,7 @@ public class ToolkitOptions {
   String restartMode;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "SOURCES",
       names = "--config-source",
       description =
@@ -65,12 +76,14 @@ public class ToolkitOptions {
   String configSource;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "NAME",
       names = "--nvidia-runtime-name",
       description = "Name of the main runtime (env CONTAINERD_RUNTIME_CLASS; default nvidia)")
   String runtimeName;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "BOOL",
       names = "--set-as-default",
       arity = "0..1",
@@ -79,6 +92,7 @@ public class ToolkitOptions {
   String setAsDefault;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--toolkit-root",
       description =
@@ -87,6 +101,7 @@ public class ToolkitOptions {
   String toolkitRoot;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "BOOL",
       names = "--cdi-enabled",
       arity = "0..1",
@@ -95,30 +110,35 @@ public class ToolkitOptions {
   String cdiEnabled;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--cdi-output-dir",
       description = "Where the CDI spec goes (env CDI_OUTPUT_DIR; default /var/run/cdi)")
   String cdiOutputDir;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "CDI_KIND",
       names = "--cdi-kind",
       description = "The spec's kind (env CDI_KIND; default management.nvidia.com/gpu)")
   String cdiKind;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--host-root",
       description = "The host's root as seen here (env HOST_ROOT_MOUNT; default /)")
   String hostRoot;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--pid-file",
       description = "Pid file (env TOOLKIT_PID_FILE; default /run/nvidia/toolkit/toolkit.pid)")
   String pidFile;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--driver-root",
       description =
@@ -126,6 +146,7 @@ public class ToolkitOptions {
   String driverRoot;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--driver-root-ctr-path",
       description =
@@ -133,18 +154,21 @@ public class ToolkitOptions {
   String driverRootCtrPath;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--dev-root",
       description = "Root of /dev on the host (env NVIDIA_DEV_ROOT, DEV_ROOT)")
   String devRoot;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "DIR",
       names = "--dev-root-ctr-path",
       description = "Where the dev root is seen here (env DEV_ROOT_CTR_PATH)")
   String devRootCtrPath;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "BOOL",
       names = "--no-runtime-config",
       arity = "0..1",
@@ -153,12 +177,14 @@ public class ToolkitOptions {
   String noRuntimeConfig;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "config|hook",
       names = "--crio-config-mode",
       description = "config (runtime handlers; the only mode here) or hook (env CRIO_CONFIG_MODE)")
   String crioConfigMode;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--containerd-path",
       description =
@@ -166,24 +192,31 @@ public class ToolkitOptions {
   String containerdPath;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "nvml|simulated",
       names = "--backend",
       description = "nvml or simulated, for the CDI spec (env GPU_BACKEND)")
   String backend;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "NAME|FILE",
       names = "--node-profile",
       description = "Simulated node profile (env GPU_NODE_PROFILE)")
   String nodeProfile;
 
   @Option(
+      scope = ScopeType.INHERIT,
       paramLabel = "FILE",
       names = "--nvml-library",
       description = "libnvidia-ml.so.1 to load (env NVML_LIBRARY)")
   String nvmlLibrary;
 
-  @Option(paramLabel = "NAME", names = "--node-name", description = "This node (env NODE_NAME)")
+  @Option(
+      scope = ScopeType.INHERIT,
+      paramLabel = "NAME",
+      names = "--node-name",
+      description = "This node (env NODE_NAME)")
   String nodeName;
 
   /** The flags given, by setting. */

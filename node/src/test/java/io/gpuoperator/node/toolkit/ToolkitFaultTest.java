@@ -157,21 +157,21 @@ class ToolkitFaultTest {
   record Result(int code, String err) {}
 
   private Result install(Path config, String... more) {
-    return toolkit(new ToolkitCommand.Install(), config, more);
+    return toolkit("install", config, more);
   }
 
   private Result uninstall(Path config) {
-    return toolkit(new ToolkitCommand.Uninstall(), config);
+    return toolkit("uninstall", config);
   }
 
-  private Result toolkit(ToolkitCommand.Step step, Path config, String... more) {
-    step.env = Map.of();
-    CommandLine cl = new CommandLine(step);
+  private Result toolkit(String step, Path config, String... more) {
+    CommandLine cl = new CommandLine(new ToolkitCommand(Map.of()));
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err, true));
     List<String> args =
         new ArrayList<>(
             List.of(
+                step,
                 "--config",
                 config.toString(),
                 "--drop-in-config",
