@@ -6,6 +6,9 @@ import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
 import com.google.protobuf.UnknownFieldSet;
 import io.gpuoperator.kubelet.dra.v1.DRAPluginGrpc;
+import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesRequest;
+import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import io.grpc.BindableService;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -13,10 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One DRA plugin implementation served under both kubelet API versions. The v1beta1 messages are
- * the v1 messages without {@code Device.share_id} (same packages of fields, same numbers), so a
- * message converts between versions through its wire bytes: nothing is copied field by field and
- * nothing can drift.
+ * One DRA plugin implementation served under both kubelet API versions. The v1beta1 API imports
+ * v1's requests and unprepare responses; its own prepare response differs only in lacking {@code
+ * Device.share_id} (same fields, same numbers), so it converts from v1 through its wire bytes:
+ * nothing is copied field by field and nothing can drift.
  */
 public final class DraServices {
   private DraServices() {}
@@ -26,29 +29,27 @@ public final class DraServices {
     return new io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.DRAPluginImplBase() {
       @Override
       public void nodePrepareResources(
-          io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesRequest request,
+          NodePrepareResourcesRequest request,
           StreamObserver<io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesResponse> out) {
         v1.nodePrepareResources(
-            convert(request, io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesRequest.parser()),
+            request,
             converting(
                 out, io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesResponse.parser()));
       }
 
       @Override
       public void nodeUnprepareResources(
-          io.gpuoperator.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest request,
-          StreamObserver<io.gpuoperator.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse> out) {
-        v1.nodeUnprepareResources(
-            convert(request, io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesRequest.parser()),
-            converting(
-                out, io.gpuoperator.kubelet.dra.v1beta1.NodeUnprepareResourcesResponse.parser()));
+          NodeUnprepareResourcesRequest request,
+          StreamObserver<NodeUnprepareResourcesResponse> out) {
+        v1.nodeUnprepareResources(request, out);
       }
     };
   }
 
   /**
-   * A message of one API version as the same message of the other. Fields the target does not know
-   * (v1's {@code share_id} read as v1beta1) are dropped, as the Go kubelet would ignore them.
+   * A message of one API version as the same message of the other (the prepare responses). Fields
+   * the target does not know (v1's {@code share_id} read as v1beta1) are dropped, as the Go kubelet
+   * would ignore them.
    */
   public static <T extends Message> T convert(Message from, Parser<T> to) {
     try {

@@ -8,6 +8,9 @@ import io.gpuoperator.kubelet.dra.v1.Device;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourceResponse;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesRequest;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesResponse;
+import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourceResponse;
+import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesRequest;
+import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.kubelet.pluginregistration.v1.InfoRequest;
 import io.gpuoperator.kubelet.pluginregistration.v1.PluginInfo;
@@ -56,6 +59,22 @@ class DraServicesTest {
                               .setDeviceName("gpu-0")
                               .addCdiDeviceIds("k8s.gpu.nvidia.com/claim=" + c.getName())
                               .setShareId("share-1"))
+                      .build());
+            }
+            out.onNext(response.build());
+            out.onCompleted();
+          }
+
+          @Override
+          public void nodeUnprepareResources(
+              NodeUnprepareResourcesRequest request,
+              StreamObserver<NodeUnprepareResourcesResponse> out) {
+            var response = NodeUnprepareResourcesResponse.newBuilder();
+            for (Claim c : request.getClaimsList()) {
+              response.putClaims(
+                  c.getUid(),
+                  NodeUnprepareResourceResponse.newBuilder()
+                      .setError("kept " + c.getName())
                       .build());
             }
             out.onNext(response.build());
@@ -111,10 +130,8 @@ class DraServicesTest {
       assertThat(v1Answer.getClaimsOrThrow("uid-1").getDevices(0).getShareId())
           .isEqualTo("share-1");
 
-      var v1beta1Request =
-          DraServices.convert(
-              NodePrepareResourcesRequest.newBuilder().addClaims(claim).build(),
-              io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesRequest.parser());
+      // v1beta1 takes v1's request message (imported); its answer is its own Device type.
+      var v1beta1Request = NodePrepareResourcesRequest.newBuilder().addClaims(claim).build();
       var v1beta1Answer =
           io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
               .withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -124,6 +141,14 @@ class DraServicesTest {
       assertThat(device.getCdiDeviceIdsList()).containsExactly("k8s.gpu.nvidia.com/claim=c1");
       // share_id (v1 only) does not leak into the v1beta1 answer as an unknown field.
       assertThat(device.getUnknownFields().asMap()).isEmpty();
+
+      // Unprepare's messages are v1's in both versions: the v1beta1 call reaches the v1 handler.
+      var unprepared =
+          io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
+              .withDeadlineAfter(30, TimeUnit.SECONDS)
+              .nodeUnprepareResources(
+                  NodeUnprepareResourcesRequest.newBuilder().addClaims(claim).build());
+      assertThat(unprepared.getClaimsOrThrow("uid-1").getError()).isEqualTo("kept c1");
     } finally {
       channel.shutdownNow();
       regChannel.shutdownNow();

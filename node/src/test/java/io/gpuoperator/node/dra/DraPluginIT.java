@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.kubelet.dra.DraServices;
 import io.gpuoperator.kubelet.dra.v1.Claim;
 import io.gpuoperator.kubelet.dra.v1.DRAPluginGrpc;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesRequest;
@@ -138,9 +137,7 @@ class DraPluginIT {
           io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
               .withDeadlineAfter(30, TimeUnit.SECONDS)
               .nodePrepareResources(
-                  DraServices.convert(
-                      NodePrepareResourcesRequest.newBuilder().addClaims(claim).build(),
-                      io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesRequest.parser()));
+                  NodePrepareResourcesRequest.newBuilder().addClaims(claim).build());
       assertThat(beta.getClaimsOrThrow(uid).getDevices(0).getCdiDeviceIdsList())
           .isEqualTo(result.getDevices(0).getCdiDeviceIdsList());
     } finally {

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The kubelet's connection to one registered DRA plugin, speaking the service version chosen at
- * registration (v1, or v1beta1 for older plugins; the messages are converted through their wire
- * form). Calls time out after 45 s, as the kubelet's do.
+ * registration (v1, or v1beta1 for older plugins; v1beta1 imports v1's requests, and its prepare
+ * response is converted through its wire form). Calls time out after 45 s, as the kubelet's do.
  *
  * @param driver the driver name the plugin registered
  * @param endpoint its DRAPlugin socket
@@ -38,27 +38,20 @@ record DraPluginClient(String driver, Path endpoint, String service, ManagedChan
     var answer =
         io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
             .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-            .nodePrepareResources(
-                DraServices.convert(
-                    request,
-                    io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesRequest.parser()));
+            .nodePrepareResources(request);
     return DraServices.convert(answer, NodePrepareResourcesResponse.parser());
   }
 
+  /** The request and the response are the same messages in both versions (v1beta1 imports v1's). */
   NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) {
     if (service.equals(DraConstants.SERVICE_V1)) {
       return DRAPluginGrpc.newBlockingStub(channel)
           .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
           .nodeUnprepareResources(request);
     }
-    var answer =
-        io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-            .nodeUnprepareResources(
-                DraServices.convert(
-                    request,
-                    io.gpuoperator.kubelet.dra.v1beta1.NodeUnprepareResourcesRequest.parser()));
-    return DraServices.convert(answer, NodeUnprepareResourcesResponse.parser());
+    return io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+        .nodeUnprepareResources(request);
   }
 
   @Override
