@@ -1,5 +1,6 @@
 package io.gpuoperator.node.cdi;
 
+import io.gpuoperator.node.files.ConfinedRoot;
 import io.gpuoperator.node.files.RootedPath;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuInventory;
@@ -26,7 +27,10 @@ public record CdiGenerator(
   /** The spec and what was not found (for a warning). */
   public record Result(CdiSpec spec, List<String> warnings) {}
 
-  /** Generates the spec; fails when the driver root does not exist. */
+  /**
+   * Generates the spec; fails when the driver root does not exist, and when a device node or file
+   * the spec would name leads out of its root ({@link CdiSpecConfinement}).
+   */
   public Result generate(GpuBackend gpus) throws IOException {
     if (!Files.isDirectory(driverRoot)) {
       throw new IOException("driver root " + driverRoot + " is not a directory");
@@ -53,6 +57,12 @@ public record CdiGenerator(
             files,
             options,
             p -> dev == null ? java.util.Optional.empty() : dev.resolve(p).map(dev::inRoot));
+    // A GPU node that does not resolve in the dev root is named as the driver reported it; if a
+    // link stands there (a hostile root's /dev/nvidia0 -> /dev/sda), this is where it stops.
+    CdiSpecConfinement.check(
+        spec,
+        new ConfinedRoot("dev root", options.devRoot(), devRoot),
+        new ConfinedRoot("driver root", options.driverRoot(), driverRoot));
     return new Result(spec, warnings);
   }
 }

@@ -2,6 +2,7 @@ package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.node.agent.AgentLane;
+import io.gpuoperator.node.files.ConfinedRoot;
 import io.gpuoperator.node.files.DirectoryWatch;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuInventory;
@@ -161,11 +162,14 @@ public final class DevicePluginAgent implements AutoCloseable {
         || s.deviceListStrategies().stream().noneMatch(DeviceListStrategy::cdi)) {
       return;
     }
+    var spec = CdiSpecModel.build(resources, s, p -> Files.exists(Path.of(p)));
+    // This process sees the dev root where the host has it.
+    String devRoot = s.devRoot() == null ? "/" : s.devRoot().toString();
+    var root = new ConfinedRoot("dev root", devRoot, Path.of(devRoot));
+    io.gpuoperator.node.cdi.CdiSpecConfinement.check(spec, root, root);
     Path file =
         io.gpuoperator.node.cdi.CdiSpecFiles.write(
-            cdiSpecDir,
-            CdiSpecModel.build(resources, s, p -> Files.exists(Path.of(p))),
-            io.gpuoperator.node.cdi.CdiSpecFiles.Format.JSON);
+            cdiSpecDir, spec, io.gpuoperator.node.cdi.CdiSpecFiles.Format.JSON);
     LOG.info("CDI spec written to {}", file);
   }
 

@@ -164,7 +164,8 @@ public final class ClaimCdiSpecModel {
     return out;
   }
 
-  private static String hostPath(String containerPath, Path devRoot) {
+  /** Where {@code containerPath} is on the host, below {@code devRoot}. */
+  static String hostPath(String containerPath, Path devRoot) {
     Path root = devRoot == null ? Path.of("/") : devRoot;
     return root.resolve(containerPath.substring(1)).toString();
   }

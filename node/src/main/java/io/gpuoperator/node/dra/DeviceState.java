@@ -2,6 +2,7 @@ package io.gpuoperator.node.dra;
 
 import io.gpuoperator.node.cdi.DeviceNodes;
 import io.gpuoperator.node.files.AtomicFile;
+import io.gpuoperator.node.files.ConfinedRoot;
 import io.gpuoperator.node.gpu.ComputeInstance;
 import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -200,6 +201,7 @@ public final class DeviceState {
     if (mps) {
       Files.createDirectories(mpsDir.resolve("log"));
     }
+    checkConfined(entries);
     AtomicFile.writeJson(
         cdiDir.resolve(ClaimCdiSpecModel.fileName(claim.uid())),
         ClaimCdiSpecModel.build(
@@ -437,6 +439,20 @@ public final class DeviceState {
       for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
+    }
+  }
+
+  /**
+   * Refuses device nodes that a link leads out of the dev root (this process sees it where the host
+   * has it), before the claim's spec names them.
+   */
+  private void checkConfined(List<ClaimCdiSpecModel.Entry> entries) throws IOException {
+    String root = devRoot == null ? "/" : devRoot.toString();
+    ConfinedRoot confined = new ConfinedRoot("dev root", root, Path.of(root));
+    List<String> paths = new ArrayList<>(ClaimCdiSpecModel.CONTROL_DEVICES);
+    entries.forEach(e -> paths.addAll(e.deviceNodes()));
+    for (String p : paths) {
+      confined.check("device node " + p, ClaimCdiSpecModel.hostPath(p, devRoot));
     }
   }
 }

@@ -20,7 +20,7 @@ import java.util.Optional;
  */
 public final class RootedPath {
   /** As the kernel's limit on links followed in one lookup. */
-  static final int MAX_LINKS = 40;
+  public static final int MAX_LINKS = 40;
 
   private final Path root;
 
