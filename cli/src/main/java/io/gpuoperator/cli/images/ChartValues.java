@@ -1,17 +1,16 @@
 package io.gpuoperator.cli.images;
 
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.config.Document;
+import io.gpuoperator.config.Documents;
+import io.gpuoperator.operator.plan.PolicyFile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,7 +29,8 @@ import java.util.regex.Pattern;
  */
 public final class ChartValues {
   private static final String CHART = "/io/gpuoperator/cli/images/chart/";
-  private static final ObjectMapper YAML = new YAMLMapper();
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Map<String, Object> values;
 
@@ -40,15 +40,12 @@ public final class ChartValues {
 
   /** The chart's defaults merged with each file in order (later files win, null removes). */
   public static ChartValues load(List<Path> files) {
-    Map<String, Object> merged = parse(resource("values.yaml"), "the chart's values.yaml");
+    Map<String, Object> merged =
+        values(Documents.parse(resource("values.yaml"), "the chart's values.yaml"));
     for (Path file : files) {
-      String text;
-      try {
-        text = Files.readString(file);
-      } catch (IOException e) {
-        throw new ConfigException(file + ": cannot read: " + e.getMessage(), e);
-      }
-      merged = merge(merged, parse(text, file.toString()));
+      // The project's one reader of users' files: size, depth and alias limits, duplicate keys
+      // refused, errors as file:line:column without Java's type names.
+      merged = merge(merged, values(Documents.read(file)));
     }
     return new ChartValues(merged);
   }
@@ -102,7 +99,15 @@ public final class ChartValues {
     policy.put("kind", "ClusterPolicy");
     policy.put("metadata", Map.of("name", "cluster-policy"));
     policy.put("spec", spec);
-    return new KubernetesSerialization().convertValue(policy, ClusterPolicy.class);
+    // Checked as the API server would check what helm applies (schema, then binding), so a value
+    // of the wrong type is named by its field, not by the Java type it failed to become.
+    PolicyFile file =
+        PolicyFile.of(Document.of("the ClusterPolicy the values make", JSON.valueToTree(policy)));
+    if (!file.valid()) {
+      throw new ConfigException(
+          String.join("; ", file.errors().stream().map(Object::toString).toList()));
+    }
+    return file.policy();
   }
 
   /**
@@ -164,13 +169,18 @@ public final class ChartValues {
     return out;
   }
 
-  private static Map<String, Object> parse(String text, String what) {
-    try {
-      Map<String, Object> m = YAML.readValue(text, new TypeReference<Map<String, Object>>() {});
-      return m == null ? new LinkedHashMap<>() : m;
-    } catch (IOException e) {
-      throw new ConfigException(what + ": not a YAML map of values: " + e.getMessage(), e);
+  /** A values document's top-level map (empty for an empty file), as Helm requires one. */
+  private static Map<String, Object> values(Document doc) {
+    if (doc.isEmpty()) {
+      return new LinkedHashMap<>();
     }
+    if (!doc.root().isObject()) {
+      throw doc.error(
+          "",
+          "expected a map of values (key: value lines), got "
+              + (doc.root().isArray() ? "a list" : "a single value"));
+    }
+    return map(doc.toPlain());
   }
 
   @SuppressWarnings("unchecked")

@@ -1,0 +1,152 @@
+package io.gpuoperator.cli.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.gpuoperator.cli.GpuOperatorCommand;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 33 finding 3: {@code images -f} reads values files through the project's one loader
+ * (config's Documents), so a huge file, a YAML bomb, aliases beyond the budget and duplicate keys
+ * are refused with exit 2 and a file:line:column message that names no Java type.
+ */
+class ImagesValuesFileTest {
+  /** Java type names that errors once leaked ("java.util.LinkedHashMap", "`java.lang.String`"). */
+  private static final Pattern JAVA_TYPE =
+      Pattern.compile("java\\.|com\\.fasterxml|org\\.yaml|LinkedHashMap|Exception");
+
+  @TempDir Path dir;
+
+  @Test
+  void aTenMegabyteFileIsRefusedFastWithoutReadingItAll() throws IOException {
+    Path big = dir.resolve("big.yaml");
+    StringBuilder sb = new StringBuilder("driver:\n  env:\n");
+    String line = "  - {name: PADDING, value: '" + "x".repeat(60) + "'}\n";
+    while (sb.length() < 10 << 20) {
+      sb.append(line);
+    }
+    Files.writeString(big, sb);
+    long start = System.nanoTime();
+    Result r = images(big);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err).contains(big + ": larger than 1 MiB");
+    assertThat(took).isLessThan(Duration.ofSeconds(5)); // was 42.7 s and 474 MB
+    assertNoJavaTypes(r);
+  }
+
+  @Test
+  void aBillionLaughsBombIsRefused() throws IOException {
+    StringBuilder sb = new StringBuilder("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    for (char c = 'b'; c <= 'j'; c++) {
+      char p = (char) (c - 1);
+      sb.append(c)
+          .append(": &")
+          .append(c)
+          .append(" [*")
+          .append(p)
+          .append(",*")
+          .append(p)
+          .append(",*")
+          .append(p)
+          .append(",*")
+          .append(p)
+          .append(",*")
+          .append(p)
+          .append("]\n");
+    }
+    Path bomb = write("bomb.yaml", sb.toString());
+    Result r = images(bomb);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err).contains(bomb + ":").contains("aliases expand to more than 10000 values");
+    assertNoJavaTypes(r);
+  }
+
+  @Test
+  void aRecursiveAliasIsRefused() throws IOException {
+    Path f = write("loop.yaml", "driver: &d\n  again: *d\n");
+    Result r = images(f);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err).contains("recursive alias");
+    assertNoJavaTypes(r);
+  }
+
+  @Test
+  void aFewAliasesWorkAsInHelm() throws IOException {
+    Path f =
+        write(
+            "aliases.yaml",
+            "global:\n  imageRegistry: &reg mirror.local:5000/gpu\nx: *reg\n"
+                + "dcgm: &on\n  enabled: true\ndcgmExporter: *on\n");
+    Result r = images(f);
+    assertThat(r.code).as(r.err).isZero();
+    assertThat(r.out.lines()).allMatch(i -> i.startsWith("mirror.local:5000/gpu/"));
+  }
+
+  @Test
+  void aDuplicateKeyIsRefusedNamingItAndBothLines() throws IOException {
+    Path f = write("dup.yaml", "driver:\n  enabled: true\n  version: a\n  enabled: false\n");
+    Result r = images(f);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err)
+        .contains(f + ":4:3 driver.enabled: duplicate key \"enabled\" (first at line 2)");
+    assertNoJavaTypes(r);
+  }
+
+  @Test
+  void aListInsteadOfAMapIsRefusedInWords() throws IOException {
+    Path f = write("list.yaml", "- driver\n- toolkit\n");
+    Result r = images(f);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err).contains(f + ":1:1: expected a map of values (key: value lines), got a list");
+    assertNoJavaTypes(r);
+  }
+
+  @Test
+  void brokenYamlNamesTheLine() throws IOException {
+    Path f = write("broken.yaml", "driver:\n  enabled: [true\n");
+    Result r = images(f);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err).contains(f + ":").contains("not valid YAML");
+    assertNoJavaTypes(r);
+  }
+
+  @Test
+  void aValueOfTheWrongTypeIsRefusedInWords() throws IOException {
+    Path f = write("types.yaml", "driver:\n  env: not-a-list\n  enabled: maybe\n");
+    Result r = images(f);
+    assertThat(r.code).as(r.err).isEqualTo(2);
+    assertThat(r.err).contains("spec.driver.env", "spec.driver.enabled");
+    assertNoJavaTypes(r);
+  }
+
+  private static void assertNoJavaTypes(Result r) {
+    assertThat(JAVA_TYPE.matcher(r.err).find()).as(r.err).isFalse();
+  }
+
+  private Path write(String name, String text) throws IOException {
+    Path p = dir.resolve(name);
+    Files.writeString(p, text);
+    return p;
+  }
+
+  record Result(int code, String out, String err) {}
+
+  private static Result images(Path values) {
+    var cl = GpuOperatorCommand.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute("images", "-f", values.toString());
+    return new Result(code, out.toString(), err.toString());
+  }
+}
