@@ -50,23 +50,31 @@ public final class Simulation implements AutoCloseable {
    * chart has it.
    */
   public static String defaultPolicy(String migStrategy) {
+    return clusterPolicy(
+        """
+        mig:
+          strategy: %s
+        dcgm:
+          enabled: false
+        nodeStatusExporter:
+          enabled: false
+        driver:
+          upgradePolicy:
+            autoUpgrade: true
+        """
+            .formatted(migStrategy));
+  }
+
+  /** The ClusterPolicy {@code cluster-policy} with the spec given (YAML: the fields under spec). */
+  public static String clusterPolicy(String spec) {
     return """
         apiVersion: nvidia.com/v1
         kind: ClusterPolicy
         metadata:
           name: cluster-policy
         spec:
-          mig:
-            strategy: %s
-          dcgm:
-            enabled: false
-          nodeStatusExporter:
-            enabled: false
-          driver:
-            upgradePolicy:
-              autoUpgrade: true
         """
-        .formatted(migStrategy);
+        + spec.indent(2);
   }
 
   /** The default cluster: 2 nodes of 8x H100-80GB, 4x A100-40GB, a node without GPU, 2x L4. */

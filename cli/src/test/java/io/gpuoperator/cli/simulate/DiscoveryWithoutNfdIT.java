@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Issue 12, point 7: a simulated cluster whose nodes carry no NFD label at all (no NFD runs) ends
@@ -25,56 +23,45 @@ class DiscoveryWithoutNfdIT {
   static final String GPU = "nonfd-l4";
   static final String CPU = "nonfd-cpu";
 
-  static Simulation sim;
-  static KubernetesClient client;
-
-  @BeforeAll
-  static void start() throws Exception {
-    sim =
-        Simulation.builder()
-            .nodes(
-                List.of(
-                    NodeDescription.gpuNode(GPU, "L4", 2).withNfd(false),
-                    NodeDescription.cpuNode(CPU).withNfd(false)))
-            .kubeletOptions(
-                new KubeletOptions(
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(2)))
-            .start();
-    client = sim.client();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (sim != null) {
-      sim.close();
-    }
-  }
+  @RegisterExtension
+  static final SimulationFixture SIM =
+      new SimulationFixture(
+          Simulation.builder()
+              .nodes(
+                  List.of(
+                      NodeDescription.gpuNode(GPU, "L4", 2).withNfd(false),
+                      NodeDescription.cpuNode(CPU).withNfd(false)))
+              .kubeletOptions(KubeletOptions.quick()));
 
   @Test
   void gpuNodesAreFoundAndLabelledWithoutNfd() throws InterruptedException {
     for (String node : List.of(GPU, CPU)) {
-      assertThat(labels(node).keySet()).noneMatch(k -> k.startsWith("feature.node.kubernetes.io/"));
+      assertThat(SIM.labels(node).keySet())
+          .noneMatch(k -> k.startsWith("feature.node.kubernetes.io/"));
     }
-    SimulationStatus status = sim.awaitReady(Duration.ofMinutes(4), s -> {});
+    SimulationStatus status = SIM.sim().awaitReady(Duration.ofMinutes(4), s -> {});
     assertThat(status.ready()).as("not ready: %s", status.notReady()).isTrue();
 
-    Map<String, String> gpu = labels(GPU);
+    Map<String, String> gpu = SIM.labels(GPU);
     assertThat(gpu)
         .containsEntry("nvidia.com/gpu.pci.present", "true")
         .containsEntry("nvidia.com/gpu.present", "true")
         .containsEntry("nvidia.com/gpu.product", "NVIDIA-L4")
         .containsEntry("nvidia.com/gpu.count", "2")
         .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
-    assertThat(client.nodes().withName(GPU).get().getStatus().getAllocatable())
+    assertThat(SIM.client().nodes().withName(GPU).get().getStatus().getAllocatable())
         .containsKey("nvidia.com/gpu");
     assertThat(
-            client.nodes().withName(GPU).get().getStatus().getAllocatable().get("nvidia.com/gpu"))
+            SIM.client()
+                .nodes()
+                .withName(GPU)
+                .get()
+                .getStatus()
+                .getAllocatable()
+                .get("nvidia.com/gpu"))
         .hasToString("2");
 
-    Map<String, String> cpu = labels(CPU);
+    Map<String, String> cpu = SIM.labels(CPU);
     assertThat(cpu).containsEntry("nvidia.com/gpu.pci.present", "false");
     assertThat(cpu.keySet())
         .doesNotContain("nvidia.com/gpu.present", "nvidia.com/gpu.product")
@@ -86,26 +73,22 @@ class DiscoveryWithoutNfdIT {
         .untilAsserted(
             () -> {
               DaemonSet ds =
-                  client
+                  SIM.client()
                       .apps()
                       .daemonSets()
-                      .inNamespace(sim.namespace())
+                      .inNamespace(SIM.sim().namespace())
                       .withName("nvidia-pci-discovery")
                       .get();
               assertThat(ds).isNotNull();
               assertThat(ds.getStatus().getDesiredNumberScheduled()).isZero();
               assertThat(
-                      client
+                      SIM.client()
                           .pods()
-                          .inNamespace(sim.namespace())
+                          .inNamespace(SIM.sim().namespace())
                           .withLabel("app", "nvidia-pci-discovery")
                           .list()
                           .getItems())
                   .isEmpty();
             });
-  }
-
-  private static Map<String, String> labels(String node) {
-    return client.nodes().withName(node).get().getMetadata().getLabels();
   }
 }

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -31,12 +30,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Dynamic Resource Allocation end to end: the operator deploys the DRA driver from a ClusterPolicy
@@ -57,65 +56,47 @@ class DraE2EIT {
 
   static final String PLUGIN_APP = "nvidia-dra-driver-gpu-kubelet-plugin";
   static final String POLICY =
-      """
-      apiVersion: nvidia.com/v1
-      kind: ClusterPolicy
-      metadata:
-        name: cluster-policy
-      spec:
-        devicePlugin: {enabled: false}
-        draDriver: {enabled: true}
-        dcgm: {enabled: false}
-        dcgmExporter: {enabled: false}
-        gfd: {enabled: false}
-        # The MIG manager would apply all-disabled over the administrator's MIG layout.
-        migManager: {enabled: false}
-      """;
+      Simulation.clusterPolicy(
+          """
+          devicePlugin: {enabled: false}
+          draDriver: {enabled: true}
+          dcgm: {enabled: false}
+          dcgmExporter: {enabled: false}
+          gfd: {enabled: false}
+          # The MIG manager would apply all-disabled over the administrator's MIG layout.
+          migManager: {enabled: false}
+          """);
   static final String H100 = "dra-h100";
   static final String A100 = "dra-a100";
   static final String MIG = "dra-mig";
   static final String PART = "dra-part";
   static final List<String> NODES = List.of(H100, A100, MIG, PART);
-  static Simulation sim;
-  static KubernetesClient admin;
+
+  @RegisterExtension
+  static final SimulationFixture SIM =
+      new SimulationFixture(
+          Simulation.builder()
+              .nodes(
+                  List.of(
+                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
+                      NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
+                      NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
+                          .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
+                      // MIG mode on, no MIG devices: every placement is offered.
+                      NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1)
+                          .withMig(Map.of("1g.10gb", 0))))
+              .policy(POLICY, "DraE2EIT policy")
+              // Shared counters (partitionable devices): beta and on by default in 1.36, alpha and
+              // off in 1.33-1.35. Named here so the dependency is stated and survives a change of
+              // the pinned version.
+              .featureGate("DRAPartitionableDevices", true)
+              .kubeletOptions(KubeletOptions.quick()));
+
   static String ns;
 
   @BeforeAll
-  static void start() throws Exception {
-    sim =
-        Simulation.builder()
-            .nodes(
-                List.of(
-                    NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
-                    NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
-                    NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
-                        .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
-                    // MIG mode on, no MIG devices: every placement is offered.
-                    NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1)
-                        .withMig(Map.of("1g.10gb", 0))))
-            .policy(POLICY, "DraE2EIT policy")
-            // Shared counters (partitionable devices): beta and on by default in 1.36, alpha and
-            // off in 1.33-1.35. Named here so the dependency is stated and survives a change of
-            // the pinned version.
-            .featureGate("DRAPartitionableDevices", true)
-            .kubeletOptions(
-                new KubeletOptions(
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(2)))
-            .start();
-    admin = sim.client();
-    ns = ControlPlaneExtension.newNamespace(admin, "dra");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (sim != null) {
-      Path root = sim.nodesRoot();
-      sim.close();
-      assertThat(root).doesNotExist();
-    }
+  static void setUp() {
+    ns = ControlPlaneExtension.newNamespace(SIM.client(), "dra");
   }
 
   @Test
@@ -126,12 +107,12 @@ class DraE2EIT {
         .untilAsserted(
             () -> {
               for (String node : NODES) {
-                assertThat(sim.dra(node).manager().drivers()).contains("gpu.nvidia.com");
+                assertThat(SIM.sim().dra(node).manager().drivers()).contains("gpu.nvidia.com");
               }
             });
     // NVIDIA's device classes, as the operator wrote them, and one plugin pod per node.
     assertThat(
-            admin
+            SIM.client()
                 .genericKubernetesResources("resource.k8s.io/v1", "DeviceClass")
                 .withLabel("nvidia.com/gpu-operator.operand", "dra-driver")
                 .list()
@@ -160,7 +141,7 @@ class DraE2EIT {
     assertThat(device).isIn("gpu-0", "gpu-1");
     String uid = claim.path("metadata").path("uid").asText();
     // The kubelet prepared it through the plugin, and pod-resources lists its CDI device.
-    assertThat(sim.dra(H100).manager().preparedClaims()).containsEntry(uid, List.of(device));
+    assertThat(SIM.sim().dra(H100).manager().preparedClaims()).containsEntry(uid, List.of(device));
     var resources = podResources(H100, "h100-pod");
     var dynamic = resources.getContainers(0).getDynamicResources(0);
     assertThat(dynamic.getClaimResources(0).getDeviceName()).isEqualTo(device);
@@ -168,13 +149,13 @@ class DraE2EIT {
         .isEqualTo("k8s.gpu.nvidia.com/claim=" + uid + "-" + device);
     assertThat(cdiSpec(H100, uid)).exists();
 
-    admin.pods().inNamespace(ns).withName("h100-pod").delete();
+    SIM.client().pods().inNamespace(ns).withName("h100-pod").delete();
     await()
         .atMost(WAIT)
-        .until(() -> admin.pods().inNamespace(ns).withName("h100-pod").get() == null);
+        .until(() -> SIM.client().pods().inNamespace(ns).withName("h100-pod").get() == null);
     await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(sim.dra(H100).manager().preparedClaims()).isEmpty());
+        .untilAsserted(() -> assertThat(SIM.sim().dra(H100).manager().preparedClaims()).isEmpty());
     assertThat(cdiSpec(H100, uid)).doesNotExist();
     // The claim made from the template goes with its pod, freeing the device.
     await()
@@ -197,13 +178,13 @@ class DraE2EIT {
               assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
               assertThat(scheduled.getMessage()).contains("cannot allocate all claims");
             });
-    admin.pods().inNamespace(ns).withName("b200-pod").delete();
+    SIM.client().pods().inNamespace(ns).withName("b200-pod").delete();
   }
 
   @Test
   @Order(4)
   void aPodAskingForNvidiaComGpuGetsOneThroughDra() throws Exception {
-    admin
+    SIM.client()
         .pods()
         .inNamespace(ns)
         .resource(
@@ -238,13 +219,13 @@ class DraE2EIT {
         .isEqualTo(node);
     var dynamic = podResources(node, "classic").getContainers(0).getDynamicResources(0);
     assertThat(dynamic.getClaimName()).isEqualTo(claimName);
-    admin.pods().inNamespace(ns).withName("classic").delete();
+    SIM.client().pods().inNamespace(ns).withName("classic").delete();
     await()
         .atMost(WAIT)
-        .until(() -> admin.pods().inNamespace(ns).withName("classic").get() == null);
+        .until(() -> SIM.client().pods().inNamespace(ns).withName("classic").get() == null);
     await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(sim.dra(node).manager().preparedClaims()).isEmpty());
+        .untilAsserted(() -> assertThat(SIM.sim().dra(node).manager().preparedClaims()).isEmpty());
   }
 
   @Test
@@ -270,10 +251,16 @@ class DraE2EIT {
             .asText();
     String uid = claim.path("metadata").path("uid").asText();
     // Prepared once for both pods, with the long time-slice set on that GPU.
-    assertThat(sim.dra(node).manager().preparedClaims()).containsEntry(uid, List.of(device));
+    assertThat(SIM.sim().dra(node).manager().preparedClaims()).containsEntry(uid, List.of(device));
     String gpuUuid =
-        sim.backends().backend(node).devices().get(Integer.parseInt(device.substring(4))).uuid();
-    assertThat(sim.draPlugin().timeSlices(node)).containsEntry(gpuUuid, Sharing.Interval.LONG);
+        SIM.sim()
+            .backends()
+            .backend(node)
+            .devices()
+            .get(Integer.parseInt(device.substring(4)))
+            .uuid();
+    assertThat(SIM.sim().draPlugin().timeSlices(node))
+        .containsEntry(gpuUuid, Sharing.Interval.LONG);
     assertThat(
             podResources(node, "shared-a").getContainers(0).getDynamicResources(0).getClaimName())
         .isEqualTo("shared-gpu");
@@ -281,19 +268,21 @@ class DraE2EIT {
             podResources(node, "shared-b").getContainers(0).getDynamicResources(0).getClaimName())
         .isEqualTo("shared-gpu");
 
-    admin.pods().inNamespace(ns).withName("shared-a").delete();
+    SIM.client().pods().inNamespace(ns).withName("shared-a").delete();
     await()
         .atMost(WAIT)
-        .until(() -> admin.pods().inNamespace(ns).withName("shared-a").get() == null);
+        .until(() -> SIM.client().pods().inNamespace(ns).withName("shared-a").get() == null);
     // Still used by shared-b: still prepared.
-    assertThat(sim.dra(node).manager().preparedClaims()).containsKey(uid);
-    admin.pods().inNamespace(ns).withName("shared-b").delete();
+    assertThat(SIM.sim().dra(node).manager().preparedClaims()).containsKey(uid);
+    SIM.client().pods().inNamespace(ns).withName("shared-b").delete();
     await()
         .atMost(WAIT)
         .untilAsserted(
-            () -> assertThat(sim.dra(node).manager().preparedClaims()).doesNotContainKey(uid));
-    assertThat(sim.draPlugin().timeSlices(node)).containsEntry(gpuUuid, Sharing.Interval.DEFAULT);
-    admin
+            () ->
+                assertThat(SIM.sim().dra(node).manager().preparedClaims()).doesNotContainKey(uid));
+    assertThat(SIM.sim().draPlugin().timeSlices(node))
+        .containsEntry(gpuUuid, Sharing.Interval.DEFAULT);
+    SIM.client()
         .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
         .inNamespace(ns)
         .withName("shared-gpu")
@@ -316,7 +305,7 @@ class DraE2EIT {
             .getClaimResources(0)
             .getDeviceName();
     assertThat(migUuid).isEqualTo(device);
-    admin.pods().inNamespace(ns).withName("mig-pod").delete();
+    SIM.client().pods().inNamespace(ns).withName("mig-pod").delete();
   }
 
   @Test
@@ -331,7 +320,7 @@ class DraE2EIT {
     awaitRunning("part-2g-a");
     createPod("part-2g-b", "mig", "part-2g", null, PART);
     awaitRunning("part-2g-b");
-    List<MigDevice> migs = sim.backends().backend(PART).migDevices(0);
+    List<MigDevice> migs = SIM.sim().backends().backend(PART).migDevices(0);
     assertThat(migs)
         .extracting(m -> m.profile().name())
         .containsExactlyInAnyOrder("3g.40gb", "2g.20gb", "2g.20gb");
@@ -345,28 +334,29 @@ class DraE2EIT {
               assertThat(scheduled).isNotNull();
               assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
             });
-    assertThat(sim.backends().backend(PART).migDevices(0)).hasSize(3);
-    admin.pods().inNamespace(ns).withName("part-1g").delete();
-    admin.pods().inNamespace(ns).withName("part-2g-b").delete();
-    await().atMost(WAIT).until(() -> sim.backends().backend(PART).migDevices(0).size() == 2);
+    assertThat(SIM.sim().backends().backend(PART).migDevices(0)).hasSize(3);
+    SIM.client().pods().inNamespace(ns).withName("part-1g").delete();
+    SIM.client().pods().inNamespace(ns).withName("part-2g-b").delete();
+    await().atMost(WAIT).until(() -> SIM.sim().backends().backend(PART).migDevices(0).size() == 2);
   }
 
   @Test
   @Order(8)
   void aPluginKilledBetweenPrepareAndUnprepareLosesNothing() throws Exception {
     String claimUid =
-        claimOf(admin.pods().inNamespace(ns).withName("part-3g").get(), "mig")
+        claimOf(SIM.client().pods().inNamespace(ns).withName("part-3g").get(), "mig")
             .path("metadata")
             .path("uid")
             .asText();
-    int before = sim.backends().backend(PART).migDevices(0).size();
+    int before = SIM.sim().backends().backend(PART).migDevices(0).size();
     Path checkpoint =
-        sim.kubelet(PART)
+        SIM.sim()
+            .kubelet(PART)
             .dirs()
             .hostPath("/var/lib/kubelet/plugins/gpu.nvidia.com/checkpoint.json");
     assertThat(Files.readString(checkpoint)).contains(claimUid);
     Pod plugin = pluginPod(PART);
-    admin.pods().resource(plugin).withGracePeriod(0).delete();
+    SIM.client().pods().resource(plugin).withGracePeriod(0).delete();
     // The DaemonSet starts a new one; it registers again once its slices are published.
     await()
         .atMost(WAIT)
@@ -376,16 +366,17 @@ class DraE2EIT {
               Pod now = pluginPod(PART);
               assertThat(now.getMetadata().getUid()).isNotEqualTo(plugin.getMetadata().getUid());
               assertThat(now.getStatus().getPhase()).isEqualTo("Running");
-              assertThat(sim.dra(PART).manager().drivers()).contains("gpu.nvidia.com");
+              assertThat(SIM.sim().dra(PART).manager().drivers()).contains("gpu.nvidia.com");
             });
     // Nothing was prepared twice or lost: the same MIG devices, the claim still in the checkpoint.
-    assertThat(sim.backends().backend(PART).migDevices(0)).hasSize(before);
+    assertThat(SIM.sim().backends().backend(PART).migDevices(0)).hasSize(before);
     assertThat(Files.readString(checkpoint)).contains(claimUid);
-    admin.pods().inNamespace(ns).withName("part-3g").delete();
-    admin.pods().inNamespace(ns).withName("part-2g-a").delete();
+    SIM.client().pods().inNamespace(ns).withName("part-3g").delete();
+    SIM.client().pods().inNamespace(ns).withName("part-2g-a").delete();
     await()
         .atMost(WAIT)
-        .untilAsserted(() -> assertThat(sim.backends().backend(PART).migDevices(0)).isEmpty());
+        .untilAsserted(
+            () -> assertThat(SIM.sim().backends().backend(PART).migDevices(0)).isEmpty());
     assertThat(Files.readString(checkpoint)).doesNotContain(claimUid);
   }
 
@@ -395,9 +386,9 @@ class DraE2EIT {
     // A merge patch, as the other ITs change a policy: fabric8's edit() sends the resourceVersion
     // it read, and the operator's status writes (still frequent here, the DRA plugin pods having
     // just been replaced) made it a 409 in CI.
-    admin
+    SIM.client()
         .resources(ClusterPolicy.class)
-        .withName(sim.policyName())
+        .withName(SIM.sim().policyName())
         .patch(
             PatchContext.of(PatchType.JSON_MERGE),
             "{\"spec\":{\"devicePlugin\":{\"enabled\":true}}}");
@@ -415,7 +406,7 @@ class DraE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(daemonSet("nvidia-device-plugin-daemonset").getStatus())
+                assertThat(SIM.daemonSet("nvidia-device-plugin-daemonset").getStatus())
                     .satisfies(st -> assertThat(st.getObservedGeneration()).isPositive())
                     .satisfies(st -> assertThat(st.getDesiredNumberScheduled()).isZero()));
     // The DRA plugin keeps running on every node (its pods may be being replaced at this moment
@@ -423,7 +414,7 @@ class DraE2EIT {
     await().atMost(WAIT).untilAsserted(() -> assertThat(pluginPods()).hasSize(NODES.size()));
 
     // The A100 node chooses the device plugin: it moves, the others stay in conflict.
-    admin
+    SIM.client()
         .nodes()
         .withName(A100)
         .edit(
@@ -436,7 +427,7 @@ class DraE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () -> {
-              var node = admin.nodes().withName(A100).get();
+              var node = SIM.client().nodes().withName(A100).get();
               assertThat(node.getMetadata().getLabels())
                   .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
               assertThat(node.getStatus().getAllocatable().get("nvidia.com/gpu").getAmount())
@@ -453,7 +444,12 @@ class DraE2EIT {
   // ---- helpers
 
   static List<Pod> pluginPods() {
-    return admin.pods().inNamespace(sim.namespace()).withLabel("app", PLUGIN_APP).list().getItems();
+    return SIM.client()
+        .pods()
+        .inNamespace(SIM.sim().namespace())
+        .withLabel("app", PLUGIN_APP)
+        .list()
+        .getItems();
   }
 
   static Pod pluginPod(String node) {
@@ -465,7 +461,8 @@ class DraE2EIT {
   }
 
   static List<String> devices(String node) {
-    return admin
+    return SIM
+        .client()
         .genericKubernetesResources("resource.k8s.io/v1", "ResourceSlice")
         .withField("spec.nodeName", node)
         .list()
@@ -488,16 +485,16 @@ class DraE2EIT {
 
   static void create(String file) throws IOException {
     for (HasMetadata o :
-        admin
+        SIM.client()
             .load(new java.io.ByteArrayInputStream(resource(file).getBytes(StandardCharsets.UTF_8)))
             .items()) {
-      admin.resource(o).inNamespace(ns).create();
+      SIM.client().resource(o).inNamespace(ns).create();
     }
   }
 
   static void createMigTemplate(String name, String profile) throws IOException {
     String yaml = resource("mig-profile.yaml").replace("NAME", name).replace("PROFILE", profile);
-    admin
+    SIM.client()
         .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaimTemplate")
         .inNamespace(ns)
         .resource(Serialization.unmarshal(yaml, GenericKubernetesResource.class))
@@ -525,7 +522,7 @@ class DraE2EIT {
             + "    command: [sleep, infinity]\n    resources:\n      claims:\n      - name: "
             + claim
             + "\n";
-    admin.pods().inNamespace(ns).resource(Serialization.unmarshal(yaml, Pod.class)).create();
+    SIM.client().pods().inNamespace(ns).resource(Serialization.unmarshal(yaml, Pod.class)).create();
   }
 
   static Pod awaitRunning(String name) {
@@ -533,16 +530,16 @@ class DraE2EIT {
         .atMost(WAIT)
         .until(
             () -> {
-              Pod p = admin.pods().inNamespace(ns).withName(name).get();
+              Pod p = SIM.client().pods().inNamespace(ns).withName(name).get();
               return p != null
                   && p.getStatus() != null
                   && "Running".equals(p.getStatus().getPhase());
             });
-    return admin.pods().inNamespace(ns).withName(name).get();
+    return SIM.client().pods().inNamespace(ns).withName(name).get();
   }
 
   static PodCondition condition(String pod, String type) {
-    Pod p = admin.pods().inNamespace(ns).withName(pod).get();
+    Pod p = SIM.client().pods().inNamespace(ns).withName(pod).get();
     if (p == null || p.getStatus() == null || p.getStatus().getConditions() == null) {
       return null;
     }
@@ -575,7 +572,7 @@ class DraE2EIT {
 
   static JsonNode claim(String name) {
     return json(
-        admin
+        SIM.client()
             .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
             .inNamespace(ns)
             .withName(name)
@@ -583,7 +580,7 @@ class DraE2EIT {
   }
 
   static List<GenericKubernetesResource> claims() {
-    return admin
+    return SIM.client()
         .genericKubernetesResources("resource.k8s.io/v1", "ResourceClaim")
         .inNamespace(ns)
         .list()
@@ -591,12 +588,16 @@ class DraE2EIT {
   }
 
   static Path cdiSpec(String node, String uid) {
-    return sim.kubelet(node).dirs().cdi().resolve("k8s.gpu.nvidia.com-claim_" + uid + ".json");
+    return SIM.sim()
+        .kubelet(node)
+        .dirs()
+        .cdi()
+        .resolve("k8s.gpu.nvidia.com-claim_" + uid + ".json");
   }
 
   static io.gpuoperator.kubelet.podresources.v1.PodResources podResources(String node, String pod) {
     var channel =
-        UnixSockets.channel(sim.kubelet(node).dirs().podResources().resolve("kubelet.sock"));
+        UnixSockets.channel(SIM.sim().kubelet(node).dirs().podResources().resolve("kubelet.sock"));
     try {
       return PodResourcesListerGrpc.newBlockingStub(channel)
           .withDeadlineAfter(30, TimeUnit.SECONDS)
@@ -618,15 +619,11 @@ class DraE2EIT {
   }
 
   static io.fabric8.kubernetes.api.model.Condition readyCondition() {
-    var policy = admin.resources(ClusterPolicy.class).withName(sim.policyName()).get();
+    var policy = SIM.client().resources(ClusterPolicy.class).withName(SIM.sim().policyName()).get();
     return policy.getStatus().conditions.stream()
         .filter(c -> c.getType().equals(Conditions.READY))
         .findFirst()
         .orElseThrow();
-  }
-
-  static io.fabric8.kubernetes.api.model.apps.DaemonSet daemonSet(String name) {
-    return admin.apps().daemonSets().inNamespace(sim.namespace()).withName(name).get();
   }
 
   static List<String> sorted(List<String> names) {

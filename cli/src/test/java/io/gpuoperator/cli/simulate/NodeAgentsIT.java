@@ -5,14 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.node.agent.HostedAgents;
@@ -21,16 +17,13 @@ import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Node-agents mode end to end on the simulator (real control plane, DaemonSet controller and
@@ -47,17 +40,13 @@ class NodeAgentsIT {
   static final String GPU = "nvidia.com/gpu";
 
   static final String POLICY =
-      """
-      apiVersion: nvidia.com/v1
-      kind: ClusterPolicy
-      metadata:
-        name: cluster-policy
-      spec:
-        mig:
-          strategy: mixed
-        dcgm:
-          enabled: false
-      """;
+      Simulation.clusterPolicy(
+          """
+          mig:
+            strategy: mixed
+          dcgm:
+            enabled: false
+          """);
 
   /** The DaemonSets node-agents replaces. */
   static final List<String> HOSTED_DAEMONSETS =
@@ -67,64 +56,55 @@ class NodeAgentsIT {
           "nvidia-dcgm-exporter",
           "nvidia-mig-manager");
 
-  static Simulation sim;
-  static KubernetesClient client;
-
-  @BeforeAll
-  static void start() throws Exception {
-    sim =
-        Simulation.builder()
-            .nodes(
-                List.of(
-                    NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
-                    NodeDescription.gpuNode(L4, "L4", 1),
-                    NodeDescription.cpuNode(CPU)))
-            .policy(POLICY, "NodeAgentsIT policy")
-            .nodeAgents(true)
-            .nodeMonitorGracePeriod("16s")
-            .kubeletOptions(
-                new KubeletOptions(
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(2),
-                    Duration.ofSeconds(10)))
-            .start();
-    client = sim.client();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (sim != null) {
-      sim.close();
-    }
-  }
+  @RegisterExtension
+  static final SimulationFixture SIM =
+      new SimulationFixture(
+          Simulation.builder()
+              .nodes(
+                  List.of(
+                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+                      NodeDescription.gpuNode(L4, "L4", 1),
+                      NodeDescription.cpuNode(CPU)))
+              .policy(POLICY, "NodeAgentsIT policy")
+              .nodeAgents(true)
+              .nodeMonitorGracePeriod("16s")
+              .kubeletOptions(
+                  KubeletOptions.quick()
+                      .withBackOff(Duration.ofSeconds(2), Duration.ofSeconds(10))));
 
   @Test
   @Order(1)
   void policyBecomesReadyWithOneNodeAgentsDaemonSetInsteadOfTheAgentsOwn() throws Exception {
-    SimulationStatus status = sim.awaitReady(Duration.ofMinutes(4), s -> {});
+    SimulationStatus status = SIM.sim().awaitReady(Duration.ofMinutes(4), s -> {});
     assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
-    assertThat(allocatable(H100, GPU)).isEqualTo(8);
-    assertThat(allocatable(L4, GPU)).isEqualTo(1);
-    assertThat(labels(H100)).containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
-    assertThat(labels(L4)).containsEntry("nvidia.com/gpu.product", "NVIDIA-L4");
+    assertThat(SIM.allocatable(H100, GPU)).isEqualTo(8);
+    assertThat(SIM.allocatable(L4, GPU)).isEqualTo(1);
+    assertThat(SIM.labels(H100)).containsEntry("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
+    assertThat(SIM.labels(L4)).containsEntry("nvidia.com/gpu.product", "NVIDIA-L4");
     List<String> daemonSets =
-        client.apps().daemonSets().inNamespace(sim.namespace()).list().getItems().stream()
+        SIM
+            .client()
+            .apps()
+            .daemonSets()
+            .inNamespace(SIM.sim().namespace())
+            .list()
+            .getItems()
+            .stream()
             .map(d -> d.getMetadata().getName())
             .toList();
     assertThat(daemonSets).contains("nvidia-node-agents", "nvidia-operator-validator");
     assertThat(daemonSets).doesNotContainAnyElementsOf(HOSTED_DAEMONSETS);
     DaemonSet na =
-        client
+        SIM.client()
             .apps()
             .daemonSets()
-            .inNamespace(sim.namespace())
+            .inNamespace(SIM.sim().namespace())
             .withName("nvidia-node-agents")
             .get();
     assertThat(na.getStatus().getNumberReady()).isEqualTo(2); // the GPU nodes, not the CPU node
     assertThat(nodeAgentsPod(CPU)).isNull();
     // Each hosted operand reports the node-agents DaemonSet's readiness.
-    var operands = client.resources(ClusterPolicy.class).withName("cluster-policy").get();
+    var operands = SIM.client().resources(ClusterPolicy.class).withName("cluster-policy").get();
     String statusYaml = Serialization.asYaml(operands.getStatus());
     assertThat(statusYaml).contains("node-agents").contains("device-plugin");
   }
@@ -134,10 +114,10 @@ class NodeAgentsIT {
   void theDeployLabelStopsOnlyThatAgentOnThatNodeAndBringsItBack() {
     String dp = Labels.deploy("device-plugin");
     String pod = nodeAgentsPod(L4).getMetadata().getUid();
-    label(L4, dp, "false");
+    SIM.label(L4, dp, "false");
     await()
         .atMost(Duration.ofMinutes(1))
-        .untilAsserted(() -> assertThat(allocatable(L4, GPU)).isZero());
+        .untilAsserted(() -> assertThat(SIM.allocatable(L4, GPU)).isZero());
     assertThat(HostedAgents.on(L4))
         .filteredOn(e -> e.name().equals("device-plugin"))
         .singleElement()
@@ -148,12 +128,12 @@ class NodeAgentsIT {
         .singleElement()
         .satisfies(e -> assertThat(e.stopped()).isFalse());
     assertThat(nodeAgentsPod(L4).getMetadata().getUid()).isEqualTo(pod);
-    assertThat(allocatable(H100, GPU)).isEqualTo(8);
+    assertThat(SIM.allocatable(H100, GPU)).isEqualTo(8);
 
-    label(L4, dp, "true");
+    SIM.label(L4, dp, "true");
     await()
         .atMost(Duration.ofMinutes(1))
-        .untilAsserted(() -> assertThat(allocatable(L4, GPU)).isEqualTo(1));
+        .untilAsserted(() -> assertThat(SIM.allocatable(L4, GPU)).isEqualTo(1));
     assertThat(nodeAgentsPod(L4).getMetadata().getUid()).isEqualTo(pod);
   }
 
@@ -178,7 +158,7 @@ class NodeAgentsIT {
         new Thread(
             () -> {
               while (!Thread.currentThread().isInterrupted()) {
-                if (sim.backends().backend(H100).migMode(0).current()) {
+                if (SIM.sim().backends().backend(H100).migMode(0).current()) {
                   // Once MIG is on, the geometry is changing or changed: the plugin is stopped
                   // until the clients are resumed.
                   HostedAgents.on(H100).stream()
@@ -195,32 +175,33 @@ class NodeAgentsIT {
               }
             });
     sampler.setDaemon(true);
-    try (Watch w = client.nodes().withName(H100).watch(recorder)) {
+    try (Watch w = SIM.client().nodes().withName(H100).watch(recorder)) {
       sampler.start();
-      label(H100, MigLabels.CONFIG, "all-1g.10gb");
+      SIM.label(H100, MigLabels.CONFIG, "all-1g.10gb");
       await()
           .atMost(Duration.ofMinutes(4))
           .untilAsserted(
               () -> {
-                assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
-                assertThat(allocatable(H100, "nvidia.com/mig-1g.10gb")).isEqualTo(56);
+                assertThat(SIM.labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
+                assertThat(SIM.allocatable(H100, "nvidia.com/mig-1g.10gb")).isEqualTo(56);
               });
     } finally {
       sampler.interrupt();
     }
     assertThat(deployValues).contains(MigLabels.PAUSED);
     assertThat(pluginStoppedWhilePaused).containsExactly(true);
-    assertThat(labels(H100)).containsEntry(dp, "true");
+    assertThat(SIM.labels(H100)).containsEntry(dp, "true");
     await()
         .atMost(Duration.ofMinutes(1))
         .untilAsserted(
-            () -> assertThat(labels(H100)).containsEntry("nvidia.com/mig-1g.10gb.count", "56"));
+            () -> assertThat(SIM.labels(H100)).containsEntry("nvidia.com/mig-1g.10gb.count", "56"));
   }
 
   static Pod nodeAgentsPod(String node) {
-    return client
+    return SIM
+        .client()
         .pods()
-        .inNamespace(sim.namespace())
+        .inNamespace(SIM.sim().namespace())
         .withLabel("app", "nvidia-node-agents")
         .withField("spec.nodeName", node)
         .list()
@@ -228,26 +209,5 @@ class NodeAgentsIT {
         .stream()
         .findFirst()
         .orElse(null);
-  }
-
-  static long allocatable(String node, String resource) {
-    Map<String, Quantity> a = client.nodes().withName(node).get().getStatus().getAllocatable();
-    Quantity q = a == null ? null : a.get(resource);
-    return q == null ? 0 : q.getNumericalAmount().longValue();
-  }
-
-  static void label(String node, String key, String value) {
-    Map<String, Object> labels = new HashMap<>();
-    labels.put(key, value);
-    client
-        .nodes()
-        .withName(node)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            Serialization.asJson(Map.of("metadata", Map.of("labels", labels))));
-  }
-
-  static Map<String, String> labels(String node) {
-    return client.nodes().withName(node).get().getMetadata().getLabels();
   }
 }

@@ -3,14 +3,11 @@ package io.gpuoperator.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -33,12 +30,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * End to end: one simulation (control plane with controller-manager and scheduler, simulated
@@ -56,30 +53,26 @@ class SimulateIT {
   static final Map<String, Integer> MIG_LAYOUT = Map.of("1g.10gb", 2, "2g.20gb", 1, "3g.40gb", 1);
 
   static final String POLICY =
-      """
-      apiVersion: nvidia.com/v1
-      kind: ClusterPolicy
-      metadata:
-        name: cluster-policy
-      spec:
-        mig:
-          strategy: mixed
-        dcgm:
-          enabled: false
-        dcgmExporter:
-          env:
-          - name: DCGM_EXPORTER_INTERVAL
-            value: "2000"
-        devicePlugin:
-          config:
-            name: time-slicing
-        driver:
-          upgradePolicy:
-            autoUpgrade: true
-            maxParallelUpgrades: 2
-            podDeletion:
-              force: true
-      """;
+      Simulation.clusterPolicy(
+          """
+          mig:
+            strategy: mixed
+          dcgm:
+            enabled: false
+          dcgmExporter:
+            env:
+            - name: DCGM_EXPORTER_INTERVAL
+              value: "2000"
+          devicePlugin:
+            config:
+              name: time-slicing
+          driver:
+            upgradePolicy:
+              autoUpgrade: true
+              maxParallelUpgrades: 2
+              podDeletion:
+                force: true
+          """);
 
   static final String TIME_SLICING_4 =
       """
@@ -91,42 +84,27 @@ class SimulateIT {
             replicas: 4
       """;
 
-  static Simulation sim;
-  static KubernetesClient client;
+  @RegisterExtension
+  static final SimulationFixture SIM =
+      new SimulationFixture(
+          Simulation.builder()
+              .nodes(
+                  List.of(
+                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+                      NodeDescription.gpuNode(L4, "L4", 1),
+                      NodeDescription.cpuNode(CPU),
+                      NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1).withMig(MIG_LAYOUT)))
+              .policy(POLICY, "SimulateIT policy")
+              .nodeMonitorGracePeriod("16s")
+              .kubeletOptions(
+                  KubeletOptions.quick().withBackOff(Duration.ofSeconds(2), Duration.ofSeconds(10)))
+              .beforePolicy(
+                  SimulationFixture.configMap(
+                      "gpu-operator", "time-slicing", Map.of("ts4", TIME_SLICING_4))));
 
   @BeforeAll
-  static void start() throws Exception {
-    sim =
-        Simulation.builder()
-            .nodes(
-                List.of(
-                    NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
-                    NodeDescription.gpuNode(L4, "L4", 1),
-                    NodeDescription.cpuNode(CPU),
-                    NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1).withMig(MIG_LAYOUT)))
-            .policy(POLICY, "SimulateIT policy")
-            .nodeMonitorGracePeriod("16s")
-            .kubeletOptions(
-                new KubeletOptions(
-                    Duration.ofSeconds(4),
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(2),
-                    Duration.ofSeconds(10)))
-            .beforePolicy(
-                c ->
-                    c.configMaps()
-                        .inNamespace("gpu-operator")
-                        .resource(
-                            new ConfigMapBuilder()
-                                .withNewMetadata()
-                                .withName("time-slicing")
-                                .endMetadata()
-                                .withData(Map.of("ts4", TIME_SLICING_4))
-                                .build())
-                        .create())
-            .start();
-    client = sim.client();
-    client
+  static void workloads() {
+    SIM.client()
         .namespaces()
         .resource(
             new NamespaceBuilder().withNewMetadata().withName(WORKLOADS).endMetadata().build())
@@ -136,21 +114,15 @@ class SimulateIT {
         .atMost(Duration.ofSeconds(30))
         .until(
             () ->
-                client.serviceAccounts().inNamespace(WORKLOADS).withName("default").get() != null);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (sim != null) {
-      sim.close();
-    }
+                SIM.client().serviceAccounts().inNamespace(WORKLOADS).withName("default").get()
+                    != null);
   }
 
   @Test
   @Order(1)
   void clusterBecomesReadyWithEveryGpuNodeLabelledAndAdvertised() throws Exception {
     List<SimulationStatus> seen = new ArrayList<>();
-    SimulationStatus status = sim.awaitReady(Duration.ofMinutes(4), seen::add);
+    SimulationStatus status = SIM.sim().awaitReady(Duration.ofMinutes(4), seen::add);
     assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
     Map<String, SimulationStatus.NodeRow> rows =
         status.nodes().stream().collect(Collectors.toMap(SimulationStatus.NodeRow::name, r -> r));
@@ -185,35 +157,45 @@ class SimulateIT {
   @Test
   @Order(3)
   void gpuPodIsScheduledOnAGpuNodeWithItsDeviceInPodResources() throws Exception {
-    client.pods().inNamespace(WORKLOADS).resource(gpuPod("trainer", 1, null)).create();
+    SIM.client()
+        .pods()
+        .inNamespace(WORKLOADS)
+        .resource(WorkloadPods.gpuPod("trainer", 1, null))
+        .create();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () ->
-                assertThat(phase(client.pods().inNamespace(WORKLOADS).withName("trainer").get()))
+                assertThat(
+                        WorkloadPods.phase(
+                            SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").get()))
                     .isEqualTo("Running"));
-    Pod pod = client.pods().inNamespace(WORKLOADS).withName("trainer").get();
+    Pod pod = SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").get();
     String node = pod.getSpec().getNodeName();
     assertThat(node).isIn(H100, L4);
     List<String> ids = deviceIds(node, "trainer");
     assertThat(ids).hasSize(1);
-    assertThat(sim.backends().backend(node).deviceByUuid(ids.get(0))).isPresent();
-    client.pods().inNamespace(WORKLOADS).withName("trainer").withGracePeriod(0).delete();
+    assertThat(SIM.sim().backends().backend(node).deviceByUuid(ids.get(0))).isPresent();
+    SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").withGracePeriod(0).delete();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(() -> client.pods().inNamespace(WORKLOADS).withName("trainer").get() == null);
+        .until(() -> SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").get() == null);
   }
 
   @Test
   @Order(4)
   void podAskingForMoreGpusThanAnyNodeHasStaysPendingWithTheSchedulersReason() {
-    client.pods().inNamespace(WORKLOADS).resource(gpuPod("too-big", 9, null)).create();
+    SIM.client()
+        .pods()
+        .inNamespace(WORKLOADS)
+        .resource(WorkloadPods.gpuPod("too-big", 9, null))
+        .create();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              Pod p = client.pods().inNamespace(WORKLOADS).withName("too-big").get();
-              assertThat(phase(p)).isEqualTo("Pending");
+              Pod p = SIM.client().pods().inNamespace(WORKLOADS).withName("too-big").get();
+              assertThat(WorkloadPods.phase(p)).isEqualTo("Pending");
               assertThat(p.getSpec().getNodeName()).isNull();
               assertThat(p.getStatus().getConditions())
                   .anySatisfy(
@@ -223,7 +205,7 @@ class SimulateIT {
                         assertThat(c.getMessage()).contains("Insufficient nvidia.com/gpu");
                       });
               List<Event> events =
-                  client.v1().events().inNamespace(WORKLOADS).list().getItems().stream()
+                  SIM.client().v1().events().inNamespace(WORKLOADS).list().getItems().stream()
                       .filter(e -> "too-big".equals(e.getInvolvedObject().getName()))
                       .toList();
               assertThat(events).anyMatch(e -> "FailedScheduling".equals(e.getReason()));
@@ -233,7 +215,7 @@ class SimulateIT {
   @Test
   @Order(5)
   void timeSlicingWithFourReplicasAdvertisesFourTimesTheGpusAndFourPodsShareOne() throws Exception {
-    client
+    SIM.client()
         .nodes()
         .withName(L4)
         .edit(
@@ -245,7 +227,11 @@ class SimulateIT {
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(row(L4).gpuAllocatable()).isEqualTo(4));
     for (int i = 0; i < 4; i++) {
-      client.pods().inNamespace(WORKLOADS).resource(gpuPod("shared-" + i, 1, L4)).create();
+      SIM.client()
+          .pods()
+          .inNamespace(WORKLOADS)
+          .resource(WorkloadPods.gpuPod("shared-" + i, 1, L4))
+          .create();
     }
     await()
         .atMost(Duration.ofSeconds(90))
@@ -253,7 +239,12 @@ class SimulateIT {
             () -> {
               for (int i = 0; i < 4; i++) {
                 assertThat(
-                        phase(client.pods().inNamespace(WORKLOADS).withName("shared-" + i).get()))
+                        WorkloadPods.phase(
+                            SIM.client()
+                                .pods()
+                                .inNamespace(WORKLOADS)
+                                .withName("shared-" + i)
+                                .get()))
                     .isEqualTo("Running");
               }
             });
@@ -265,14 +256,15 @@ class SimulateIT {
       physical.add(ids.get(0).substring(0, ids.get(0).indexOf("::")));
     }
     assertThat(physical).hasSize(1);
-    assertThat(sim.backends().backend(L4).deviceByUuid(physical.iterator().next())).isPresent();
+    assertThat(SIM.sim().backends().backend(L4).deviceByUuid(physical.iterator().next()))
+        .isPresent();
   }
 
   @Test
   @Order(6)
   void aPodHoldingAMigDeviceGetsExporterSeriesGoneWithinOneCollectionOfItsDeletion()
       throws Exception {
-    Pod pod = gpuPod("mig-infer", 0, MIG);
+    Pod pod = WorkloadPods.gpuPod("mig-infer", 0, MIG);
     pod.getSpec().getContainers().get(0).setName("server");
     pod.getSpec()
         .getContainers()
@@ -288,15 +280,20 @@ class SimulateIT {
                     .withOperator("Exists")
                     .withEffect("NoSchedule")
                     .build()));
-    client.pods().inNamespace(WORKLOADS).resource(pod).create();
+    SIM.client().pods().inNamespace(WORKLOADS).resource(pod).create();
     await()
         .atMost(Duration.ofMinutes(2))
         .until(
             () ->
                 "Running"
                     .equals(
-                        phase(client.pods().inNamespace(WORKLOADS).withName("mig-infer").get())));
-    await().atMost(Duration.ofMinutes(1)).until(() -> sim.exporterPort(MIG) != null);
+                        WorkloadPods.phase(
+                            SIM.client()
+                                .pods()
+                                .inNamespace(WORKLOADS)
+                                .withName("mig-infer")
+                                .get())));
+    await().atMost(Duration.ofMinutes(1)).until(() -> SIM.sim().exporterPort(MIG) != null);
     await().atMost(Duration.ofMinutes(1)).until(() -> metrics(MIG).contains("pod=\"mig-infer\""));
     String line =
         metrics(MIG)
@@ -309,10 +306,11 @@ class SimulateIT {
         .contains("namespace=\"" + WORKLOADS + "\"")
         .contains("container=\"server\"")
         .contains("Hostname=\"" + MIG + "\"");
-    client.pods().inNamespace(WORKLOADS).withName("mig-infer").delete();
+    SIM.client().pods().inNamespace(WORKLOADS).withName("mig-infer").delete();
     await()
         .atMost(Duration.ofMinutes(1))
-        .until(() -> client.pods().inNamespace(WORKLOADS).withName("mig-infer").get() == null);
+        .until(
+            () -> SIM.client().pods().inNamespace(WORKLOADS).withName("mig-infer").get() == null);
     long deletedAt = collections(metrics(MIG));
     await().atMost(Duration.ofMinutes(1)).until(() -> !metrics(MIG).contains("mig-infer"));
     // Gone by the collection after the one running when the pod went away.
@@ -323,7 +321,8 @@ class SimulateIT {
     var http = java.net.http.HttpClient.newHttpClient();
     return http.send(
             java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create("http://127.0.0.1:" + sim.exporterPort(node) + "/metrics"))
+                    java.net.URI.create(
+                        "http://127.0.0.1:" + SIM.sim().exporterPort(node) + "/metrics"))
                 .build(),
             java.net.http.HttpResponse.BodyHandlers.ofString())
         .body();
@@ -341,8 +340,8 @@ class SimulateIT {
   @Test
   @Order(7)
   void killedKubeletMakesTheNodeNotReadyAndItsRestartBringsTheGpusBack() {
-    SimulatedKubelet k = sim.kubelet(H100);
-    int before = sim.devicePlugins(H100).devices().registrations("nvidia.com/gpu");
+    SimulatedKubelet k = SIM.sim().kubelet(H100);
+    int before = SIM.sim().devicePlugins(H100).devices().registrations("nvidia.com/gpu");
     assertThat(before).isPositive();
     k.kill();
     await()
@@ -354,7 +353,7 @@ class SimulateIT {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              assertThat(sim.devicePlugins(H100).devices().registrations("nvidia.com/gpu"))
+              assertThat(SIM.sim().devicePlugins(H100).devices().registrations("nvidia.com/gpu"))
                   .isGreaterThan(before);
               SimulationStatus.NodeRow r = row(H100);
               assertThat(r.nodeReady()).isEqualTo("True");
@@ -366,21 +365,21 @@ class SimulateIT {
   @Order(8)
   void aMigChangeTheHardwareRefusesEndsFailedWithTheReasonAndTheOperandsBack() {
     // GPU 3 is busy: enabling MIG needs a reset, which it refuses.
-    ((SimulatedBackend) sim.backends().backend(H100)).setInUse(3, true);
+    ((SimulatedBackend) SIM.sim().backends().backend(H100)).setInUse(3, true);
     String dp = Labels.deploy("device-plugin");
-    label(H100, MigLabels.CONFIG, "all-1g.10gb");
+    SIM.label(H100, MigLabels.CONFIG, "all-1g.10gb");
     await()
         .atMost(Duration.ofMinutes(3))
         .untilAsserted(
-            () -> assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.FAILED));
-    assertThat(labels(H100)).containsEntry(dp, "true");
+            () -> assertThat(SIM.labels(H100)).containsEntry(MigLabels.STATE, MigLabels.FAILED));
+    assertThat(SIM.labels(H100)).containsEntry(dp, "true");
     // The Event is recorded right after the state label: wait for it.
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
                 assertThat(
-                        client.v1().events().inNamespace("default").list().getItems().stream()
+                        SIM.client().v1().events().inNamespace("default").list().getItems().stream()
                             .filter(e -> H100.equals(e.getInvolvedObject().getName()))
                             .filter(e -> "MigConfigFailed".equals(e.getReason()))
                             .map(Event::getMessage)
@@ -391,13 +390,13 @@ class SimulateIT {
     await()
         .atMost(Duration.ofMinutes(2))
         .untilAsserted(() -> assertThat(row(H100).gpuAllocatable()).isEqualTo(8));
-    assertThat(sim.backends().backend(H100).migMode(0).current()).isFalse();
+    assertThat(SIM.sim().backends().backend(H100).migMode(0).current()).isFalse();
   }
 
   @Test
   @Order(9)
   void migManagerAppliesAllOneGOnTheH100NodeAndASecondTimeChangesNothing() throws Exception {
-    ((SimulatedBackend) sim.backends().backend(H100)).setInUse(3, false);
+    ((SimulatedBackend) SIM.sim().backends().backend(H100)).setInUse(3, false);
     String dp = Labels.deploy("device-plugin");
     List<String> deployValues = new java.util.concurrent.CopyOnWriteArrayList<>();
     Watcher<Node> recorder =
@@ -410,57 +409,41 @@ class SimulateIT {
           @Override
           public void onClose(WatcherException cause) {}
         };
-    try (Watch w = client.nodes().withName(H100).watch(recorder)) {
+    try (Watch w = SIM.client().nodes().withName(H100).watch(recorder)) {
       // Removing the state asks for the same value again: a retry now that GPU 3 is free.
-      label(H100, MigLabels.STATE, null);
+      SIM.label(H100, MigLabels.STATE, null);
       await()
           .atMost(Duration.ofMinutes(4))
           .untilAsserted(
               () -> {
-                assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
+                assertThat(SIM.labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS);
                 assertThat(row(H100).resources()).containsEntry("nvidia.com/mig-1g.10gb", 56L);
-                assertThat(labels(H100)).containsEntry("nvidia.com/mig-1g.10gb.count", "56");
+                assertThat(SIM.labels(H100)).containsEntry("nvidia.com/mig-1g.10gb.count", "56");
               });
     }
     assertThat(deployValues).contains(MigLabels.PAUSED);
-    assertThat(labels(H100)).containsEntry(dp, "true");
+    assertThat(SIM.labels(H100)).containsEntry(dp, "true");
     String pluginPod = devicePluginPod(H100);
 
     deployValues.clear();
-    try (Watch w = client.nodes().withName(H100).watch(recorder)) {
-      label(H100, MigLabels.CONFIG, "all-1g.10gb"); // the same value again
-      label(H100, MigLabels.STATE, null); // and a forced re-check of it
+    try (Watch w = SIM.client().nodes().withName(H100).watch(recorder)) {
+      SIM.label(H100, MigLabels.CONFIG, "all-1g.10gb"); // the same value again
+      SIM.label(H100, MigLabels.STATE, null); // and a forced re-check of it
       await()
           .atMost(Duration.ofMinutes(1))
           .untilAsserted(
-              () -> assertThat(labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS));
+              () -> assertThat(SIM.labels(H100)).containsEntry(MigLabels.STATE, MigLabels.SUCCESS));
     }
     assertThat(deployValues).isNotEmpty().doesNotContain(MigLabels.PAUSED);
     assertThat(devicePluginPod(H100)).isEqualTo(pluginPod);
     assertThat(row(H100).resources()).containsEntry("nvidia.com/mig-1g.10gb", 56L);
   }
 
-  private static void label(String node, String key, String value) {
-    Map<String, Object> labels = new java.util.HashMap<>();
-    labels.put(key, value);
-    client
-        .nodes()
-        .withName(node)
-        .patch(
-            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-            io.fabric8.kubernetes.client.utils.Serialization.asJson(
-                Map.of("metadata", Map.of("labels", labels))));
-  }
-
-  private static Map<String, String> labels(String node) {
-    return client.nodes().withName(node).get().getMetadata().getLabels();
-  }
-
   private static String devicePluginPod(String node) {
-    return client
+    return SIM
+        .client()
         .pods()
-        .inNamespace(sim.namespace())
+        .inNamespace(SIM.sim().namespace())
         .withLabel("app", "nvidia-device-plugin-daemonset")
         .withField("spec.nodeName", node)
         .list()
@@ -476,11 +459,11 @@ class SimulateIT {
   void aNewDriverVersionRollsOutNodeByNodeAndTheStackComesBack() {
     await()
         .atMost(Duration.ofMinutes(2))
-        .untilAsserted(() -> assertThat(sim.status().ready()).isTrue());
+        .untilAsserted(() -> assertThat(SIM.sim().status().ready()).isTrue());
     List<String> gpuNodes = List.of(H100, L4, MIG);
-    int registrations = sim.devicePlugins(L4).devices().registrations("nvidia.com/gpu");
-    assertThat(client.pods().inNamespace(WORKLOADS).withName("shared-0").get()).isNotNull();
-    client
+    int registrations = SIM.sim().devicePlugins(L4).devices().registrations("nvidia.com/gpu");
+    assertThat(SIM.client().pods().inNamespace(WORKLOADS).withName("shared-0").get()).isNotNull();
+    SIM.client()
         .resources(io.gpuoperator.api.v1.ClusterPolicy.class)
         .withName("cluster-policy")
         .patch(
@@ -494,28 +477,28 @@ class SimulateIT {
         .untilAsserted(
             () -> {
               for (String n : gpuNodes) {
-                assertThat(labels(n))
+                assertThat(SIM.labels(n))
                     .as(n)
                     .containsEntry("nvidia.com/gpu-driver-upgrade-state", "upgrade-done");
                 assertThat(driverImage(n)).as(n).contains(":999.1-");
-                assertThat(client.nodes().withName(n).get().getSpec().getUnschedulable())
+                assertThat(SIM.client().nodes().withName(n).get().getSpec().getUnschedulable())
                     .as(n)
                     .isNotEqualTo(Boolean.TRUE);
               }
-              SimulationStatus status = sim.status();
+              SimulationStatus status = SIM.sim().status();
               assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
             });
     // The time-sliced GPU pods (no controller: podDeletion.force) were evicted for the restart.
-    assertThat(client.pods().inNamespace(WORKLOADS).list().getItems())
+    assertThat(SIM.client().pods().inNamespace(WORKLOADS).list().getItems())
         .noneMatch(p -> p.getMetadata().getName().startsWith("shared-"));
     // The device plugin was stopped while the driver restarted, and registered again.
-    assertThat(sim.devicePlugins(L4).devices().registrations("nvidia.com/gpu"))
+    assertThat(SIM.sim().devicePlugins(L4).devices().registrations("nvidia.com/gpu"))
         .isGreaterThan(registrations);
     assertThat(row(L4).gpuAllocatable()).isEqualTo(4);
-    assertThat(client.v1().events().inNamespace("default").list().getItems())
+    assertThat(SIM.client().v1().events().inNamespace("default").list().getItems())
         .noneMatch(e -> "DriverUpgradeFailed".equals(e.getReason()));
     var progress =
-        client
+        SIM.client()
             .resources(io.gpuoperator.api.v1.ClusterPolicy.class)
             .withName("cluster-policy")
             .get()
@@ -526,9 +509,10 @@ class SimulateIT {
   }
 
   private static String driverImage(String node) {
-    return client
+    return SIM
+        .client()
         .pods()
-        .inNamespace(sim.namespace())
+        .inNamespace(SIM.sim().namespace())
         .withLabel("app.kubernetes.io/component", "nvidia-driver")
         .withField("spec.nodeName", node)
         .list()
@@ -543,12 +527,12 @@ class SimulateIT {
   @Test
   @Order(11)
   void closingLeavesNoProcessAndNoDirectory() throws Exception {
-    List<Long> pids = sim.controlPlane().pids();
-    Path cpDir = sim.controlPlane().directory();
-    Path nodesDir = sim.nodesRoot();
+    List<Long> pids = SIM.sim().controlPlane().pids();
+    Path cpDir = SIM.sim().controlPlane().directory();
+    Path nodesDir = SIM.sim().nodesRoot();
     assertThat(pids).isNotEmpty();
     assertThat(nodesDir).exists();
-    sim.close();
+    SIM.sim().close();
     for (long pid : pids) {
       await()
           .atMost(Duration.ofSeconds(15))
@@ -559,12 +543,12 @@ class SimulateIT {
   }
 
   static SimulationStatus.NodeRow row(String node) {
-    return sim.status().nodes().stream().filter(r -> r.name().equals(node)).findFirst().get();
+    return SIM.sim().status().nodes().stream().filter(r -> r.name().equals(node)).findFirst().get();
   }
 
   static List<String> deviceIds(String node, String pod) throws Exception {
-    Path socket = sim.devicePlugins(node).devices().podResourcesSocket();
-    assertThat(socket).startsWith(sim.nodesRoot());
+    Path socket = SIM.sim().devicePlugins(node).devices().podResourcesSocket();
+    assertThat(socket).startsWith(SIM.sim().nodesRoot());
     var channel = UnixSockets.channel(socket);
     try {
       var list =
@@ -584,30 +568,5 @@ class SimulateIT {
     } finally {
       channel.shutdownNow();
     }
-  }
-
-  static Pod gpuPod(String name, int gpus, String node) {
-    PodBuilder b =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("main")
-            .withImage("nvcr.io/nvidia/pytorch:24.05-py3")
-            .withNewResources()
-            .addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
-            .endResources()
-            .endContainer()
-            .endSpec();
-    if (node != null) {
-      b.editSpec().addToNodeSelector("kubernetes.io/hostname", node).endSpec();
-    }
-    return b.build();
-  }
-
-  static String phase(Pod p) {
-    return p == null || p.getStatus() == null ? null : p.getStatus().getPhase();
   }
 }

@@ -3,19 +3,15 @@ package io.gpuoperator.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.NodeDirs;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * End to end with NVIDIA's images: a policy written like the original chart's, naming NVIDIA's
@@ -31,48 +27,44 @@ class SimulateNvidiaImagesIT {
   static final String NS = "gpu-operator";
 
   static final String POLICY =
-      """
-      apiVersion: nvidia.com/v1
-      kind: ClusterPolicy
-      metadata:
-        name: cluster-policy
-      spec:
-        mig:
-          strategy: single
-        validator:
-          repository: nvcr.io/nvidia
-          image: gpu-operator
-          version: main-latest
-        driver:
-          repository: nvcr.io/nvidia
-          image: driver
-          version: "595.91.07"
-        toolkit:
-          repository: nvcr.io/nvidia/k8s
-          image: container-toolkit
-          version: v1.20.0
-        devicePlugin:
-          repository: nvcr.io/nvidia
-          image: k8s-device-plugin
-          version: v0.20.0
-          config:
-            name: time-slicing
-            default: ts2
-        gfd:
-          repository: nvcr.io/nvidia
-          image: k8s-device-plugin
-          version: v0.20.0
-        dcgm:
-          enabled: false
-        dcgmExporter:
-          repository: nvcr.io/nvidia/k8s
-          image: dcgm-exporter
-          version: 4.6.0-4.8.3-distroless
-        migManager:
-          repository: nvcr.io/nvidia/cloud-native
-          image: k8s-mig-manager
-          version: v0.15.0
-      """;
+      Simulation.clusterPolicy(
+          """
+          mig:
+            strategy: single
+          validator:
+            repository: nvcr.io/nvidia
+            image: gpu-operator
+            version: main-latest
+          driver:
+            repository: nvcr.io/nvidia
+            image: driver
+            version: "595.91.07"
+          toolkit:
+            repository: nvcr.io/nvidia/k8s
+            image: container-toolkit
+            version: v1.20.0
+          devicePlugin:
+            repository: nvcr.io/nvidia
+            image: k8s-device-plugin
+            version: v0.20.0
+            config:
+              name: time-slicing
+              default: ts2
+          gfd:
+            repository: nvcr.io/nvidia
+            image: k8s-device-plugin
+            version: v0.20.0
+          dcgm:
+            enabled: false
+          dcgmExporter:
+            repository: nvcr.io/nvidia/k8s
+            image: dcgm-exporter
+            version: 4.6.0-4.8.3-distroless
+          migManager:
+            repository: nvcr.io/nvidia/cloud-native
+            image: k8s-mig-manager
+            version: v0.15.0
+          """);
 
   static final String TIME_SLICING_2 =
       """
@@ -84,41 +76,18 @@ class SimulateNvidiaImagesIT {
             replicas: 2
       """;
 
-  static Simulation sim;
-  static KubernetesClient client;
-
-  @BeforeAll
-  static void start() throws Exception {
-    sim =
-        Simulation.builder()
-            .nodes(List.of(NodeDescription.gpuNode(GPU, "L4", 1), NodeDescription.cpuNode(CPU)))
-            .policy(POLICY, "SimulateNvidiaImagesIT policy")
-            .beforePolicy(
-                c ->
-                    c.configMaps()
-                        .inNamespace(NS)
-                        .resource(
-                            new ConfigMapBuilder()
-                                .withNewMetadata()
-                                .withName("time-slicing")
-                                .endMetadata()
-                                .withData(Map.of("ts2", TIME_SLICING_2))
-                                .build())
-                        .create())
-            .start();
-    client = sim.client();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (sim != null) {
-      sim.close();
-    }
-  }
+  @RegisterExtension
+  static final SimulationFixture SIM =
+      new SimulationFixture(
+          Simulation.builder()
+              .nodes(List.of(NodeDescription.gpuNode(GPU, "L4", 1), NodeDescription.cpuNode(CPU)))
+              .policy(POLICY, "SimulateNvidiaImagesIT policy")
+              .beforePolicy(
+                  SimulationFixture.configMap(NS, "time-slicing", Map.of("ts2", TIME_SLICING_2))));
 
   @Test
   void nvidiasImagesRunTheOriginalsContractAndTheClusterBecomesReady() throws Exception {
-    SimulationStatus status = sim.awaitReady(Duration.ofMinutes(5), s -> {});
+    SimulationStatus status = SIM.sim().awaitReady(Duration.ofMinutes(5), s -> {});
     assertThat(status.ready()).as("not ready: %s", status.reasons()).isTrue();
 
     // The original's contract ran, not our agents' command lines.
@@ -133,13 +102,13 @@ class SimulateNvidiaImagesIT {
             container("nvidia-container-toolkit-daemonset", "nvidia-container-toolkit-ctr")
                 .getImage())
         .isEqualTo("nvcr.io/nvidia/k8s/container-toolkit:v1.20.0");
-    assertThat(client.apps().daemonSets().inNamespace(NS).list().getItems())
+    assertThat(SIM.client().apps().daemonSets().inNamespace(NS).list().getItems())
         .flatExtracting(ds -> ds.getSpec().getTemplate().getSpec().getContainers())
         .extracting(Container::getImage)
         .noneMatch(i -> i.contains("gpu-operator-java"));
 
     // The marker files of the original's protocol, on the node.
-    NodeDirs dirs = sim.kubelet(GPU).dirs();
+    NodeDirs dirs = SIM.sim().kubelet(GPU).dirs();
     assertThat(Files.readString(dirs.validations().resolve(".driver-ctr-ready")))
         .isEqualTo("GDRCOPY_ENABLED: false\nGDS_ENABLED: false\nGPU_DIRECT_RDMA_ENABLED: false\n");
     assertThat(Files.readString(dirs.validations().resolve("driver-ready")))
@@ -156,32 +125,26 @@ class SimulateNvidiaImagesIT {
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () ->
-                assertThat(client.nodes().withName(GPU).get().getMetadata().getLabels())
+                assertThat(SIM.client().nodes().withName(GPU).get().getMetadata().getLabels())
                     .containsEntry("nvidia.com/gpu.present", "true")
                     .containsEntry("nvidia.com/gpu.replicas", "2")
                     .containsEntry("nvidia.com/gpu.sharing-strategy", "time-slicing")
                     .containsEntry("nvidia.com/gpu.product", "NVIDIA-L4-SHARED"));
-    assertThat(client.nodes().withName(CPU).get().getMetadata().getLabels())
+    assertThat(SIM.client().nodes().withName(CPU).get().getMetadata().getLabels())
         .doesNotContainKey("nvidia.com/gpu.present");
   }
 
   private static Container container(String daemonSet, String name) {
-    return daemonSet(daemonSet).getSpec().getTemplate().getSpec().getContainers().stream()
+    return SIM.daemonSet(daemonSet).getSpec().getTemplate().getSpec().getContainers().stream()
         .filter(c -> c.getName().equals(name))
         .findFirst()
         .orElseThrow();
   }
 
   private static Container initContainer(String daemonSet, String name) {
-    return daemonSet(daemonSet).getSpec().getTemplate().getSpec().getInitContainers().stream()
+    return SIM.daemonSet(daemonSet).getSpec().getTemplate().getSpec().getInitContainers().stream()
         .filter(c -> c.getName().equals(name))
         .findFirst()
         .orElseThrow();
-  }
-
-  private static DaemonSet daemonSet(String name) {
-    DaemonSet ds = client.apps().daemonSets().inNamespace(NS).withName(name).get();
-    assertThat(ds).as(name).isNotNull();
-    return ds;
   }
 }

@@ -51,20 +51,11 @@ class SimulatedGpuNodeIT {
             .nodes(List.of(NODE))
             .start();
     admin = cp.client();
-    KubeletOptions options =
-        new KubeletOptions(
-            Duration.ofSeconds(4),
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(2));
+    KubeletOptions options = KubeletOptions.quick();
     cluster =
         SimulatedCluster.start(
             cp, List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)), options);
     ns = ControlPlaneExtension.newNamespace(admin, "gpu-node");
-    // Pods are refused until the controller-manager created the namespace's default account.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
   }
 
   @AfterAll
@@ -279,7 +270,7 @@ class SimulatedGpuNodeIT {
   @Test
   @Order(4)
   void scheduledGpuPodGetsADeviceRecordedInPodResources() throws Exception {
-    admin.pods().inNamespace(ns).resource(gpuPod("trainer", 1)).create();
+    admin.pods().inNamespace(ns).resource(WorkloadPods.gpuPod("trainer", 1, null)).create();
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -313,7 +304,7 @@ class SimulatedGpuNodeIT {
   @Test
   @Order(5)
   void podAskingForMoreGpusThanAnyNodeHasStaysPending() {
-    admin.pods().inNamespace(ns).resource(gpuPod("too-big", 9)).create();
+    admin.pods().inNamespace(ns).resource(WorkloadPods.gpuPod("too-big", 9, null)).create();
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -353,23 +344,6 @@ class SimulatedGpuNodeIT {
     // The running pod kept its device through the restart.
     assertThat(cluster.devices(NODE).devices().assignments())
         .anySatisfy(a -> assertThat(a.name()).isEqualTo("trainer"));
-  }
-
-  static Pod gpuPod(String name, int gpus) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
-        .addNewContainer()
-        .withName("main")
-        .withImage("nvcr.io/nvidia/pytorch:24.05-py3")
-        .withNewResources()
-        .addToLimits("nvidia.com/gpu", new Quantity(Integer.toString(gpus)))
-        .endResources()
-        .endContainer()
-        .endSpec()
-        .build();
   }
 
   static String gpus(String field) {

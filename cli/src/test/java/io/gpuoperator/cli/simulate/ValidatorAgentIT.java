@@ -66,7 +66,7 @@ class ValidatorAgentIT {
   @Test
   void driverValidationWaitsForTheDriverThenWritesTheNodesMarker(KubernetesClient client)
       throws Exception {
-    String ns = namespace(client, "validator-agent");
+    String ns = ControlPlaneExtension.newNamespace(client, "validator-agent");
     NodeDescription h100 = NodeDescription.gpuNode("agent-h100", "H100-SXM5-80GB", 8);
     NodeDescription l4 = NodeDescription.gpuNode("agent-l4", "L4", 2);
     backends = new SimulatedGpuBackends(List.of(h100, l4));
@@ -109,7 +109,7 @@ class ValidatorAgentIT {
 
   @Test
   void driverValidationFailsOnANodeWithoutGpus(KubernetesClient client) throws Exception {
-    String ns = namespace(client, "validator-agent-cpu");
+    String ns = ControlPlaneExtension.newNamespace(client, "validator-agent-cpu");
     NodeDescription cpu = NodeDescription.cpuNode("agent-cpu");
     backends = new SimulatedGpuBackends(List.of(cpu));
     start(client, List.of(cpu), cpu, 22);
@@ -188,14 +188,5 @@ class ValidatorAgentIT {
         && p.getStatus().getConditions() != null
         && p.getStatus().getConditions().stream()
             .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
-  }
-
-  /** A new namespace whose default service account exists (pods are refused before). */
-  static String namespace(KubernetesClient client, String prefix) {
-    String ns = ControlPlaneExtension.newNamespace(client, prefix);
-    org.awaitility.Awaitility.await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> client.serviceAccounts().inNamespace(ns).withName("default").get() != null);
-    return ns;
   }
 }

@@ -94,7 +94,7 @@ class ValidatorIT {
 
   @Test
   void cudaRunsAWorkloadPodOnTheNodeAndCleansUp(KubernetesClient client) throws Exception {
-    String ns = namespace(client, "cuda");
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda");
     String node = "validator-cuda-node";
     NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
     try (SimulatedKubelet kubelet =
@@ -109,7 +109,7 @@ class ValidatorIT {
 
   @Test
   void cudaFailsWhenTheWorkloadFails(KubernetesClient client) throws Exception {
-    String ns = namespace(client, "cuda-fail");
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda-fail");
     String node = "validator-cuda-broken";
     NodeDescription d =
         NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8)
@@ -148,7 +148,7 @@ class ValidatorIT {
 
   @Test
   void cudaFailsOnANodeWithoutAllocatableGpus(KubernetesClient client) throws Exception {
-    String ns = namespace(client, "cuda-nogpu");
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda-nogpu");
     String node = "validator-cuda-nogpu";
     NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
     try (SimulatedKubelet kubelet =
@@ -175,14 +175,5 @@ class ValidatorIT {
         .patch(
             PatchContext.of(PatchType.STRATEGIC_MERGE),
             "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"},\"allocatable\":{\"nvidia.com/gpu\":\"8\"}}}");
-  }
-
-  /** A new namespace whose default service account exists (pods are refused before). */
-  static String namespace(KubernetesClient client, String prefix) {
-    String ns = ControlPlaneExtension.newNamespace(client, prefix);
-    org.awaitility.Awaitility.await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> client.serviceAccounts().inNamespace(ns).withName("default").get() != null);
-    return ns;
   }
 }

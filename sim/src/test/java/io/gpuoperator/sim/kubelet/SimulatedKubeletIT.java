@@ -53,12 +53,7 @@ class SimulatedKubeletIT {
             .nodes(List.of(GPU_NODE, CPU_NODE))
             .start();
     admin = cp.client();
-    KubeletOptions options =
-        new KubeletOptions(
-            Duration.ofSeconds(4),
-            Duration.ofSeconds(30),
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(2));
+    KubeletOptions options = KubeletOptions.quick();
     List<BehaviourOverride> overrides =
         List.of(
             // The NVIDIA driver container: ready after 1 s, then writes its marker.
@@ -90,10 +85,6 @@ class SimulatedKubeletIT {
     assertThat(gpu.dirs().validations()).startsWith(nodes.root()).isDirectory();
     assertThat(gpu.dirs().devicePlugins()).isNotEqualTo(cpu.dirs().devicePlugins());
     ns = ControlPlaneExtension.newNamespace(admin, "kubelet");
-    // Pods are refused until the controller-manager created the namespace's default account.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> admin.serviceAccounts().inNamespace(ns).withName("default").get() != null);
   }
 
   @AfterAll
