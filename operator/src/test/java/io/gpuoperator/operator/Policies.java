@@ -1,5 +1,7 @@
 package io.gpuoperator.operator;
 
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
@@ -9,12 +11,29 @@ import io.gpuoperator.operator.operand.Operands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /** Policies, facts and configuration shared by the operator's unit tests. */
 public final class Policies {
   public static final String SAMPLE = "/io/gpuoperator/api/samples/clusterpolicy.yaml";
+
+  /**
+   * The DaemonSets of the original's default install, by the original's names: what its chart's
+   * defaults and the documentation sample (which mirrors them) render. Standalone DCGM, the
+   * node-status exporter, the DRA driver and the sandbox operands are off there.
+   */
+  public static final List<String> DEFAULT_DAEMONSETS =
+      List.of(
+          "nvidia-driver-daemonset",
+          "nvidia-container-toolkit-daemonset",
+          "nvidia-operator-validator",
+          "nvidia-device-plugin-daemonset",
+          "nvidia-device-plugin-mps-control-daemon",
+          "nvidia-dcgm-exporter",
+          "gpu-feature-discovery",
+          "nvidia-mig-manager");
 
   private Policies() {}
 
@@ -25,6 +44,16 @@ public final class Policies {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A Node with these labels and nothing else: what the labelling rules and selectors read. */
+  public static Node node(String name, Map<String, String> labels) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
+        .build();
   }
 
   /** A policy from YAML text. */

@@ -3,9 +3,9 @@ package io.gpuoperator.operator.driver;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
+import io.gpuoperator.operator.Policies;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -20,20 +20,11 @@ class DriverOwnersTest {
     return d;
   }
 
-  static Node node(String name, Map<String, String> labels) {
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withLabels(labels)
-        .endMetadata()
-        .build();
-  }
-
   static final List<Node> NODES =
       List.of(
-          node("a100-0", Map.of("pool", "a100")),
-          node("h100-0", Map.of("pool", "h100", "team", "research")),
-          node("l4-0", Map.of("pool", "l4")));
+          Policies.node("a100-0", Map.of("pool", "a100")),
+          Policies.node("h100-0", Map.of("pool", "h100", "team", "research")),
+          Policies.node("l4-0", Map.of("pool", "l4")));
 
   @Test
   void selectorsFirstThenTheDefault() {

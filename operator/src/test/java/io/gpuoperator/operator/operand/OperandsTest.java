@@ -67,15 +67,7 @@ class OperandsTest {
         // node-agents mode is off: listed disabled, so a DaemonSet left from it is deleted.
         .containsExactly("dra-driver", "dcgm", "node-status-exporter", "node-agents");
     assertThat(daemonSets(ops).keySet())
-        .containsExactlyInAnyOrder(
-            "nvidia-driver-daemonset",
-            "nvidia-container-toolkit-daemonset",
-            "nvidia-operator-validator",
-            "nvidia-device-plugin-daemonset",
-            "nvidia-device-plugin-mps-control-daemon",
-            "nvidia-dcgm-exporter",
-            "gpu-feature-discovery",
-            "nvidia-mig-manager");
+        .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSETS);
   }
 
   @Test

@@ -63,15 +63,7 @@ class OriginalContractTest {
   void theDefaultDaemonSetsAreTheOriginals() {
     // Standalone DCGM and the node-status exporter are off in the chart; no sandbox operands.
     assertThat(daemonSets.keySet())
-        .containsExactlyInAnyOrder(
-            "nvidia-driver-daemonset",
-            "nvidia-container-toolkit-daemonset",
-            "nvidia-operator-validator",
-            "nvidia-device-plugin-daemonset",
-            "nvidia-device-plugin-mps-control-daemon",
-            "nvidia-dcgm-exporter",
-            "gpu-feature-discovery",
-            "nvidia-mig-manager");
+        .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSETS);
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
@@ -45,16 +46,6 @@ class ClusterPolicyReconcilerIT {
   static final String POLICY = "cluster-policy";
   static final List<String> GPU_NODES = List.of("it-gpu-a", "it-gpu-b");
   static final String CPU_NODE = "it-cpu-c";
-  static final List<String> SAMPLE_DAEMONSETS =
-      List.of(
-          "nvidia-driver-daemonset",
-          "nvidia-container-toolkit-daemonset",
-          "nvidia-operator-validator",
-          "nvidia-device-plugin-daemonset",
-          "nvidia-device-plugin-mps-control-daemon",
-          "nvidia-dcgm-exporter",
-          "gpu-feature-discovery",
-          "nvidia-mig-manager");
   static final List<String> SAMPLE_DS_OPERANDS =
       List.of(
           "driver",
@@ -137,7 +128,7 @@ class ClusterPolicyReconcilerIT {
             () ->
                 assertThat(daemonSets())
                     .extracting(d -> d.getMetadata().getName())
-                    .containsExactlyInAnyOrderElementsOf(SAMPLE_DAEMONSETS));
+                    .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSETS));
     DaemonSet driver = daemonSet("nvidia-driver-daemonset");
     assertThat(driver.getMetadata().getOwnerReferences())
         .singleElement()
@@ -203,7 +194,7 @@ class ClusterPolicyReconcilerIT {
                     .satisfies(o -> assertThat(o.reason).contains("ControllerRevision")));
 
     // Every DaemonSet but the device plugin's ready: the status names only that one.
-    for (String name : SAMPLE_DAEMONSETS) {
+    for (String name : Policies.DEFAULT_DAEMONSETS) {
       if (!name.equals("nvidia-device-plugin-daemonset")) {
         ItCluster.markReady(admin, daemonSet(name), GPU_NODES);
       }
@@ -473,7 +464,7 @@ class ClusterPolicyReconcilerIT {
               assertThat(second.getStatus().state).isNotEqualTo(State.IGNORED);
               assertThat(daemonSets())
                   .extracting(d -> d.getMetadata().getName())
-                  .containsExactlyInAnyOrderElementsOf(SAMPLE_DAEMONSETS);
+                  .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSETS);
               assertThat(daemonSet("nvidia-driver-daemonset").getMetadata().getOwnerReferences())
                   .singleElement()
                   .satisfies(o -> assertThat(o.getName()).isEqualTo("zz-second-policy"));

@@ -2,7 +2,6 @@ package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -13,6 +12,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import java.io.InputStream;
 import java.util.List;
@@ -73,12 +73,7 @@ final class ItCluster {
   }
 
   static Node node(String name, Map<String, String> labels) {
-    return new NodeBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withLabels(labels)
-        .endMetadata()
-        .build();
+    return Policies.node(name, labels);
   }
 
   /** The documentation sample policy, as written (its empty strings mean "unset"). */

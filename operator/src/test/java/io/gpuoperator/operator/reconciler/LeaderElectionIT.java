@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
@@ -25,19 +24,21 @@ class LeaderElectionIT {
 
   @Test
   void secondInstanceTakesOverWithin20Seconds(ControlPlane cp) throws Exception {
-    KubernetesClient admin = cp.client();
-    Crds.apply(admin);
-    String ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator-le");
-    AuditLog audit = new AuditLog(cp.auditLog());
-    OperatorInstance a =
-        OperatorInstance.start(
-            cp, ns, "le-a", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    OperatorFixture it = OperatorFixture.start(cp);
+    KubernetesClient admin = it.admin();
+    AuditLog audit = it.audit();
+    OperatorInstance a = it.operator();
     OperatorInstance b = null;
     try {
       await().atMost(Duration.ofSeconds(20)).until(a.operator::isLeader);
       b =
           OperatorInstance.start(
-              cp, ns, "le-b", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+              cp,
+              it.ns(),
+              "le-b",
+              new OperandRegistryRenderer(),
+              new NodeLabelRulesPlanner(),
+              Map.of());
       admin.resource(ItCluster.samplePolicy("leader-policy")).create();
       admin.nodes().resource(ItCluster.node("it-le-1", ItCluster.NFD_GPU)).create();
       await()
