@@ -77,3 +77,73 @@ global.imagePullSecrets. Args: (dict "v" section "root" $ "top" bool).
 {{ $repo }}/{{ $o.image }}:{{ $version }}
 {{- end -}}
 {{- end -}}
+
+{{/*
+A ClusterPolicy section without the original chart's keys that are not ClusterPolicy fields:
+config.create/.data (the chart's ConfigMaps), driver.nvidiaDriverCRD (spec.driver.useNvidiaDriverCRD
+and the default NVIDIADriver), driver.upgradePolicy.gpuPodDeletion (spec's podDeletion), and the
+draDriver keys only a GPUCluster has. Args: (dict "key" section-name "v" section-values).
+*/}}
+{{- define "gpu-operator.policyValues" -}}
+{{- $v := deepCopy .v -}}
+{{- if and (has .key (list "devicePlugin" "migManager" "dcgmExporter")) (kindIs "map" $v.config) -}}
+{{- $_ := set $v "config" (omit $v.config "create" "data") -}}
+{{- end -}}
+{{- if eq .key "driver" -}}
+{{- $crd := default dict $v.nvidiaDriverCRD -}}
+{{- $v = omit $v "nvidiaDriverCRD" -}}
+{{- if hasKey $crd "enabled" -}}
+{{- $_ := set $v "useNvidiaDriverCRD" $crd.enabled -}}
+{{- end -}}
+{{- if and (kindIs "map" $v.upgradePolicy) (hasKey $v.upgradePolicy "gpuPodDeletion") -}}
+{{- $up := omit $v.upgradePolicy "gpuPodDeletion" -}}
+{{- if not (hasKey $up "podDeletion") -}}
+{{- $_ := set $up "podDeletion" $v.upgradePolicy.gpuPodDeletion -}}
+{{- end -}}
+{{- $_ := set $v "upgradePolicy" $up -}}
+{{- end -}}
+{{- end -}}
+{{- if eq .key "draDriver" -}}
+{{- $v = omit $v "featureGates" "gpus" "computeDomains" -}}
+{{- end -}}
+{{- toYaml $v -}}
+{{- end -}}
+
+{{/*
+The values of the original chart this chart accepts but does not act on, set to something that
+would make the original act: one "path: what happens here instead" line each. NOTES.txt prints
+them and the ClusterPolicy carries them (annotation gpu-operator.nvidia.com/unsupported-values),
+which the operator reports in its IgnoredFields condition.
+*/}}
+{{- define "gpu-operator.unsupportedValues" -}}
+{{- $v := .Values -}}
+{{- $out := list -}}
+{{- if (dig "openshift" false (default dict $v.platform)) -}}
+{{- $out = append $out "platform.openshift: OpenShift (SCCs, the Driver Toolkit, the cluster proxy) is not supported; the chart installs as on any cluster" -}}
+{{- end -}}
+{{- if $v.nfd.enabled -}}
+{{- $out = append $out "nfd.enabled: Node Feature Discovery is not deployed by this chart (node-feature-discovery values are unused); where no NFD runs, the operator deploys its pci-discovery, which finds the GPU nodes (NFD's OS and kernel labels, used for per-OS driver images, are not written)" -}}
+{{- end -}}
+{{- if (dig "nodefeaturerules" false $v.nfd) -}}
+{{- $out = append $out "nfd.nodefeaturerules: no NodeFeatureRule is rendered (the gdrcopy, GDS and peermem capable labels need NFD)" -}}
+{{- end -}}
+{{- if $v.operator.cleanupCRD -}}
+{{- $out = append $out "operator.cleanupCRD: the CRDs stay after helm uninstall (Helm never deletes a chart's crds/); delete them with kubectl" -}}
+{{- end -}}
+{{- if and (hasKey $v.operator "upgradeCRD") (not $v.operator.upgradeCRD) -}}
+{{- $out = append $out "operator.upgradeCRD: the operator upgrades its CRDs itself at start, always" -}}
+{{- end -}}
+{{- with $v.operator.defaultGPUMode -}}
+{{- $out = append $out "operator.defaultGPUMode: not supported (no GPU mode switching)" -}}
+{{- end -}}
+{{- $enc := dig "timeEncoding" "epoch" $v.operator.logging -}}
+{{- if and (ne $enc "epoch") (not (dig "develMode" false $v.operator.logging)) -}}
+{{- $out = append $out (printf "operator.logging.timeEncoding: %s is not supported; log times are the text pattern's or, in JSON, epoch milliseconds" $enc) -}}
+{{- end -}}
+{{- range $key := list "nameOverride" "fullnameOverride" -}}
+{{- if index $v $key -}}
+{{- $out = append $out (printf "%s: the objects' names are fixed (the operator finds them by name)" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}

@@ -103,6 +103,14 @@ public class SimulateCommand implements Callable<Integer> {
                   + " agents in one nvidia-node-agents DaemonSet.")
           .orElse(false, "false");
 
+  static final Setting<Boolean> WITHOUT_OPERATOR =
+      Setting.bool("--without-operator")
+          .help(
+              "Start no operator and apply no ClusterPolicy (the CRDs and the namespace are"
+                  + " installed): for helm install of the chart, whose operator pods the simulated"
+                  + " nodes run.")
+          .orElse(false, "false");
+
   /** The options, declared once above. */
   public static final class Options extends SettingOptions {
     public Options() {
@@ -119,6 +127,7 @@ public class SimulateCommand implements Callable<Integer> {
                   TIMEOUT,
                   GRACE,
                   NODE_AGENTS,
+                  WITHOUT_OPERATOR,
                   DRY_RUN)));
     }
   }
@@ -142,7 +151,8 @@ public class SimulateCommand implements Callable<Integer> {
       boolean untilReady,
       Duration timeout,
       Duration grace,
-      boolean nodeAgents) {}
+      boolean nodeAgents,
+      boolean withoutOperator) {}
 
   @Override
   public Integer call() throws Exception {
@@ -173,6 +183,7 @@ public class SimulateCommand implements Callable<Integer> {
               .nodeMonitorGracePeriod(in.grace().toSeconds() + "s")
               .kubeconfigOut(in.kubeconfigOut().toAbsolutePath())
               .nodeAgents(in.nodeAgents())
+              .withoutOperator(in.withoutOperator())
               .progress(progress::step)
               .start();
     } catch (ConfigException e) {
@@ -201,6 +212,15 @@ public class SimulateCommand implements Callable<Integer> {
               + sim.kubeconfigOut()
               + " get nodes -L "
               + SimulationStatus.PRODUCT_LABEL);
+      if (in.withoutOperator()) {
+        out.println("Install the operator with the chart (waiting for its ClusterPolicy):");
+        out.println(
+            "  helm install gpu-operator deploy/helm/gpu-operator -n "
+                + sim.namespace()
+                + " --kubeconfig "
+                + sim.kubeconfigOut());
+      }
+      printEndpoints(out, sim);
       out.flush();
       SimulationStatus last = sim.awaitReady(in.timeout(), progress::update);
       out.println();
@@ -217,6 +237,7 @@ public class SimulateCommand implements Callable<Integer> {
                 + ":");
         last.reasons().forEach(r -> err.println("  " + r));
       }
+      printEndpoints(out, sim);
       out.flush();
       if (in.untilReady()) {
         return last.ready() ? 0 : 1;
@@ -233,6 +254,16 @@ public class SimulateCommand implements Callable<Integer> {
         // the JVM is already shutting down: the hook stops the simulation
       }
       sim.close();
+    }
+  }
+
+  /** The addresses a user would open: API server, kubeconfig, operator, exporters. */
+  static void printEndpoints(PrintWriter out, Simulation sim) {
+    var endpoints = sim.endpoints();
+    int width = endpoints.stream().mapToInt(e -> e.getKey().length()).max().orElse(0);
+    out.println("Endpoints:");
+    for (var e : endpoints) {
+      out.printf("  %-" + width + "s  %s%n", e.getKey(), e.getValue());
     }
   }
 
@@ -265,6 +296,12 @@ public class SimulateCommand implements Callable<Integer> {
               });
     }
     Path policyFile = s.get(POLICY);
+    boolean withoutOperator = s.get(WITHOUT_OPERATOR);
+    if (withoutOperator && (policyFile != null || s.get(NODE_AGENTS))) {
+      throw new ConfigException(
+          "--without-operator: the chart's values choose the policy and node-agents mode; drop "
+              + (policyFile != null ? "-f" : "--node-agents"));
+    }
     String policy;
     String source;
     if (policyFile == null) {
@@ -286,7 +323,15 @@ public class SimulateCommand implements Callable<Integer> {
       source = policyFile.toString();
     }
     return new Inputs(
-        nodes, policy, source, out.value(), s.get(UNTIL_READY), timeout, grace, s.get(NODE_AGENTS));
+        nodes,
+        policy,
+        withoutOperator ? "the chart" : source,
+        out.value(),
+        s.get(UNTIL_READY),
+        timeout,
+        grace,
+        s.get(NODE_AGENTS),
+        withoutOperator);
   }
 
   private static <T> T prefixed(String flag, java.util.function.Supplier<T> read) {

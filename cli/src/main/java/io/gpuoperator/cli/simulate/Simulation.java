@@ -183,39 +183,46 @@ public final class Simulation implements AutoCloseable {
       cluster = SimulatedCluster.start(controlPlane, options.nodes, kubeletOptions);
       resources.add(cluster);
 
-      step("starting the operator (namespace " + options.namespace + ")");
-      KubernetesClient operatorClient =
-          OperatorClients.create(
-              controlPlane.kubeconfig(),
-              "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
-      resources.add(operatorClient);
-      // The agents this binary has come from its own command tree, as in the real operator.
-      OperatorConfig config =
-          OperatorConfig.fromEnv(
-                  Map.of(
-                      "OPERATOR_NAMESPACE", options.namespace,
-                      "METRICS_PORT", "0",
-                      "HEALTH_PORT", "0",
-                      "LEADER_ELECT", "false"))
-              .withAgents(GpuOperatorCommand.commandLine().getSubcommands().keySet())
-              .withNodeAgents(options.nodeAgents);
-      operator =
-          new GpuOperator(
-                  operatorClient,
-                  config,
-                  new OperandRegistryRenderer(),
-                  new NodeLabelRulesPlanner(),
-                  GpuOperator.Options.on("127.0.0.1", "simulate", false, 8))
-              .start();
-      resources.add(operator);
+      if (options.withoutOperator) {
+        step(
+            "not starting the operator: helm install the chart into namespace "
+                + options.namespace
+                + " (the nodes' kubelets run its operator pods)");
+      } else {
+        step("starting the operator (namespace " + options.namespace + ")");
+        KubernetesClient operatorClient =
+            OperatorClients.create(
+                controlPlane.kubeconfig(),
+                "gpu-operator/" + OperandImages.projectVersion() + " (simulate)");
+        resources.add(operatorClient);
+        // The agents this binary has come from its own command tree, as in the real operator.
+        OperatorConfig config =
+            OperatorConfig.fromEnv(
+                    Map.of(
+                        "OPERATOR_NAMESPACE", options.namespace,
+                        "METRICS_PORT", "0",
+                        "HEALTH_PORT", "0",
+                        "LEADER_ELECT", "false"))
+                .withAgents(GpuOperatorCommand.commandLine().getSubcommands().keySet())
+                .withNodeAgents(options.nodeAgents);
+        operator =
+            new GpuOperator(
+                    operatorClient,
+                    config,
+                    new OperandRegistryRenderer(),
+                    new NodeLabelRulesPlanner(),
+                    GpuOperator.Options.on("127.0.0.1", "simulate", false, 8))
+                .start();
+        resources.add(operator);
 
-      step(
-          "applying ClusterPolicy "
-              + policy.getMetadata().getName()
-              + " ("
-              + options.policySource
-              + ")");
-      admin.resources(ClusterPolicy.class).resource(policy).create();
+        step(
+            "applying ClusterPolicy "
+                + policy.getMetadata().getName()
+                + " ("
+                + options.policySource
+                + ")");
+        admin.resources(ClusterPolicy.class).resource(policy).create();
+      }
       view =
           ClusterView.start(
               admin, cluster.nodeCache(), options.nodes, options.namespace, policyName());
@@ -286,6 +293,42 @@ public final class Simulation implements AutoCloseable {
   /** The in-process DRA plugin agent (what it set on the nodes' simulated GPUs). */
   public DraPluginInProcessAgent draPlugin() {
     return cluster.draPlugin();
+  }
+
+  /**
+   * What a user would open, in order: the API server and the kubeconfig, each operator's metrics
+   * and health (the in-process one, or the chart's pods), each node's exporter once it runs.
+   */
+  public List<Map.Entry<String, String>> endpoints() {
+    List<Map.Entry<String, String>> out = new java.util.ArrayList<>();
+    out.add(Map.entry("API server", controlPlane.apiServerUrl()));
+    if (options.kubeconfigOut != null) {
+      out.add(Map.entry("kubeconfig", options.kubeconfigOut.toString()));
+    }
+    if (operator != null) {
+      out.add(Map.entry("operator metrics", metricsUrl(operator.metricsPort())));
+      out.add(Map.entry("operator health", healthUrl(operator.healthPort())));
+    }
+    for (var r : new java.util.TreeMap<>(cluster.operator().running()).values()) {
+      String pod = " (pod " + r.pod() + ")";
+      out.add(Map.entry("operator metrics" + pod, metricsUrl(r.operator().metricsPort())));
+      out.add(Map.entry("operator health" + pod, healthUrl(r.healthPort())));
+    }
+    for (NodeDescription d : options.nodes) {
+      Integer port = exporterPort(d.name());
+      if (port != null) {
+        out.add(Map.entry("exporter " + d.name(), metricsUrl(port)));
+      }
+    }
+    return out;
+  }
+
+  private static String metricsUrl(int port) {
+    return "http://127.0.0.1:" + port + "/metrics";
+  }
+
+  private static String healthUrl(int port) {
+    return "http://127.0.0.1:" + port + "/healthz";
   }
 
   /** The port of a node's metrics exporter on 127.0.0.1 (null while none runs). */
@@ -403,8 +446,19 @@ public final class Simulation implements AutoCloseable {
     private Consumer<KubernetesClient> beforePolicy = c -> {};
     private final Map<String, Boolean> featureGates = new java.util.TreeMap<>();
     private boolean nodeAgents;
+    private boolean withoutOperator;
 
     private Builder() {}
+
+    /**
+     * No operator and no ClusterPolicy (the CRDs and the namespace are installed): for {@code helm
+     * install} of the chart, whose operator pods the simulated kubelets run in-process, and whose
+     * ClusterPolicy ({@code cluster-policy}) the simulation then waits for.
+     */
+    public Builder withoutOperator(boolean on) {
+      this.withoutOperator = on;
+      return this;
+    }
 
     /** The operator in node-agents mode ({@code NODE_AGENTS=true}). */
     public Builder nodeAgents(boolean on) {

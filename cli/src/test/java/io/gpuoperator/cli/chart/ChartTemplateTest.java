@@ -56,16 +56,10 @@ class ChartTemplateTest {
   @Test
   void anUnknownNestedKeyFailsNamingIt(@TempDir Path dir) throws IOException {
     Path values = dir.resolve("values.yaml");
-    Files.writeString(values, "driver:\n  nvidiaDriverCRD:\n    enabled: true\n");
+    Files.writeString(values, "driver:\n  nvidiaDriverCRDs:\n    enabled: true\n");
     assertThatThrownBy(() -> HelmChart.template(values, Map.of()))
-        .hasMessageContaining("nvidiaDriverCRD")
+        .hasMessageContaining("nvidiaDriverCRDs")
         .hasMessageContaining("driver");
-  }
-
-  @Test
-  void nfdEnabledFailsWithWhatToDo() {
-    assertThatThrownBy(() -> HelmChart.template(Map.of("nfd.enabled", "true")))
-        .hasMessageContaining("nfd.enabled: this chart does not deploy Node Feature Discovery");
   }
 
   /** One value moves every image to a mirror, keeping paths, names and tags. */

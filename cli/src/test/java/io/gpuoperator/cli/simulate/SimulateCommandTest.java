@@ -82,6 +82,23 @@ class SimulateCommandTest {
         .contains("-f: not a valid ClusterPolicy: " + policy + ":7:5 spec.mig.strategy");
   }
 
+  /** The chart chooses the policy and node-agents mode: the simulator's own are refused. */
+  @Test
+  void withoutOperatorRefusesAPolicyAndNodeAgentsMode() throws Exception {
+    Path policy = tmp.resolve("policy.yaml");
+    Files.writeString(
+        policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec: {}\n");
+    Result r = run("simulate", "--without-operator", "-f", policy.toString(), "--dry-run");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--without-operator: the chart's values choose the policy");
+    r = run("simulate", "--without-operator", "--node-agents", "--dry-run");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("drop --node-agents");
+    r = run("simulate", "--without-operator", "--dry-run");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("ClusterPolicy from the chart");
+  }
+
   @Test
   void badTimeoutAndMigStrategyAreRefused() {
     Result r = run("simulate", "--timeout", "soon");

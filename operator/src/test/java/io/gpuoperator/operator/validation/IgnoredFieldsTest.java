@@ -30,6 +30,24 @@ class IgnoredFieldsTest {
         .startsWith("accepted but ignored: VM workloads");
   }
 
+  /** The chart's list of values it accepts but does not support joins the fields. */
+  @Test
+  void theChartsUnsupportedValuesAreReportedWithTheFields() {
+    var policy = Policies.sample();
+    policy
+        .getMetadata()
+        .setAnnotations(
+            java.util.Map.of(
+                IgnoredFields.UNSUPPORTED_VALUES,
+                "platform.openshift: OpenShift is not supported\nnfd.enabled: NFD is not"
+                    + " deployed"));
+    assertThat(IgnoredFields.of(policy))
+        .extracting(Violation::toString)
+        .containsExactly(
+            "values.platform.openshift: not supported: OpenShift is not supported",
+            "values.nfd.enabled: not supported: NFD is not deployed");
+  }
+
   @Test
   void planWarnsAboutIgnoredAndPrunedFieldsButTheyKeepThePolicyValid() {
     PolicyFile file =

@@ -1,0 +1,282 @@
+package io.gpuoperator.cli.chart;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1alpha1.NVIDIADriver;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A platform team's values file for NVIDIA's chart installs as it is: every value path of the
+ * original (v26.7, {@link OriginalValuePaths}) renders without a schema error, alone and all at
+ * once; the values this chart implements work as there (ConfigMaps from {@code config.create},
+ * {@code operator.env}, the logging flags, {@code gpuPodDeletion}, the NVIDIADriver and GPUCluster
+ * resources); those it does not are listed on the ClusterPolicy for the operator's IgnoredFields
+ * condition. With {@code -Dgpu-operator.original.values=<file>} the original's own values.yaml is
+ * rendered as it is too.
+ */
+class ChartOriginalValuesTest {
+  static final String UNSUPPORTED =
+      io.gpuoperator.operator.validation.IgnoredFields.UNSUPPORTED_VALUES;
+
+  @Test
+  void everyPathOfTheOriginalRendersAlone(@TempDir Path dir) throws IOException {
+    List<OriginalValuePaths> rows = OriginalValuePaths.all();
+    assertThat(rows).hasSizeGreaterThan(300);
+    List<String> failures = new ArrayList<>();
+    for (OriginalValuePaths row : rows) {
+      Path values = dir.resolve("values.yaml");
+      Files.writeString(values, OriginalValuePaths.valuesFile(List.of(row)));
+      try {
+        HelmChart.template(values, Map.of());
+      } catch (RuntimeException e) {
+        failures.add(row.path() + ": " + e.getMessage());
+      }
+    }
+    assertThat(failures).as("paths of the original's chart that fail").isEmpty();
+  }
+
+  @Test
+  void everyPathOfTheOriginalRendersAtOnce(@TempDir Path dir) throws IOException {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(values, OriginalValuePaths.valuesFile(OriginalValuePaths.all()));
+    var objects = HelmChart.objects(HelmChart.template(values, Map.of()));
+    ClusterPolicy policy = policy(objects);
+    assertThat(policy.getSpec().driver.upgradePolicy.podDeletion.timeoutSeconds).isEqualTo(300);
+    assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED))
+        .contains("nfd.enabled: ")
+        .contains("\nnameOverride: ")
+        .contains("\nfullnameOverride: ");
+  }
+
+  /** The original's values.yaml itself, where CI has it (the original's Go module). */
+  @Test
+  void theOriginalsValuesFileRendersAsItIs() {
+    String file = System.getProperty("gpu-operator.original.values");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        file != null && !file.isBlank(), "-Dgpu-operator.original.values not set");
+    var objects = HelmChart.objects(HelmChart.template(Path.of(file), Map.of()));
+    ClusterPolicy policy = policy(objects);
+    assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED)).contains("nfd.enabled: ");
+    assertThat(policy.getSpec().driver.upgradePolicy.podDeletion).isNotNull();
+  }
+
+  @Test
+  void aWrongTypeIsStillAnErrorNamingThePath() {
+    assertThatThrownBy(() -> HelmChart.template(Map.of("driver.enabled", "yes")))
+        .hasMessageContaining("driver")
+        .hasMessageContaining("enabled");
+    assertThatThrownBy(() -> HelmChart.template(Map.of("platform.openshift", "maybe")))
+        .hasMessageContaining("openshift");
+    assertThatThrownBy(() -> HelmChart.template(Map.of("devicePlugin.config.kreate", "true")))
+        .hasMessageContaining("kreate");
+  }
+
+  /** The usual time-slicing set-up: the chart creates the ConfigMap the device plugin reads. */
+  @Test
+  void devicePluginConfigCreateMakesTheConfigMapThePolicyNames(@TempDir Path dir)
+      throws IOException {
+    Path values = dir.resolve("values.yaml");
+    Files.writeString(
+        values,
+        """
+        devicePlugin:
+          config:
+            name: time-slicing-config
+            create: true
+            default: any
+            data:
+              any: |-
+                version: v1
+                sharing:
+                  timeSlicing:
+                    resources:
+                      - name: nvidia.com/gpu
+                        replicas: 4
+        migManager:
+          config:
+            name: custom-mig-parted-config
+            create: true
+            default: all-disabled
+            data:
+              config.yaml: |-
+                version: v1
+                mig-configs:
+                  all-disabled:
+                    - devices: all
+                      mig-enabled: false
+        dcgmExporter:
+          config:
+            name: custom-dcgm-exporter-metrics
+            create: true
+            data: |-
+              DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).
+        """);
+    var objects = HelmChart.objects(HelmChart.template(values, Map.of()));
+    ConfigMap plugin = configMap(objects, "time-slicing-config");
+    assertThat(plugin.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE);
+    assertThat(plugin.getData().get("any")).contains("replicas: 4");
+    assertThat(configMap(objects, "custom-mig-parted-config").getData().get("config.yaml"))
+        .contains("all-disabled");
+    assertThat(configMap(objects, "custom-dcgm-exporter-metrics").getData())
+        .containsEntry(
+            "dcgm-metrics.csv", "DCGM_FI_DEV_SM_CLOCK, gauge, SM clock frequency (in MHz).");
+    ClusterPolicy policy = policy(objects);
+    assertThat(policy.getSpec().devicePlugin.config.name).isEqualTo("time-slicing-config");
+    assertThat(policy.getSpec().devicePlugin.config.defaultEntry).isEqualTo("any");
+    assertThat(policy.getSpec().migManager.config.name).isEqualTo("custom-mig-parted-config");
+    assertThat(policy.getSpec().dcgmExporter.config.name).isEqualTo("custom-dcgm-exporter-metrics");
+  }
+
+  @Test
+  void configCreateWithoutNameOrDataFailsAsTheOriginal() {
+    assertThatThrownBy(
+            () ->
+                HelmChart.template(
+                    Map.of("devicePlugin.config.create", "true", "devicePlugin.config.name", "x")))
+        .hasMessageContaining("devicePlugin.config.data cannot be empty");
+    assertThatThrownBy(
+            () ->
+                HelmChart.template(
+                    Map.of(
+                        "migManager.config.create", "true",
+                        "migManager.config.data.config\\.yaml", "version: v1")))
+        .hasMessageContaining("migManager.config.name cannot be empty");
+  }
+
+  @Test
+  void operatorEnvAndTheOriginalsLoggingReachTheOperator() {
+    var env =
+        operatorEnv(
+            Map.of(
+                "operator.env[0].name", "HTTPS_PROXY",
+                "operator.env[0].value", "http://proxy:3128",
+                "operator.logging.level", "2"));
+    assertThat(env).containsEntry("HTTPS_PROXY", "http://proxy:3128");
+    assertThat(env).containsEntry("LOG_LEVEL", "trace");
+    var devel =
+        operatorEnv(
+            Map.of("operator.logging.develMode", "true", "operator.logging.format", "json"));
+    assertThat(devel).containsEntry("LOG_LEVEL", "debug").containsEntry("LOG_FORMAT", "text");
+    assertThat(operatorEnv(Map.of("operator.logging.level", "error")))
+        .containsEntry("LOG_LEVEL", "error")
+        .containsEntry("LOG_FORMAT", "text");
+  }
+
+  @Test
+  void nvidiaDriverCrdRendersTheDefaultNvidiaDriver() {
+    var objects =
+        HelmChart.objects(
+            HelmChart.template(
+                Map.of(
+                    "driver.nvidiaDriverCRD.enabled", "true",
+                    "driver.upgradePolicy.gpuPodDeletion.timeoutSeconds", "120")));
+    ClusterPolicy policy = policy(objects);
+    assertThat(policy.getSpec().driver.useNvidiaDriverCRD).isTrue();
+    NVIDIADriver driver =
+        HelmChart.convert(HelmChart.find(objects, "NVIDIADriver", "default"), NVIDIADriver.class);
+    assertThat(driver.getSpec().defaultDriver).isTrue();
+    assertThat(driver.getSpec().version).isEqualTo(policy.getSpec().driver.version);
+    assertThat(driver.getSpec().upgradePolicy.podDeletion.timeoutSeconds).isEqualTo(120);
+    assertThat(
+            HelmChart.objects(
+                    HelmChart.template(
+                        Map.of(
+                            "driver.nvidiaDriverCRD.enabled", "true",
+                            "driver.nvidiaDriverCRD.deployDefaultCR", "false")))
+                .stream()
+                .map(GenericKubernetesResource::getKind))
+        .doesNotContain("NVIDIADriver");
+  }
+
+  @Test
+  void gpuClusterDeployCrRendersTheGpuClusterInsteadOfThePolicy() {
+    var objects =
+        HelmChart.objects(
+            HelmChart.template(
+                Map.of(
+                    "clusterPolicy.deployCR", "false",
+                    "gpuCluster.deployCR", "true",
+                    "driver.nvidiaDriverCRD.enabled", "true",
+                    "draDriver.featureGates.MPSSupport", "true",
+                    "draDriver.computeDomains.enabled", "false")));
+    assertThat(objects.stream().map(GenericKubernetesResource::getKind))
+        .doesNotContain("ClusterPolicy")
+        .contains("GPUCluster", "NVIDIADriver");
+    var cluster = HelmChart.find(objects, "GPUCluster", "gpu-cluster");
+    @SuppressWarnings("unchecked")
+    var spec = (Map<String, Map<String, Object>>) cluster.getAdditionalProperties().get("spec");
+    assertThat(spec.get("draDriver"))
+        .containsEntry("featureGates", Map.of("MPSSupport", true))
+        .containsEntry("computeDomains", Map.of("enabled", false));
+    assertThat(spec).containsKeys("dcgmExporter", "hostPaths", "daemonsets");
+    assertThatThrownBy(
+            () ->
+                HelmChart.template(
+                    Map.of(
+                        "gpuCluster.deployCR", "true", "driver.nvidiaDriverCRD.enabled", "true")))
+        .hasMessageContaining("cannot both be true");
+  }
+
+  @Test
+  void unsupportedValuesAreListedOnThePolicy() {
+    ClusterPolicy quiet = policy(HelmChart.objects(HelmChart.template(Map.of())));
+    assertThat(quiet.getMetadata().getAnnotations()).isNullOrEmpty();
+    ClusterPolicy policy =
+        policy(
+            HelmChart.objects(
+                HelmChart.template(
+                    Map.of(
+                        "platform.openshift", "true",
+                        "nfd.enabled", "true",
+                        "nfd.nodefeaturerules", "true",
+                        "operator.upgradeCRD", "false",
+                        "operator.cleanupCRD", "true",
+                        "operator.logging.timeEncoding", "iso8601"))));
+    assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED).split("\n"))
+        .extracting(l -> l.substring(0, l.indexOf(':')))
+        .containsExactly(
+            "platform.openshift",
+            "nfd.enabled",
+            "nfd.nodefeaturerules",
+            "operator.cleanupCRD",
+            "operator.upgradeCRD",
+            "operator.logging.timeEncoding");
+  }
+
+  private static Map<String, String> operatorEnv(Map<String, Object> set) {
+    var objects = HelmChart.objects(HelmChart.template(set));
+    Deployment operator =
+        HelmChart.convert(HelmChart.find(objects, "Deployment", "gpu-operator"), Deployment.class);
+    var out = new java.util.LinkedHashMap<String, String>();
+    operator
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getEnv()
+        .forEach(e -> out.put(e.getName(), e.getValue()));
+    return out;
+  }
+
+  private static ClusterPolicy policy(List<GenericKubernetesResource> objects) {
+    return HelmChart.convert(
+        HelmChart.find(objects, "ClusterPolicy", "cluster-policy"), ClusterPolicy.class);
+  }
+
+  private static ConfigMap configMap(List<GenericKubernetesResource> objects, String name) {
+    return HelmChart.convert(HelmChart.find(objects, "ConfigMap", name), ConfigMap.class);
+  }
+}
