@@ -333,6 +333,7 @@ public final class ControlPlane implements AutoCloseable {
   private synchronized ManagedProcess launch(String name, List<String> command) throws IOException {
     ManagedProcess p = ManagedProcess.start(name, command, dir.resolve(name + ".log"));
     processes.add(p);
+    RunDirs.registerProcess(dir, p.pid());
     LOG.debug("started {} (pid {})", name, p.childPids());
     return p;
   }
@@ -357,8 +358,10 @@ public final class ControlPlane implements AutoCloseable {
     for (int i = processes.size() - 1; i >= 0; i--) {
       processes.get(i).stop(Duration.ofSeconds(10));
     }
-    if (!Boolean.getBoolean("gpu-operator.keep-control-plane-dir")) {
-      RunDirs.deleteTree(dir);
+    if (Boolean.getBoolean("gpu-operator.keep-control-plane-dir")) {
+      RunDirs.release(dir);
+    } else {
+      RunDirs.remove(dir);
     }
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);

@@ -51,6 +51,11 @@ final class ManagedProcess {
     return name;
   }
 
+  /** The watchdog shell's pid: it lives as long as its binary, and stops it when the JVM dies. */
+  long pid() {
+    return shell.pid();
+  }
+
   /** The watchdog exits as soon as its binary does, so its liveness is the binary's. */
   boolean isAlive() {
     return shell.isAlive();

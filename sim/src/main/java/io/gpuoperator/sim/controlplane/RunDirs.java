@@ -12,18 +12,22 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The temp directories of a run (control plane, simulated nodes), each marked with its owner
- * process, so that a run killed before it could clean up (SIGKILL, a second Ctrl-C) is cleaned by
- * the next one: {@link #cleanStale} removes the directories whose owner process is gone, and the
- * files they registered (a kubeconfig written for the user), never those of a live process. Secrets
- * in them are written readable by the owner only ({@link #writeSecret}).
+ * process. A run killed before it could clean up (SIGKILL, a second Ctrl-C) leaves nothing for
+ * long: each directory's {@link RunDirWatchdog} removes it, with the files it registered (a
+ * kubeconfig written for the user), as soon as the JVM is gone. Should the watchdog be killed too,
+ * the next run's {@link #cleanStale} removes the directories whose owner process is gone, never
+ * those of a live process. Secrets in them are written readable by the owner only ({@link
+ * #writeSecret}).
  */
 public final class RunDirs {
   private static final Logger LOG = LoggerFactory.getLogger(RunDirs.class);
@@ -34,11 +38,15 @@ public final class RunDirs {
   private static final Set<PosixFilePermission> OWNER_ONLY =
       PosixFilePermissions.fromString("rw-------");
 
+  /** The watchdog of each directory this process created and has not removed yet. */
+  private static final Map<Path, RunDirWatchdog> WATCHDOGS = new ConcurrentHashMap<>();
+
   private RunDirs() {}
 
   /**
-   * A new temp directory (mode 0700) owned by this process; stale ones with the same prefix are
-   * removed first.
+   * A new temp directory (mode 0700) owned by this process, watched by a {@link RunDirWatchdog}
+   * that removes it if this process dies without {@link #remove} or {@link #release}; stale ones
+   * with the same prefix are removed first.
    */
   public static Path create(String prefix) throws IOException {
     Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
@@ -48,6 +56,7 @@ public final class RunDirs {
     Files.writeString(
         dir.resolve(OWNER),
         self.pid() + "\n" + self.info().startInstant().map(Instant::toString).orElse("") + "\n");
+    WATCHDOGS.put(dir, RunDirWatchdog.start(dir));
     return dir;
   }
 
@@ -55,6 +64,33 @@ public final class RunDirs {
   public static void register(Path dir, Path file) throws IOException {
     Files.writeString(
         dir.resolve(OWNER), "file=" + file.toAbsolutePath() + "\n", StandardOpenOption.APPEND);
+  }
+
+  /**
+   * Records a process of the run that may write into the directory: should the run die, its
+   * watchdog waits for the process to end before removing the directory.
+   */
+  static void registerProcess(Path dir, long pid) throws IOException {
+    Files.writeString(dir.resolve(OWNER), "pid=" + pid + "\n", StandardOpenOption.APPEND);
+  }
+
+  /** Removes a directory this process created, at the end of its run, and stops its watchdog. */
+  public static void remove(Path dir) {
+    deleteTree(dir);
+    release(dir);
+  }
+
+  /** Stops the watchdog of a directory this process created, leaving the directory as it is. */
+  public static void release(Path dir) {
+    RunDirWatchdog watchdog = WATCHDOGS.remove(dir);
+    if (watchdog != null) {
+      watchdog.release();
+    }
+  }
+
+  /** The watchdog of a directory this process created and has not removed (null: none). */
+  static RunDirWatchdog watchdog(Path dir) {
+    return WATCHDOGS.get(dir);
   }
 
   /** Writes a file only its owner may read (keys, tokens, kubeconfigs). */

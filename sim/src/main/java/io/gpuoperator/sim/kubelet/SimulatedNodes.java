@@ -141,7 +141,7 @@ public final class SimulatedNodes implements AutoCloseable {
       stopper.shutdown();
     }
     clients.forEach(KubernetesClient::close);
-    RunDirs.deleteTree(root);
+    RunDirs.remove(root);
   }
 
   /**
