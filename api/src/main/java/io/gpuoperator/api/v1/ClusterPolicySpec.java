@@ -135,6 +135,7 @@ public class ClusterPolicySpec {
   public CcManagerSpec ccManager;
 
   @JsonPropertyDescription(
-      "Taint for GPU nodes, applied by the operator (not in the original). Enabled by default.")
+      "Taint for GPU nodes, applied by the operator when this section is given (not in the"
+          + " original). Absent: no taint, as the original.")
   public NodeTaintSpec nodeTaint;
 }

@@ -8,7 +8,8 @@ import io.fabric8.generator.annotation.Pattern;
 
 /**
  * The taint the operator keeps on GPU nodes so that only pods that tolerate it (GPU workloads and
- * the operands) land there. Not in the original, where users taint nodes by hand.
+ * the operands) land there, when the policy gives this section. Not in the original, which taints
+ * nothing (users taint nodes by hand): without the section no node is tainted.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class NodeTaintSpec {
@@ -16,13 +17,17 @@ public class NodeTaintSpec {
   public static final String DEFAULT_VALUE = "present";
 
   @Default("true")
-  @JsonPropertyDescription("Keep the taint on GPU nodes (and off other nodes).")
+  @JsonPropertyDescription(
+      "Keep the taint on GPU nodes (and off other nodes); false takes back the taint the operator"
+          + " added.")
   public Boolean enabled;
 
   @Default(DEFAULT_KEY)
   @Pattern(
       "^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-  @JsonPropertyDescription("Taint key; the operator owns every taint with this key.")
+  @JsonPropertyDescription(
+      "Taint key; while the taint is enabled the operator owns every taint with this key on GPU"
+          + " nodes.")
   public String key;
 
   @Default(DEFAULT_VALUE)

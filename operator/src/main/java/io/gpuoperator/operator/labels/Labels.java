@@ -69,6 +69,13 @@ public final class Labels {
   /** Node annotation for k8s-driver-manager: driver upgrades are managed on this node. */
   public static final String DRIVER_UPGRADE_ENABLED = "nvidia.com/gpu-driver-upgrade-enabled";
 
+  /**
+   * Node annotation: the GPU taint the operator added to the node ({@code key=value:Effect}, as
+   * kubectl prints it). The operator removes no taint but this one unless the policy names the
+   * taint ({@code spec.nodeTaint}), so a taint set by hand stays when the policy asks for none.
+   */
+  public static final String TAINT_OWNER = "nvidia.com/gpu-operator.taint";
+
   /** The deploy-label suffix of the device plugin. */
   public static final String DEVICE_PLUGIN = "device-plugin";
 

@@ -37,14 +37,15 @@ import java.util.TreeSet;
  * without one when the MIG manager is enabled and its default is {@code all-disabled}. The
  * driver-upgrade annotation marks GPU nodes whose driver the upgrade controller manages.
  *
- * <p>Our additions: the GPU taint {@code spec.nodeTaint} on GPU nodes (the operator owns taints
- * with its key); and the DRA driver ({@code spec.draDriver}, the {@code dra-driver} deploy label on
- * container nodes), which never shares a node with the device plugin. With the device plugin off,
- * its deploy label is dropped where the DRA driver's is added, so turning the device plugin on
- * later finds those nodes serving DRA. With both on, a node serves the one whose label is not
- * {@code false}; a node with neither set to {@code false} is an allocator conflict ({@link
- * #allocatorConflict}): both of its labels are left exactly as they are, and the policy's status
- * names it.
+ * <p>Our additions: the GPU taint, only where {@code spec.nodeTaint} asks for one (the original
+ * taints nothing), on GPU nodes; the operator records the taint it added in the node annotation
+ * {@link Labels#TAINT_OWNER} and removes no other (see {@link #change}); and the DRA driver ({@code
+ * spec.draDriver}, the {@code dra-driver} deploy label on container nodes), which never shares a
+ * node with the device plugin. With the device plugin off, its deploy label is dropped where the
+ * DRA driver's is added, so turning the device plugin on later finds those nodes serving DRA. With
+ * both on, a node serves the one whose label is not {@code false}; a node with neither set to
+ * {@code false} is an allocator conflict ({@link #allocatorConflict}): both of its labels are left
+ * exactly as they are, and the policy's status names it.
  */
 public final class NodeLabelRules {
 
@@ -173,15 +174,18 @@ public final class NodeLabelRules {
         && !Labels.FALSE.equals(labels.get(Labels.deploy(Labels.DRA_DRIVER)));
   }
 
-  /** The GPU taint the policy asks for, or null when {@code spec.nodeTaint.enabled=false}. */
+  /**
+   * The GPU taint the policy asks for, or null: none unless {@code spec.nodeTaint} is given (as the
+   * original, which taints nothing), and none with {@code spec.nodeTaint.enabled=false}.
+   */
   public static Taint policyTaint(ClusterPolicy policy) {
     NodeTaintSpec t = spec(policy).nodeTaint;
-    if (t != null && Boolean.FALSE.equals(t.enabled)) {
+    if (t == null || Boolean.FALSE.equals(t.enabled)) {
       return null;
     }
-    String key = t == null || blank(t.key) ? NodeTaintSpec.DEFAULT_KEY : t.key;
-    String value = t == null || t.value == null ? NodeTaintSpec.DEFAULT_VALUE : t.value;
-    String effect = t == null || t.effect == null ? "NoSchedule" : effect(t.effect);
+    String key = blank(t.key) ? NodeTaintSpec.DEFAULT_KEY : t.key;
+    String value = t.value == null ? NodeTaintSpec.DEFAULT_VALUE : t.value;
+    String effect = t.effect == null ? "NoSchedule" : effect(t.effect);
     return new TaintBuilder().withKey(key).withValue(value).withEffect(effect).build();
   }
 
@@ -195,12 +199,6 @@ public final class NodeLabelRules {
     return Labels.TRUE.equals(labels.get(Labels.deploy(Labels.DRA_DRIVER)))
         ? null
         : policyTaint(policy);
-  }
-
-  /** The taint key whose taints the operator owns (also when the taint is disabled). */
-  public static String taintKey(ClusterPolicy policy) {
-    NodeTaintSpec t = spec(policy).nodeTaint;
-    return t == null || blank(t.key) ? NodeTaintSpec.DEFAULT_KEY : t.key;
   }
 
   /**
@@ -328,22 +326,28 @@ public final class NodeLabelRules {
       }
     }
 
-    // Our GPU taint on GPU nodes; any other taint with its key is ours to remove.
+    // Our GPU taint where the policy asks for it; elsewhere only the one we recorded is removed.
     Map<String, String> after = new HashMap<>(current);
     after.putAll(set);
     remove.forEach(after::remove);
     Taint want = gpu ? taint(after, policy) : null;
     List<Taint> existing = node.getSpec() == null ? null : node.getSpec().getTaints();
     existing = existing == null ? List.of() : existing;
-    String key = want == null ? taintKey(policy) : want.getKey();
-    List<Taint> ours = existing.stream().filter(t -> key.equals(t.getKey())).toList();
+    String recorded = annotations.get(Labels.TAINT_OWNER);
+    // Where the policy names the taint, every taint with its key is the operator's to keep right.
+    List<Taint> drop = ownedTaints(existing, recorded, want == null ? null : want.getKey());
     Taint add = null;
-    List<Taint> drop = new ArrayList<>();
-    if (want == null) {
-      drop.addAll(ours);
-    } else if (!(ours.size() == 1 && sameTaint(ours.get(0), want))) {
-      drop.addAll(ours);
-      add = want;
+    if (want != null) {
+      if (drop.size() == 1 && sameTaint(drop.get(0), want)) {
+        drop = List.of();
+      } else {
+        add = want;
+      }
+      if (!format(want).equals(recorded)) {
+        annotationsToSet.put(Labels.TAINT_OWNER, format(want));
+      }
+    } else if (recorded != null) {
+      annotationsToRemove.add(Labels.TAINT_OWNER);
     }
     String rv = node.getMetadata() == null ? null : node.getMetadata().getResourceVersion();
     String name = node.getMetadata() == null ? null : node.getMetadata().getName();
@@ -360,13 +364,15 @@ public final class NodeLabelRules {
   }
 
   /**
-   * What the operator takes back when its policy is gone: the GPU taint (ours, not the original's).
-   * The original's labels stay, as they do when its policy is deleted.
+   * What the operator takes back when its policy is gone: the GPU taint it recorded as added (ours,
+   * not the original's), and the record. The original's labels stay, as they do when its policy is
+   * deleted; a taint the operator did not add stays too.
    */
-  public static NodeLabelChange cleanup(Node node, String taintKey) {
+  public static NodeLabelChange cleanup(Node node) {
     List<Taint> existing = node.getSpec() == null ? null : node.getSpec().getTaints();
     existing = existing == null ? List.of() : existing;
-    List<Taint> drop = existing.stream().filter(t -> taintKey.equals(t.getKey())).toList();
+    String recorded = annotations(node).get(Labels.TAINT_OWNER);
+    List<Taint> drop = ownedTaints(existing, recorded, null);
     String rv = node.getMetadata() == null ? null : node.getMetadata().getResourceVersion();
     String name = node.getMetadata() == null ? null : node.getMetadata().getName();
     return new NodeLabelChange(
@@ -375,10 +381,23 @@ public final class NodeLabelRules {
         Map.of(),
         Set.of(),
         Map.of(),
-        Set.of(),
+        recorded == null ? Set.of() : Set.of(Labels.TAINT_OWNER),
         null,
         drop,
         taintsAfter(existing, null, drop));
+  }
+
+  /**
+   * The node's taints the operator owns: the one its annotation records as added, and, where the
+   * policy names a taint, every taint with that key.
+   *
+   * @param recorded the {@link Labels#TAINT_OWNER} annotation's value, or null
+   * @param policyKey the key of the taint the policy asks for, or null when it asks for none
+   */
+  private static List<Taint> ownedTaints(List<Taint> existing, String recorded, String policyKey) {
+    return existing.stream()
+        .filter(t -> t.getKey().equals(policyKey) || format(t).equals(recorded))
+        .toList();
   }
 
   /** The node's taint list after the change, or null when taints do not change. */

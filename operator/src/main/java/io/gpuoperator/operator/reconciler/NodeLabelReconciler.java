@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.api.v1.NodeTaintSpec;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.operator.labels.NodeLabelChange;
 import io.gpuoperator.operator.labels.NodeLabelRules;
@@ -24,11 +23,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps each node's operator-owned labels and GPU taint as the active ClusterPolicy wants them. One
- * work item per node (the node is the primary resource, so the framework runs nodes concurrently
- * and never the same node twice at once); all of a node's changes go in one merge patch, sent only
- * when something differs. A policy change re-queues every node. When the last ClusterPolicy is
- * deleted, our GPU taint (not a label of the original's) is removed from every node.
+ * Keeps each node's operator-owned labels and GPU taint (only where {@code spec.nodeTaint} asks for
+ * one) as the active ClusterPolicy wants them. One work item per node (the node is the primary
+ * resource, so the framework runs nodes concurrently and never the same node twice at once); all of
+ * a node's changes go in one merge patch, sent only when something differs. A policy change
+ * re-queues every node. When the last ClusterPolicy is deleted, the GPU taint the operator recorded
+ * as added (not a label of the original's) is removed from every node.
  */
 public class NodeLabelReconciler implements Reconciler<Node> {
   private static final Logger LOG = LoggerFactory.getLogger(NodeLabelReconciler.class);
@@ -46,12 +46,6 @@ public class NodeLabelReconciler implements Reconciler<Node> {
 
   private volatile InformerEventSource<ClusterPolicy, Node> policies;
   private volatile InformerEventSource<GPUCluster, Node> gpuClusters;
-
-  /**
-   * The key of the GPU taint the last active policy owned ({@code spec.nodeTaint.key}), removed
-   * from every node once no ClusterPolicy is left. After a restart with no policy, the default key.
-   */
-  private volatile String taintKey = NodeTaintSpec.DEFAULT_KEY;
 
   /** Only a valid spec drives labels and taints (an invalid edit keeps the last valid one). */
   private final LastValidPolicy valid;
@@ -81,7 +75,7 @@ public class NodeLabelReconciler implements Reconciler<Node> {
     Optional<ClusterPolicy> active = ActivePolicy.of(all).flatMap(valid::of);
     if (all.isEmpty()) {
       // No policy at all (deleted): take our GPU taint back; the original's labels stay.
-      NodeLabelChange cleanup = NodeLabelRules.cleanup(node, taintKey);
+      NodeLabelChange cleanup = NodeLabelRules.cleanup(node);
       return patch(
           node,
           cleanup.isEmpty() ? null : cleanup.toMergePatchJson(),
@@ -92,7 +86,6 @@ public class NodeLabelReconciler implements Reconciler<Node> {
       // are; the GPUCluster labels its nodes itself.
       return UpdateControl.noUpdate();
     }
-    taintKey = NodeLabelRules.taintKey(active.get());
     return patch(
         node, planner.mergePatch(node, active.get()).orElse(null), "patching labels/taint");
   }

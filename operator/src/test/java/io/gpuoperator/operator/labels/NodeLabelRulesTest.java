@@ -35,11 +35,27 @@ class NodeLabelRulesTest {
         .withName("n1")
         .withResourceVersion("42")
         .withLabels(new HashMap<>(labels))
+        .withAnnotations(new HashMap<>())
         .endMetadata()
         .withNewSpec()
         .withTaints(List.of(taints))
         .endSpec()
         .build();
+  }
+
+  /** The node with the record of the GPU taint the operator added to it. */
+  private static Node recorded(Node node) {
+    node.getMetadata()
+        .getAnnotations()
+        .put(Labels.TAINT_OWNER, "nvidia.com/gpu=present:NoSchedule");
+    return node;
+  }
+
+  /** A policy that asks for the GPU taint with every default (the section given empty). */
+  private static ClusterPolicy tainting() {
+    ClusterPolicy p = Policies.minimal();
+    p.getSpec().nodeTaint = new NodeTaintSpec();
+    return p;
   }
 
   /** The node after applying the change, as the API server would. */
@@ -48,7 +64,12 @@ class NodeLabelRulesTest {
     labels.putAll(change.labelsToSet());
     change.labelsToRemove().forEach(labels::remove);
     List<Taint> taints = change.taints() == null ? node.getSpec().getTaints() : change.taints();
-    return node(labels, taints.toArray(Taint[]::new));
+    Node after = node(labels, taints.toArray(Taint[]::new));
+    Map<String, String> annotations = after.getMetadata().getAnnotations();
+    annotations.putAll(node.getMetadata().getAnnotations());
+    annotations.putAll(change.annotationsToSet());
+    change.annotationsToRemove().forEach(annotations::remove);
+    return after;
   }
 
   private static Map<String, String> deployLabels(Map<String, String> labels) {
@@ -58,7 +79,7 @@ class NodeLabelRulesTest {
   }
 
   @Test
-  void nfdGpuNodeGetsPresentAllContainerDeployLabelsAndTheTaint() {
+  void nfdGpuNodeGetsPresentAllContainerDeployLabelsAndNoTaintByDefault() {
     Node n = node(Map.of(NFD_GPU, "true"));
     NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
     assertThat(c.labelsToSet())
@@ -72,11 +93,52 @@ class NodeLabelRulesTest {
         .containsEntry("nvidia.com/gpu.deploy.node-status-exporter", "true")
         .containsEntry("nvidia.com/gpu.deploy.operator-validator", "true")
         .doesNotContainKey("nvidia.com/gpu.deploy.mig-manager");
-    assertThat(c.taintToAdd()).isEqualTo(GPU_TAINT);
-    assertThat(c.taints()).containsExactly(GPU_TAINT);
-    assertThat(c.isEmpty()).isFalse();
+    // As the original: no taint unless spec.nodeTaint asks for one.
+    assertThat(c.taintToAdd()).isNull();
+    assertThat(c.changesTaints()).isFalse();
+    assertThat(c.annotationsToSet()).doesNotContainKey(Labels.TAINT_OWNER);
+    assertThat(NodeLabelRules.desired(n, Policies.minimal()).taint()).isNull();
     // Applying the change converges: a second pass wants nothing.
     assertThat(NodeLabelRules.change(apply(n, c), Policies.minimal()).isEmpty()).isTrue();
+  }
+
+  @Test
+  void nodeTaintGivenTaintsTheGpuNodeAndRecordsTheTaintAsAdded() {
+    Node n = node(Map.of(NFD_GPU, "true"));
+    NodeLabelChange c = NodeLabelRules.change(n, tainting());
+    assertThat(c.taintToAdd()).isEqualTo(GPU_TAINT);
+    assertThat(c.taints()).containsExactly(GPU_TAINT);
+    assertThat(c.annotationsToSet())
+        .containsEntry(Labels.TAINT_OWNER, "nvidia.com/gpu=present:NoSchedule");
+    Node after = apply(n, c);
+    assertThat(NodeLabelRules.change(after, tainting()).isEmpty()).isTrue();
+    // The section removed: the taint recorded as ours goes, and the record with it.
+    NodeLabelChange off = NodeLabelRules.change(after, Policies.minimal());
+    assertThat(off.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(off.taints()).isEmpty();
+    assertThat(off.annotationsToRemove()).containsExactly(Labels.TAINT_OWNER);
+    assertThat(NodeLabelRules.change(apply(after, off), Policies.minimal()).isEmpty()).isTrue();
+  }
+
+  @Test
+  void aTaintTheOperatorDidNotRecordStaysWhenThePolicyAsksForNone() {
+    // Set by hand (as under the original), or by an earlier version that kept no record.
+    Taint other = new TaintBuilder().withKey("nvidia.com/gpu").withEffect("NoExecute").build();
+    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true"), GPU_TAINT, other);
+    assertThat(NodeLabelRules.change(n, Policies.minimal()).changesTaints()).isFalse();
+    assertThat(NodeLabelRules.cleanup(n).isEmpty()).isTrue();
+    ClusterPolicy disabled = tainting();
+    disabled.getSpec().nodeTaint.enabled = false;
+    assertThat(NodeLabelRules.change(n, disabled).changesTaints()).isFalse();
+    // Recorded: only the recorded one goes, on policy deletion too.
+    NodeLabelChange cleanup = NodeLabelRules.cleanup(recorded(n));
+    assertThat(cleanup.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(cleanup.taints()).containsExactly(other);
+    assertThat(cleanup.annotationsToRemove()).containsExactly(Labels.TAINT_OWNER);
+    // Asked for: every taint with the policy's key is the operator's to keep right.
+    NodeLabelChange asked = NodeLabelRules.change(n, tainting());
+    assertThat(asked.taintsToRemove()).containsExactlyInAnyOrder(GPU_TAINT, other);
+    assertThat(asked.taints()).containsExactly(GPU_TAINT);
   }
 
   @Test
@@ -116,7 +178,7 @@ class NodeLabelRulesTest {
                 "a"),
             other,
             GPU_TAINT);
-    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    NodeLabelChange c = NodeLabelRules.change(recorded(n), tainting());
     // As the original: gpu.present becomes false rather than going away.
     assertThat(c.labelsToSet()).containsExactly(Map.entry(Labels.GPU_PRESENT, "false"));
     assertThat(c.labelsToRemove())
@@ -287,19 +349,17 @@ class NodeLabelRulesTest {
 
   @Test
   void taintFollowsThePolicy() {
-    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true"), GPU_TAINT);
-    // Default policy: the taint is already right.
-    assertThat(NodeLabelRules.change(n, Policies.minimal()).changesTaints()).isFalse();
+    Node n = recorded(node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true"), GPU_TAINT));
+    // The section given with its defaults: the taint is already right.
+    assertThat(NodeLabelRules.change(n, tainting()).changesTaints()).isFalse();
 
-    ClusterPolicy disabled = Policies.minimal();
-    disabled.getSpec().nodeTaint = new NodeTaintSpec();
+    ClusterPolicy disabled = tainting();
     disabled.getSpec().nodeTaint.enabled = false;
     NodeLabelChange off = NodeLabelRules.change(n, disabled);
     assertThat(off.taintsToRemove()).containsExactly(GPU_TAINT);
     assertThat(off.taints()).isEmpty();
 
-    ClusterPolicy custom = Policies.minimal();
-    custom.getSpec().nodeTaint = new NodeTaintSpec();
+    ClusterPolicy custom = tainting();
     custom.getSpec().nodeTaint.value = "reserved";
     custom.getSpec().nodeTaint.effect = NodeTaintSpec.Effect.NO_EXECUTE;
     NodeLabelChange changed = NodeLabelRules.change(n, custom);
@@ -307,12 +367,21 @@ class NodeLabelRulesTest {
     assertThat(changed.taintToAdd().getValue()).isEqualTo("reserved");
     assertThat(changed.taintToAdd().getEffect()).isEqualTo("NoExecute");
     assertThat(changed.taints()).hasSize(1);
+    assertThat(changed.annotationsToSet())
+        .containsEntry(Labels.TAINT_OWNER, "nvidia.com/gpu=reserved:NoExecute");
+
+    // Another key: the recorded taint (the old key) goes, the new one comes.
+    ClusterPolicy rekeyed = tainting();
+    rekeyed.getSpec().nodeTaint.key = "example.com/gpu";
+    NodeLabelChange moved = NodeLabelRules.change(n, rekeyed);
+    assertThat(moved.taintsToRemove()).containsExactly(GPU_TAINT);
+    assertThat(moved.taints()).extracting(Taint::getKey).containsExactly("example.com/gpu");
   }
 
   @Test
   void mergePatchCarriesLabelsNullsTaintsAndTheResourceVersionForTaints() {
     Node n = node(Map.of(NFD_GPU, "true", "nvidia.com/gpu.deploy.vfio-manager", "true"));
-    NodeLabelChange c = NodeLabelRules.change(n, Policies.minimal());
+    NodeLabelChange c = NodeLabelRules.change(n, tainting());
     String json = c.toMergePatchJson();
     assertThat(json)
         .contains("\"nvidia.com/gpu.present\":\"true\"")
@@ -321,8 +390,8 @@ class NodeLabelRulesTest {
         .contains(
             "\"taints\":[{\"key\":\"nvidia.com/gpu\",\"value\":\"present\",\"effect\":\"NoSchedule\"}]");
     // Labels only: no resourceVersion, so label patches never conflict.
-    Node tainted = node(Map.of(NFD_GPU, "true"), GPU_TAINT);
-    String labelsOnly = NodeLabelRules.change(tainted, Policies.minimal()).toMergePatchJson();
+    Node tainted = recorded(node(Map.of(NFD_GPU, "true"), GPU_TAINT));
+    String labelsOnly = NodeLabelRules.change(tainted, tainting()).toMergePatchJson();
     assertThat(labelsOnly).doesNotContain("resourceVersion").doesNotContain("taints");
     assertThat(c.describe())
         .contains("+nvidia.com/gpu.present=true")
@@ -341,9 +410,11 @@ class NodeLabelRulesTest {
   @Test
   void theDraDriverReplacesTheDevicePluginWhenThatIsOff() {
     ClusterPolicy policy = dra(false);
+    policy.getSpec().nodeTaint = new NodeTaintSpec();
     // A node that ran the device plugin: its label goes, the DRA driver's comes, in one change,
     // and so does the GPU taint (pods that claim devices get no automatic toleration).
-    Node n = node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true", DP, "true"), GPU_TAINT);
+    Node n =
+        recorded(node(Map.of(NFD_GPU, "true", Labels.GPU_PRESENT, "true", DP, "true"), GPU_TAINT));
     NodeLabelChange c = NodeLabelRules.change(n, policy);
     assertThat(c.labelsToSet()).containsEntry(DRA, "true");
     assertThat(c.labelsToRemove()).contains(DP);
@@ -353,7 +424,7 @@ class NodeLabelRulesTest {
     Node after = apply(n, c);
     assertThat(NodeLabelRules.change(after, policy).isEmpty()).isTrue();
     // Without the DRA driver, its label goes as every label outside the effective set.
-    NodeLabelChange back = NodeLabelRules.change(after, Policies.minimal());
+    NodeLabelChange back = NodeLabelRules.change(after, tainting());
     assertThat(back.labelsToRemove()).contains(DRA);
     assertThat(back.labelsToSet()).containsEntry(DP, "true");
     assertThat(back.taintToAdd()).isEqualTo(GPU_TAINT);

@@ -354,9 +354,9 @@ class NodeLabelScenariosTest {
   @Test
   void row20NoClusterPolicyManagesNothing() {
     // The operator runs the rules only for an active policy; without one the node reconciler
-    // leaves labels alone, and only our taint is taken back (NodeLabelRules.cleanup).
+    // leaves labels alone, and only the taint it recorded as added is taken back (cleanup).
     Node n = node(containerNode());
-    NodeLabelChange cleanup = NodeLabelRules.cleanup(n, "nvidia.com/gpu");
+    NodeLabelChange cleanup = NodeLabelRules.cleanup(n);
     assertThat(cleanup.labelsToSet()).isEmpty();
     assertThat(cleanup.labelsToRemove()).isEmpty();
     assertThat(cleanup.isEmpty()).isTrue();

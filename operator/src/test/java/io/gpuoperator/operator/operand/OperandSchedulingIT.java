@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The rendered operands meet a real DaemonSet controller and scheduler: after the node label rules'
  * patch, every enabled operand runs exactly one pod on the GPU node (deploy labels select it, the
- * pods tolerate the GPU taint, RuntimeClass and priority class admit them) and none on the CPU
- * node; a DaemonSet without the toleration stays off the tainted GPU node.
+ * pods tolerate the GPU taint the policy names, RuntimeClass and priority class admit them) and
+ * none on the CPU node; a DaemonSet without the toleration stays off the tainted GPU node.
  */
 class OperandSchedulingIT {
   private static final String NS = "gpu-operator";
@@ -62,7 +62,11 @@ class OperandSchedulingIT {
       Node cpu =
           node(client, "cpu-1", Map.of("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"));
 
+      // A taint of the policy's own (none by default, as the original): the operands must
+      // tolerate it, a workload without the toleration stays off.
       var policy = Policies.sample();
+      policy.getSpec().nodeTaint = new io.gpuoperator.api.v1.NodeTaintSpec();
+      policy.getSpec().nodeTaint.key = "example.com/dedicated-gpu";
       for (Node n : List.of(gpu, cpu)) {
         var change = NodeLabelRules.change(n, policy);
         if (!change.isEmpty()) {

@@ -74,8 +74,9 @@ class PlanCommandTest {
         .containsPattern(
             "gpu-a100: GPU node\\n    labels: .*nvidia.com/gpu.deploy.mig-manager=true")
         .containsPattern("gpu-a100: GPU node\\n    labels: .*nvidia.com/mig.config=all-disabled")
-        .contains("    taint: nvidia.com/gpu=present:NoSchedule")
-        .contains("+taint nvidia.com/gpu=present:NoSchedule")
+        // The sample gives no spec.nodeTaint: no taint, as the original.
+        .contains("    taint: none")
+        .doesNotContain("+taint")
         .contains("  cpu-1: not a GPU node, no change")
         .containsPattern(
             "Summary: \\d+ to create, 0 to update, 0 to delete, 0 unchanged; 2 of 3 node");

@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
@@ -157,13 +159,10 @@ class ClusterPolicyReconcilerIT {
                     .containsEntry("nvidia.com/gpu.present", "true")
                     .containsEntry("nvidia.com/gpu.deploy.driver", "true")
                     .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
-                assertThat(node.getSpec().getTaints())
-                    .anyMatch(
-                        t ->
-                            t.getKey().equals("nvidia.com/gpu")
-                                && t.getEffect().equals("NoSchedule"));
               }
             });
+    // As the original: the sample gives no spec.nodeTaint, so no GPU node is tainted.
+    assertThat(GPU_NODES).allSatisfy(n -> assertThat(gpuTaints(n)).as(n).isEmpty());
     Node cpu = admin.nodes().withName(CPU_NODE).get();
     assertThat(cpu.getMetadata().getLabels().keySet()).noneMatch(k -> k.startsWith("nvidia.com/"));
     // The API server's TaintNodesByCondition plugin adds node.kubernetes.io/not-ready; ours: none.
@@ -526,19 +525,137 @@ class ClusterPolicyReconcilerIT {
     }
   }
 
+  /** The policy active since {@link #aSecondPolicyIsIgnoredUntilTheActiveOneIsDeleted}. */
+  static final String SECOND = "zz-second-policy";
+
+  static final String OURS = "nvidia.com/gpu=present:NoSchedule";
+
   @Test
   @Order(10)
-  void deletingEveryPolicyRemovesTheGpuTaintAndKeepsTheLabels() {
-    assertThat(GPU_NODES)
-        .allSatisfy(n -> assertThat(gpuTaints(n)).as(n + " tainted first").isNotEmpty());
+  void nodeTaintTaintsGpuNodesAndRemovingItTakesBackOnlyTheTaintsTheOperatorAdded() {
+    // A taint with the GPU key set by hand on the CPU node, before the policy asks for any.
+    admin
+        .nodes()
+        .withName(CPU_NODE)
+        .edit(
+            n -> {
+              addTaint(n, taint("nvidia.com/gpu", "manual", "NoSchedule"));
+              return n;
+            });
+    admin
+        .resources(ClusterPolicy.class)
+        .withName(SECOND)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeTaint\":{}}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(GPU_NODES)
+                    .allSatisfy(
+                        n -> {
+                          assertThat(gpuTaints(n))
+                              .as(n)
+                              .extracting(this::format)
+                              .containsExactly(OURS);
+                          assertThat(annotations(n)).containsEntry(Labels.TAINT_OWNER, OURS);
+                        }));
+    // Not a GPU node and not tainted by the operator: the hand-set taint stays, unrecorded.
+    assertThat(gpuTaints(CPU_NODE))
+        .extracting(this::format)
+        .containsExactly("nvidia.com/gpu=manual:NoSchedule");
+    assertThat(annotations(CPU_NODE)).doesNotContainKey(Labels.TAINT_OWNER);
+
+    // nodeTaint removed: the operator's taints and records go.
+    admin
+        .resources(ClusterPolicy.class)
+        .withName(SECOND)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeTaint\":null}}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(GPU_NODES)
+                    .allSatisfy(
+                        n -> {
+                          assertThat(gpuTaints(n)).as(n).isEmpty();
+                          assertThat(annotations(n)).doesNotContainKey(Labels.TAINT_OWNER);
+                        }));
+
+    // A user taints a GPU node by hand (as under the original): the operator leaves it. Its
+    // pass over the node is seen by a deploy label it puts back.
+    String gpu = GPU_NODES.get(0);
+    admin
+        .nodes()
+        .withName(gpu)
+        .edit(
+            n -> {
+              addTaint(n, taint("nvidia.com/gpu", "present", "NoSchedule"));
+              n.getMetadata().getLabels().remove("nvidia.com/gpu.deploy.dcgm-exporter");
+              return n;
+            });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(admin.nodes().withName(gpu).get().getMetadata().getLabels())
+                    .containsEntry("nvidia.com/gpu.deploy.dcgm-exporter", "true"));
+    assertThat(gpuTaints(gpu)).extracting(this::format).containsExactly(OURS);
+    assertThat(annotations(gpu)).doesNotContainKey(Labels.TAINT_OWNER);
+  }
+
+  @Test
+  @Order(11)
+  void deletingEveryPolicyRemovesTheGpuTaintItAddedAndKeepsTheLabels() {
+    // nodeTaint again: the operator taints the GPU nodes and records it (adopting the hand-set
+    // taint of the step before, which the policy now names).
+    admin
+        .resources(ClusterPolicy.class)
+        .withName(SECOND)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeTaint\":{}}}");
+    String other = GPU_NODES.get(1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(annotations(other)).containsEntry(Labels.TAINT_OWNER, OURS));
     admin.resources(ClusterPolicy.class).delete();
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
-            () -> assertThat(GPU_NODES).allSatisfy(n -> assertThat(gpuTaints(n)).as(n).isEmpty()));
+            () -> {
+              assertThat(gpuTaints(other)).isEmpty();
+              assertThat(annotations(other)).doesNotContainKey(Labels.TAINT_OWNER);
+            });
+    // The CPU node's hand-set taint was never the operator's.
+    assertThat(gpuTaints(CPU_NODE)).hasSize(1);
     // The original's labels stay, as under the original when its policy is deleted.
-    assertThat(admin.nodes().withName(GPU_NODES.get(0)).get().getMetadata().getLabels())
+    assertThat(admin.nodes().withName(other).get().getMetadata().getLabels())
         .containsEntry("nvidia.com/gpu.present", "true");
+  }
+
+  static io.fabric8.kubernetes.api.model.Taint taint(String key, String value, String effect) {
+    return new io.fabric8.kubernetes.api.model.TaintBuilder()
+        .withKey(key)
+        .withValue(value)
+        .withEffect(effect)
+        .build();
+  }
+
+  static void addTaint(Node n, io.fabric8.kubernetes.api.model.Taint t) {
+    List<io.fabric8.kubernetes.api.model.Taint> taints =
+        n.getSpec().getTaints() == null
+            ? new java.util.ArrayList<>()
+            : new java.util.ArrayList<>(n.getSpec().getTaints());
+    taints.add(t);
+    n.getSpec().setTaints(taints);
+  }
+
+  String format(io.fabric8.kubernetes.api.model.Taint t) {
+    return NodeLabelRules.format(t);
+  }
+
+  static Map<String, String> annotations(String node) {
+    Map<String, String> a = admin.nodes().withName(node).get().getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
   }
 
   static List<io.fabric8.kubernetes.api.model.Taint> gpuTaints(String node) {

@@ -47,7 +47,10 @@ public final class NodeLabelBenchmark {
         while (!operator.operator.isLeader()) {
           Thread.sleep(100);
         }
-        admin.resource(ItCluster.samplePolicy("cluster-policy")).create();
+        // With spec.nodeTaint (off by default), so that a node's work is its labels and taint.
+        var policy = ItCluster.samplePolicy("cluster-policy");
+        policy.getSpec().nodeTaint = new io.gpuoperator.api.v1.NodeTaintSpec();
+        admin.resource(policy).create();
         // Let the first pass (operands, status) finish so that only node work is measured.
         Thread.sleep(5_000);
 
