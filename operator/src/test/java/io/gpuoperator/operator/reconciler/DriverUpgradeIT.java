@@ -91,18 +91,8 @@ class DriverUpgradeIT {
       nodes.add(d);
     }
     kubelets = ItCluster.kubelets(cp, nodes);
-    // The device plugin is not part of this test: give each node its 8 GPUs directly.
-    for (String n : NODES) {
-      await().atMost(Duration.ofSeconds(30)).until(() -> admin.nodes().withName(n).get() != null);
-      admin
-          .nodes()
-          .withName(n)
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.STRATEGIC_MERGE),
-              "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"},"
-                  + "\"allocatable\":{\"nvidia.com/gpu\":\"8\"}}}");
-    }
+    // No device plugin in this test: each node gets its 8 GPUs directly.
+    ItCluster.giveGpus(admin, NODES, 8);
     operator = startOperator();
   }
 

@@ -107,18 +107,8 @@ class DriverUpgradeKillIT {
                   List.of(new BehaviourOverride("driver:" + NEW_VERSION, null, null, heldDriver))));
     }
     kubelets = ItCluster.kubelets(cp, nodes);
-    for (String n : NODES) {
-      await().atMost(Duration.ofSeconds(30)).until(() -> admin.nodes().withName(n).get() != null);
-      // No device plugin in this test: each node gets its GPUs directly.
-      admin
-          .nodes()
-          .withName(n)
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.STRATEGIC_MERGE),
-              "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"8\"},"
-                  + "\"allocatable\":{\"nvidia.com/gpu\":\"8\"}}}");
-    }
+    // No device plugin in this test: each node gets its 8 GPUs directly.
+    ItCluster.giveGpus(admin, NODES, 8);
     operator = startOperator();
   }
 

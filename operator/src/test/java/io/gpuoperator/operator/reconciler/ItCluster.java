@@ -52,6 +52,30 @@ final class ItCluster {
   }
 
   /** Closes each in order (nulls skipped), all of them even when one fails. */
+  /**
+   * Waits for each node to register, then gives it {@code gpus} GPUs in its capacity and
+   * allocatable directly: for tests without a device plugin.
+   */
+  static void giveGpus(KubernetesClient admin, List<String> nodes, int gpus) {
+    for (String n : nodes) {
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(30))
+          .until(() -> admin.nodes().withName(n).get() != null);
+      admin
+          .nodes()
+          .withName(n)
+          .subresource("status")
+          .patch(
+              io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                  io.fabric8.kubernetes.client.dsl.base.PatchType.STRATEGIC_MERGE),
+              "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\""
+                  + gpus
+                  + "\"},\"allocatable\":{\"nvidia.com/gpu\":\""
+                  + gpus
+                  + "\"}}}");
+    }
+  }
+
   static void closeAll(AutoCloseable... all) throws Exception {
     Exception first = null;
     for (AutoCloseable c : all) {
