@@ -114,7 +114,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     kubeletKey = SocketFiles.identity(kubeletSocket);
     writeCdiSpec(resources, settings);
     for (ResourceSet r : resources) {
-      startServer(new ResourceServer(r, settings, kubeletSocket, links, health.unhealthy()));
+      startServer(
+          new ResourceServer(r, settings, kubeletSocket, links, health.unhealthy())
+              .onHangUp(this::wake));
     }
     health.start();
     startWatch();
@@ -151,7 +153,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     for (ResourceSet r : resources) {
       if (!servers.containsKey(r.name())) {
         LOG.info("reload: starting resource {}", r.name());
-        startServer(new ResourceServer(r, next, kubeletSocket, links, health.unhealthy()));
+        startServer(
+            new ResourceServer(r, next, kubeletSocket, links, health.unhealthy())
+                .onHangUp(this::wake));
       }
     }
   }
@@ -229,8 +233,8 @@ public final class DevicePluginAgent implements AutoCloseable {
     }
     old.stop();
     ResourceServer fresh =
-        new ResourceServer(
-            old.resource(), old.settings(), kubeletSocket, links, health.unhealthy());
+        new ResourceServer(old.resource(), old.settings(), kubeletSocket, links, health.unhealthy())
+            .onHangUp(this::wake);
     try {
       startServer(fresh);
     } catch (IOException e) {
@@ -260,7 +264,7 @@ public final class DevicePluginAgent implements AutoCloseable {
     }
     boolean work = !java.util.Objects.equals(SocketFiles.identity(kubeletSocket), kubeletKey);
     for (ResourceServer s : serving) {
-      work |= !s.alive() || !s.registered();
+      work |= !s.alive() || (!s.registered() && !s.superseded());
     }
     if (work) {
       supervisor.execute(this::supervise);
@@ -300,12 +304,19 @@ public final class DevicePluginAgent implements AutoCloseable {
           }
           LOG.warn("resource {}: server or socket {} gone; restarting it", name, s.socket());
           restart(name);
-        } else if (!s.registered()) {
+        } else if (!s.registered() && !s.superseded()) {
           tryRegister(s);
         }
       }
     } catch (RuntimeException e) {
       LOG.error("supervision pass failed: {}", e.toString());
+    }
+  }
+
+  /** A supervision pass now: the kubelet hung up on a resource that should stay registered. */
+  private void wake() {
+    if (!closed) {
+      supervisor.execute(this::supervise);
     }
   }
 

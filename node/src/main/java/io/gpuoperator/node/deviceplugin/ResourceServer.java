@@ -28,6 +28,7 @@ import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -56,6 +57,8 @@ public final class ResourceServer implements AutoCloseable {
   private volatile Server server;
   private volatile Object socketKey;
   private volatile boolean registered;
+  private volatile Path socket;
+  private volatile Runnable onHangUp = () -> {};
 
   public ResourceServer(
       ResourceSet resource,
@@ -67,6 +70,7 @@ public final class ResourceServer implements AutoCloseable {
     this.settings = settings;
     this.kubeletSocket = kubeletSocket;
     this.pluginDir = kubeletSocket.toAbsolutePath().getParent();
+    this.socket = pluginDir.resolve(resource.socketName());
     this.allocateModel =
         new AllocateResponseModel(
             resource,
@@ -89,11 +93,26 @@ public final class ResourceServer implements AutoCloseable {
 
   /** This server's socket. */
   public Path socket() {
-    return pluginDir.resolve(resource.socketName());
+    return socket;
   }
 
-  /** Serves on the socket (replacing a stale one) and checks that it answers. */
+  /**
+   * Called when the kubelet hangs up on this registered server while it still serves, so that its
+   * owner registers it again. The kubelet (1.36) ends the plugin registered last for a resource
+   * when an earlier plugin's stream of that resource ends: in a rolling update the new pod's plugin
+   * is cut off as the old pod stops, and must register again to keep the node's GPUs allocatable.
+   */
+  public ResourceServer onHangUp(Runnable action) {
+    this.onHangUp = action;
+    return this;
+  }
+
+  /**
+   * Serves on the resource's socket, replacing a stale one; when another plugin of the resource
+   * serves there (the old pod of a rolling update), on the next free name instead.
+   */
   public synchronized void start() throws IOException {
+    socket = freeSocket();
     server = UnixSockets.serve(socket(), new Service());
     socketKey = SocketFiles.identity(socket());
     registered = false;
@@ -127,7 +146,7 @@ public final class ResourceServer implements AutoCloseable {
           .register(
               RegisterRequest.newBuilder()
                   .setVersion(DevicePluginConstants.VERSION)
-                  .setEndpoint(resource.socketName())
+                  .setEndpoint(socket().getFileName().toString())
                   .setResourceName(resource.name())
                   .setOptions(options())
                   .build());
@@ -138,9 +157,68 @@ public final class ResourceServer implements AutoCloseable {
     }
   }
 
-  /** True once registered since the last start. */
+  /** True once registered since the last start (and since the kubelet last hung up). */
   public boolean registered() {
     return registered;
+  }
+
+  /**
+   * True when a plugin of the same resource started after this one serves next to it: the new pod
+   * of a rolling update, which the kubelet now talks to. This one then does not register again.
+   */
+  public boolean superseded() {
+    var mine = SocketFiles.created(socket());
+    if (mine == null) {
+      return false;
+    }
+    for (String name : SocketFiles.names(resource.socketName())) {
+      Path other = pluginDir.resolve(name);
+      var t = other.equals(socket()) ? null : SocketFiles.created(other);
+      if (t != null && t.compareTo(mine) > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Path freeSocket() {
+    List<String> names = SocketFiles.names(resource.socketName());
+    for (String name : names) {
+      Path p = pluginDir.resolve(name);
+      if (!Files.exists(p) || !answers(p)) {
+        return p;
+      }
+    }
+    // Every name serves: more plugins than a rolling update starts. The usual name, as before.
+    return pluginDir.resolve(names.get(0));
+  }
+
+  /** Whether a plugin serves on the socket (a stale file refuses the connection at once). */
+  private static boolean answers(Path p) {
+    ManagedChannel ch = UnixSockets.channel(p);
+    try {
+      DevicePluginGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(1, TimeUnit.SECONDS)
+          .getDevicePluginOptions(Empty.getDefaultInstance());
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  private void hungUp() {
+    Server s = server;
+    if (s == null || s.isShutdown() || !registered) {
+      return; // stopping, or not ours to repair
+    }
+    registered = false;
+    LOG.info(
+        "resource {}: the kubelet ended the device list stream of {}",
+        resource.name(),
+        socket().getFileName());
+    onHangUp.run();
   }
 
   /**
@@ -259,7 +337,11 @@ public final class ResourceServer implements AutoCloseable {
     @Override
     public void listAndWatch(Empty request, StreamObserver<ListAndWatchResponse> out) {
       var observer = (ServerCallStreamObserver<ListAndWatchResponse>) out;
-      observer.setOnCancelHandler(() -> watchers.remove(observer));
+      observer.setOnCancelHandler(
+          () -> {
+            watchers.remove(observer);
+            hungUp();
+          });
       watchers.add(observer);
       send(observer, current);
     }

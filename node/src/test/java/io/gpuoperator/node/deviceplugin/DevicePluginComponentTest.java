@@ -443,4 +443,109 @@ class DevicePluginComponentTest {
     Device d = k.devices(resource).get(id);
     return d == null ? "absent" : d.getHealth();
   }
+
+  /**
+   * A rolling update with surge: the new pod's plugin serves next to the old one on a socket of its
+   * own and registers; the old one stops. With a clean handover (the simulated kubelet's default)
+   * the node's allocatable GPUs never drop, and the old plugin, cut off by the kubelet, does not
+   * register again over its successor.
+   */
+  @Test
+  void surgeHandoverKeepsTheGpusAllocatableAndTheOldPluginStepsAside() throws Exception {
+    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
+    KubeletDeviceManager k = h.kubelet;
+    await().atMost(WAIT).until(() -> k.devices(GPU).size() == 8);
+    AllocatableSampler sampler = new AllocatableSampler(k);
+    try (DevicePluginAgent next = h.newAgent(Map.of(), Duration.ZERO)) {
+      await().atMost(WAIT).until(() -> k.registrations(GPU) == 2);
+      assertThat(next.servers().get(GPU).socket().getFileName()).hasToString("nvidia-gpu-1.sock");
+      assertThat(h.agent.servers().get(GPU).superseded()).isTrue();
+      h.agent.close();
+      Thread.sleep(1000); // time for a wrong re-registration of the old plugin
+      assertThat(k.registrations(GPU)).as("the old plugin stepped aside").isEqualTo(2);
+      assertThat(k.devices(GPU)).hasSize(8);
+      assertThat(k.pluginDir().resolve("nvidia-gpu.sock")).doesNotExist();
+      sampler.close();
+      assertThat(sampler.fewest())
+          .as("fewest allocatable GPUs seen during the handover")
+          .isEqualTo(8);
+    }
+  }
+
+  /**
+   * The same handover against the real kubelet's (1.36) behaviour: the old plugin's stream ending
+   * disconnects the new plugin, which registers again at once and ends up serving every GPU.
+   */
+  @Test
+  void surgeHandoverUnderTheRealKubeletsRulesRegistersTheNewPluginAgain() throws Exception {
+    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
+    KubeletDeviceManager k = h.kubelet.kubelet136Handover(true);
+    await().atMost(WAIT).until(() -> k.devices(GPU).size() == 8);
+    try (DevicePluginAgent next = h.newAgent(Map.of(), Duration.ZERO)) {
+      await().atMost(WAIT).until(() -> k.registrations(GPU) == 2);
+      AllocatableSampler sampler = new AllocatableSampler(k);
+      h.agent.close();
+      await().atMost(WAIT).until(() -> k.registrations(GPU) == 3);
+      await()
+          .atMost(WAIT)
+          .until(() -> k.allocatableDevices().getOrDefault(GPU, List.of()).size() == 8);
+      sampler.close();
+      assertThat(next.servers().get(GPU).registered()).isTrue();
+      // Not asserted: how long the kubelet saw none (it publishes node status every 10 s).
+      System.out.printf(
+          "real-kubelet handover: fewest allocatable %d, none for %d ms%n",
+          sampler.fewest(), sampler.darkMillis());
+    }
+  }
+
+  /** Samples the kubelet's allocatable GPUs every millisecond until closed. */
+  private static final class AllocatableSampler implements AutoCloseable {
+    private final java.util.concurrent.atomic.AtomicInteger fewest =
+        new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
+    private final java.util.concurrent.atomic.AtomicLong dark =
+        new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean running = true;
+    private final Thread thread;
+
+    AllocatableSampler(KubeletDeviceManager k) {
+      thread =
+          new Thread(
+              () -> {
+                long darkSince = -1;
+                while (running) {
+                  int n = k.allocatableDevices().getOrDefault(GPU, List.of()).size();
+                  fewest.accumulateAndGet(n, Math::min);
+                  long now = System.nanoTime();
+                  if (n == 0 && darkSince < 0) {
+                    darkSince = now;
+                  } else if (n > 0 && darkSince >= 0) {
+                    dark.addAndGet(now - darkSince);
+                    darkSince = -1;
+                  }
+                  try {
+                    Thread.sleep(1);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "allocatable-sampler");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    int fewest() {
+      return fewest.get();
+    }
+
+    long darkMillis() {
+      return dark.get() / 1_000_000;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      running = false;
+      thread.join();
+    }
+  }
 }

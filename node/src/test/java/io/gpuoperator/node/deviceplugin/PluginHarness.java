@@ -42,6 +42,7 @@ final class PluginHarness implements AutoCloseable {
   final SimulatedBackend backend;
   final KubeletDeviceManager kubelet;
   final DevicePluginAgent agent;
+  private final DevicePluginSettings settings;
 
   PluginHarness(
       Path dir,
@@ -54,16 +55,21 @@ final class PluginHarness implements AutoCloseable {
       throws IOException {
     backend = new SimulatedBackend(HardwareProfiles.parseNode(profileYaml, "test"), nodeName);
     kubelet = new KubeletDeviceManager(nodeName, dir, client).start();
-    agent =
-        new DevicePluginAgent(
-                backend,
-                settings,
-                kubelet.kubeletSocket(),
-                null,
-                XidPolicy.fromEnv(env),
-                recovery,
-                Duration.ofMillis(100))
-            .start();
+    this.settings = settings;
+    agent = newAgent(env, recovery);
+  }
+
+  /** Another plugin process on this node (the next pod of a rolling update), started. */
+  DevicePluginAgent newAgent(Map<String, String> env, Duration recovery) throws IOException {
+    return new DevicePluginAgent(
+            backend,
+            settings,
+            kubelet.kubeletSocket(),
+            null,
+            XidPolicy.fromEnv(env),
+            recovery,
+            Duration.ofMillis(100))
+        .start();
   }
 
   PluginHarness(Path dir, String profileYaml, DevicePluginSettings settings) throws IOException {

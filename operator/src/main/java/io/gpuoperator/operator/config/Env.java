@@ -23,6 +23,9 @@ public enum Env {
   RETRY_PERIOD(Env.leaseTiming(), "2s"),
   RECONCILE_BACKOFF_MAX(Parse.duration(Duration.ofMillis(100), Duration.ofHours(1)), "1m"),
   RESYNC_PERIOD(Parse.duration(Duration.ofMillis(100), Duration.ofHours(24)), "10m"),
+  // A changed operand DaemonSet is written at most once per window (0: at once), so a burst of
+  // policy edits rolls each DaemonSet a few times instead of once per edit.
+  DAEMONSET_SETTLE_WINDOW(Parse.duration(Duration.ZERO, Duration.ofMinutes(10)), "5s"),
   // One nvidia-node-agents DaemonSet hosting our long-running agents instead of one each.
   NODE_AGENTS(Parse::bool, "false"),
   // A host folder holding each node's node-profile.yaml: our agents use simulated GPUs described

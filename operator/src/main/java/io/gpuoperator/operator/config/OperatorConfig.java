@@ -17,6 +17,8 @@ import picocli.CommandLine;
  *     after 1 s, 2 s, 4 s ... up to this interval
  * @param resyncPeriod RESYNC_PERIOD: every policy and node is reconciled at least this often, even
  *     without an event (a pass that finds nothing to change writes nothing)
+ * @param settleWindow DAEMONSET_SETTLE_WINDOW: an operand DaemonSet that changes again within this
+ *     time of its last write waits for the rest of it (zero: written at once)
  * @param agents the subcommands of this binary ({@code device-plugin}, {@code validator} ...):
  *     which operands this project's image can run. Empty: none, every operand runs NVIDIA's image.
  * @param nodeAgents NODE_AGENTS: our long-running node agents share one {@code nvidia-node-agents}
@@ -36,6 +38,7 @@ public record OperatorConfig(
     Duration retryPeriod,
     Duration reconcileBackoffMax,
     Duration resyncPeriod,
+    Duration settleWindow,
     Set<String> agents,
     boolean nodeAgents,
     String simulatedHardwareDir) {
@@ -69,6 +72,7 @@ public record OperatorConfig(
         Env.RETRY_PERIOD.getDuration(env),
         positive(Env.RECONCILE_BACKOFF_MAX, env),
         positive(Env.RESYNC_PERIOD, env),
+        Env.DAEMONSET_SETTLE_WINDOW.getDuration(env),
         Set.of(),
         Env.NODE_AGENTS.getBoolean(env),
         Env.SIMULATED_HARDWARE_DIR.get(env));
@@ -124,6 +128,7 @@ public record OperatorConfig(
         retryPeriod,
         reconcileBackoffMax,
         resyncPeriod,
+        settleWindow,
         agents,
         nodeAgents,
         simulatedHardwareDir);

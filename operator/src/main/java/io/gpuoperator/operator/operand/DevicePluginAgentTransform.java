@@ -1,11 +1,14 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetUpdateStrategy;
+import io.fabric8.kubernetes.api.model.apps.RollingUpdateDaemonSetBuilder;
 import io.gpuoperator.api.v1.DevicePluginSpec;
 import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.node.AgentContracts;
@@ -41,6 +44,7 @@ public final class DevicePluginAgentTransform implements MainContainerTransform 
 
   @Override
   public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
+    surge(ds);
     DevicePluginSpec spec = ctx.spec().devicePlugin;
     DaemonSets.setEnv(c, DevicePluginSettings.MIG_STRATEGY, ctx.migStrategy());
     if (ctx.migStrategy() != MigStrategy.NONE) {
@@ -87,5 +91,29 @@ public final class DevicePluginAgentTransform implements MainContainerTransform 
         DaemonSets.setEnv(c, DevicePluginSettings.DEFAULT_CONFIG, def);
       }
     }
+  }
+
+  /**
+   * A rolling update starts the new pod next to the old one (maxSurge 1, maxUnavailable 0): the new
+   * plugin serves on a socket of its own and registers before the old one stops, so a policy edit
+   * never takes the node's GPUs out of its allocatable while the pods are swapped (with the
+   * original's maxUnavailable 1 the node advertises none from the old pod's end to the new one's
+   * registration). OnDelete is left as the policy asks. NVIDIA's image keeps the original's
+   * strategy: its plugin always takes {@code nvidia-gpu.sock}, so two of them on a node would
+   * fight.
+   */
+  static void surge(DaemonSet ds) {
+    var strategy = ds.getSpec().getUpdateStrategy();
+    if (strategy != null && "OnDelete".equals(strategy.getType())) {
+      return;
+    }
+    ds.getSpec()
+        .setUpdateStrategy(
+            new DaemonSetUpdateStrategy(
+                new RollingUpdateDaemonSetBuilder()
+                    .withMaxSurge(new IntOrString(1))
+                    .withMaxUnavailable(new IntOrString(0))
+                    .build(),
+                "RollingUpdate"));
   }
 }

@@ -42,6 +42,7 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -144,7 +145,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     // A GPUCluster appearing or going away stops or resumes every policy.
     gpuClusters =
         Watch.of(GPUCluster.class, GPU_CLUSTERS, context).onUpdateWhen(Watch::never).allPrimaries();
-    applier = new OperandApplier(client, config.namespace(), daemonSets);
+    applier = new OperandApplier(client, config.namespace(), daemonSets, config.settleWindow());
     return List.of(daemonSets, nodes, peers, monitoringCrd, ruleCrd, gpuClusters);
   }
 
@@ -197,14 +198,20 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     Observed seen = observe(policy);
     Pass pass = stopped(policy, seen).orElseGet(() -> renderAndApply(policy, seen));
     pass.report().accept(statuses.write(policy, pass.status()));
-    return UpdateControl.noUpdate();
+    UpdateControl<ClusterPolicy> done = UpdateControl.noUpdate();
+    // A DaemonSet held back by its settle window: come back when it may be written.
+    return pass.again().isZero() ? done : done.rescheduleAfter(pass.again());
   }
 
   /**
    * What a pass concluded: the status it writes (once), and what it reports knowing whether that
    * status was new (events and logs only along with a change, so an idle pass says nothing).
    */
-  private record Pass(ClusterPolicyStatus status, Consumer<Boolean> report) {}
+  private record Pass(ClusterPolicyStatus status, Consumer<Boolean> report, Duration again) {
+    Pass(ClusterPolicyStatus status, Consumer<Boolean> report) {
+      this(status, report, Duration.ZERO);
+    }
+  }
 
   /** What a pass starts from. */
   private record Observed(
@@ -351,7 +358,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
                   : OperatorMetrics.STATUS_NOT_READY,
               facts.gpuNodeCount(),
               facts.nfdLabelsPresent());
-        });
+        },
+        result.settling());
   }
 
   /** An invalid spec: a condition naming each violation; the last valid operands keep running. */

@@ -102,7 +102,7 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
             .in(config.namespace())
             .labelled(ManagedObjects.OPERAND_LABEL + "=" + OperandNames.DRA_DRIVER)
             .owner();
-    applier = new OperandApplier(client, config.namespace(), daemonSets);
+    applier = new OperandApplier(client, config.namespace(), daemonSets, config.settleWindow());
     return List.of(nodes, policies, daemonSets);
   }
 
@@ -132,11 +132,13 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
     }
     List<Node> gpuNodes = all.stream().filter(NodeLabelRules::isGpuNode).toList();
     gpuNodes.forEach(this::label);
+    OperandApplier.Result applied;
     try {
-      applier.sync(
-          cluster,
-          List.of(new RenderedOperand(OperandNames.DRA_DRIVER, true, objects)),
-          ManagedObjects.served(Set.of(), resourceApi));
+      applied =
+          applier.sync(
+              cluster,
+              List.of(new RenderedOperand(OperandNames.DRA_DRIVER, true, objects)),
+              ManagedObjects.served(Set.of(), resourceApi));
     } catch (RuntimeException e) {
       applier.invalidate();
       String message = "Failed to reconcile " + OperandNames.DRA_DRIVER + ": " + e.getMessage();
@@ -161,7 +163,8 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
         ignored.isEmpty()
             ? null
             : ignored.stream().map(Violation::toString).collect(Collectors.joining("; ")));
-    return UpdateControl.noUpdate();
+    UpdateControl<GPUCluster> done = UpdateControl.noUpdate();
+    return applied.waiting() ? done.rescheduleAfter(applied.settling()) : done;
   }
 
   private OperandReadiness readiness(String name) {

@@ -14,6 +14,7 @@ import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * Brings the operands' objects to what the policy rendered, writing only what differs: an object
  * whose recorded hash equals the rendered one is left alone, so a pass that changes nothing makes
  * no write call. Objects of disabled operands, and objects an operand no longer renders, are
- * deleted; they are found through the ownership label ({@link ManagedObjects#OPERAND_LABEL}).
+ * deleted; they are found through the ownership label ({@link ManagedObjects#OPERAND_LABEL}). A
+ * DaemonSet written less than a settle window ago waits ({@link SettleWindow}); the pass says how
+ * long, and the reconciler comes back then with whatever the policy says by that time.
  */
 public final class OperandApplier {
   private static final Logger LOG = LoggerFactory.getLogger(OperandApplier.class);
@@ -35,19 +38,40 @@ public final class OperandApplier {
   private final KubernetesClient client;
   private final String namespace;
   private final InformerEventSource<DaemonSet, ?> daemonSets;
+  private final SettleWindow settle;
 
   /** What each operand consists of on the server, as far as this process knows (null: unknown). */
   private volatile Map<String, Set<ObjectKey>> inventory;
 
   public OperandApplier(
       KubernetesClient client, String namespace, InformerEventSource<DaemonSet, ?> daemonSets) {
+    this(client, namespace, daemonSets, Duration.ZERO);
+  }
+
+  /**
+   * @param settleWindow a changed DaemonSet is written at most once per this window (zero: at once)
+   */
+  public OperandApplier(
+      KubernetesClient client,
+      String namespace,
+      InformerEventSource<DaemonSet, ?> daemonSets,
+      Duration settleWindow) {
     this.client = client;
     this.namespace = namespace;
     this.daemonSets = daemonSets;
+    this.settle = new SettleWindow(settleWindow);
   }
 
-  /** Result of one pass: how many objects were written and deleted. */
-  public record Result(int applied, int deleted) {}
+  /**
+   * Result of one pass: how many objects were written and deleted, and how long until the first
+   * DaemonSet held back by its settle window may be written ({@link Duration#ZERO}: none waits).
+   */
+  public record Result(int applied, int deleted, Duration settling) {
+    /** Whether a DaemonSet waits for its settle window: the pass must run again then. */
+    public boolean waiting() {
+      return !settling.isZero();
+    }
+  }
 
   /**
    * Applies every enabled operand in order and deletes what disabled operands left behind.
@@ -73,6 +97,7 @@ public final class OperandApplier {
     Map<String, Set<ObjectKey>> known = inventory(monitoringKinds);
     int applied = 0;
     int deleted = 0;
+    Duration settling = Duration.ZERO;
     for (RenderedOperand operand : operands) {
       Set<ObjectKey> wanted = new HashSet<>();
       if (operand.enabled()) {
@@ -85,9 +110,20 @@ public final class OperandApplier {
           if (frozen.test(object)) {
             continue;
           }
-          if (applyIfChanged(owner, desired)) {
-            applied++;
+          HasMetadata live = live(desired);
+          if (!needsWrite(desired, live)) {
+            continue;
           }
+          ObjectKey key = ObjectKey.of(desired);
+          Duration wait = live instanceof DaemonSet ? settle.waitFor(key) : Duration.ZERO;
+          if (!wait.isZero()) {
+            LOG.debug("{} changed again within its settle window; writing it in {}", key, wait);
+            settling = settling.isZero() || wait.compareTo(settling) < 0 ? wait : settling;
+            continue;
+          }
+          write(desired, live);
+          settle.written(key);
+          applied++;
         }
       }
       Set<ObjectKey> existing = known.getOrDefault(operand.name(), Set.of());
@@ -97,12 +133,13 @@ public final class OperandApplier {
         }
         if (!wanted.contains(key)) {
           delete(owner, operand.name(), key, orphans(operand, key));
+          settle.forget(key);
           deleted++;
         }
       }
       known.put(operand.name(), wanted);
     }
-    return new Result(applied, deleted);
+    return new Result(applied, deleted, settling);
   }
 
   /** Forgets what exists, so the next pass lists it again (after an error). */
@@ -156,11 +193,7 @@ public final class OperandApplier {
         || !ManagedObjects.ownedBy(live, desired.getMetadata().getOwnerReferences().get(0));
   }
 
-  private boolean applyIfChanged(HasMetadata owner, HasMetadata desired) {
-    HasMetadata live = live(desired);
-    if (!needsWrite(desired, live)) {
-      return false;
-    }
+  private void write(HasMetadata desired, HasMetadata live) {
     LOG.info(
         "{} {} (hash {})",
         live == null ? "creating" : "updating",
@@ -182,7 +215,6 @@ public final class OperandApplier {
         daemonSets.handleRecentResourceUpdate(id, ds, (DaemonSet) live);
       }
     }
-    return true;
   }
 
   /**

@@ -141,6 +141,7 @@ public class OperatorCommand implements Callable<Integer> {
         env.retryPeriod(),
         env.reconcileBackoffMax(),
         env.resyncPeriod(),
+        env.settleWindow(),
         OperatorConfig.subcommandsOf(spec),
         env.nodeAgents(),
         env.simulatedHardwareDir());

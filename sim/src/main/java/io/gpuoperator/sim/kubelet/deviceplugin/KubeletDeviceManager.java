@@ -72,6 +72,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
   private Server podResourcesServer;
   private PodWatch podWatch;
   private volatile DynamicResourceSource dynamicResources = List::of;
+  private volatile boolean kubelet136Handover;
 
   /**
    * @param nodeName the Node whose status gets the resources
@@ -108,6 +109,18 @@ public final class KubeletDeviceManager implements AutoCloseable {
    */
   public KubeletDeviceManager dynamicResources(DynamicResourceSource source) {
     this.dynamicResources = source;
+    return this;
+  }
+
+  /**
+   * Hands a resource over from one plugin to the next as the real kubelet (1.36) does, instead of
+   * cleanly: a second registration of a resource leaves the first plugin's stream open, and when
+   * that stream ends the kubelet disconnects whichever plugin is registered for the resource then
+   * (its {@code runClient} looks the client up by resource name), so the newer plugin is cut off as
+   * the older one stops. By default the first plugin is stopped at the second registration.
+   */
+  public KubeletDeviceManager kubelet136Handover(boolean on) {
+    this.kubelet136Handover = on;
     return this;
   }
 
@@ -354,9 +367,10 @@ public final class KubeletDeviceManager implements AutoCloseable {
             resource, pluginDir.resolve(request.getEndpoint()), request.getOptions());
     PluginEndpoint old;
     synchronized (lock) {
+      endpoint.inherit(endpoints.get(resource));
       old = endpoints.put(resource, endpoint);
     }
-    if (old != null) {
+    if (old != null && !kubelet136Handover) {
       old.stop();
     }
     registrations.computeIfAbsent(resource, r -> new AtomicInteger()).incrementAndGet();
@@ -375,10 +389,25 @@ public final class KubeletDeviceManager implements AutoCloseable {
       LOG.debug("node/{}: ListAndWatch of {} ended at shutdown", nodeName, endpoint.resource());
       return;
     }
-    LOG.warn(
-        "node/{}: ListAndWatch of {} ended; its devices are no longer allocatable",
-        nodeName,
-        endpoint.resource());
+    PluginEndpoint current;
+    synchronized (lock) {
+      current = endpoints.get(endpoint.resource());
+    }
+    if (current != null && current != endpoint) {
+      LOG.warn(
+          "node/{}: ListAndWatch of {} at {} ended; disconnecting the plugin registered now at {}"
+              + " (as kubelet 1.36)",
+          nodeName,
+          endpoint.resource(),
+          endpoint.socket(),
+          current.socket());
+      current.stop();
+    } else {
+      LOG.warn(
+          "node/{}: ListAndWatch of {} ended; its devices are no longer allocatable",
+          nodeName,
+          endpoint.resource());
+    }
     publishStatus();
   }
 

@@ -52,6 +52,17 @@ final class PluginEndpoint {
     return resource;
   }
 
+  /**
+   * Starts from the device list of the plugin it replaces, until its own first list arrives: the
+   * kubelet keeps a resource's devices across a re-registration (they are replaced by the next
+   * ListAndWatch message), so a plugin registering again does not empty the node's allocatable.
+   */
+  void inherit(PluginEndpoint previous) {
+    if (previous != null && previous.connected()) {
+      devices = previous.devices;
+    }
+  }
+
   Path socket() {
     return socket;
   }
