@@ -351,8 +351,60 @@ class RealNodeE2EIT {
   /** The DRA claim the workload of step 9 uses, and its pod. */
   private static final String CLAIM = "one-gpu";
 
+  /**
+   * Issue 33 finding 6 on the real kubelet: a policy edit rolls the device plugin with a surge (the
+   * new pod starts next to the old one and registers on the next socket name); once the old pod is
+   * gone, the kubelet (whose 1.36 handover cuts the newer plugin off when the older stream ends)
+   * holds the new plugin's GPUs, across the next node status writes, and a running GPU pod is not
+   * touched.
+   */
   @Test
   @Order(9)
+  void aPolicyEditRollsTheDevicePluginNextToTheOldOneAndTheGpusStayAllocatable() throws Exception {
+    Pod old = pod("app", DEVICE_PLUGIN);
+    Pod gpuPod = c.pods().resource(workload).get();
+    boolean gpuPodRuns = gpuPod != null && "Running".equals(gpuPod.getStatus().getPhase());
+    String gpuContainer = gpuPodRuns ? containerId(gpuPod) : null;
+    c.resources(ClusterPolicy.class)
+        .withName("cluster-policy")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\":{\"devicePlugin\":{\"env\":[{\"name\":\"ROLL_PROBE\",\"value\":\"1\"}]}}}");
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              List<Pod> now =
+                  c.pods().inNamespace(NS).withLabel("app", DEVICE_PLUGIN).list().getItems();
+              assertThat(now).as("device plugin pods; pods:%s", pods()).hasSize(1);
+              Pod p = now.get(0);
+              assertThat(p.getMetadata().getUid()).isNotEqualTo(old.getMetadata().getUid());
+              assertThat(p.getSpec().getContainers().get(0).getEnv())
+                  .anySatisfy(e -> assertThat(e.getName()).isEqualTo("ROLL_PROBE"));
+              assertThat(p.getStatus().getContainerStatuses())
+                  .allSatisfy(st -> assertThat(st.getReady()).isTrue());
+            });
+    // The kubelet's handover cut the new plugin off when the old one stopped; it registered again.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(c.nodes().withName(node.name()).get().getStatus().getAllocatable())
+                    .containsEntry("nvidia.com/gpu", new Quantity(Integer.toString(GPUS))));
+    Thread.sleep(12_000); // past the kubelet's next node status write (every 10 s)
+    assertThat(c.nodes().withName(node.name()).get().getStatus().getAllocatable())
+        .containsEntry("nvidia.com/gpu", new Quantity(Integer.toString(GPUS)));
+    if (gpuPodRuns) {
+      Pod after = c.pods().resource(workload).get();
+      assertThat(after.getStatus().getPhase()).isEqualTo("Running");
+      assertThat(containerId(after)).isEqualTo(gpuContainer);
+      assertThat(after.getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
+    }
+  }
+
+  @Test
+  @Order(10)
   void withTheDraDriverAClaimsPodGetsItsGpuAndIsUnpreparedOnDelete() throws Exception {
     c.pods().resource(workload).withGracePeriod(0).delete();
     c.resources(ClusterPolicy.class)
@@ -435,7 +487,7 @@ class RealNodeE2EIT {
   }
 
   @Test
-  @Order(10)
+  @Order(11)
   void deletingTheClusterPolicyLeavesNoOperandPod() {
     c.resources(ClusterPolicy.class).withName("cluster-policy").delete();
     await()
