@@ -2,6 +2,7 @@ package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.node.agent.AgentLane;
+import io.gpuoperator.node.fault.GpuFaultReporter;
 import io.gpuoperator.node.files.ConfinedRoot;
 import io.gpuoperator.node.files.DirectoryWatch;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -54,6 +55,7 @@ public final class DevicePluginAgent implements AutoCloseable {
   private AutoCloseable socketWatch;
   private volatile boolean closed;
   private Path cdiSpecDir;
+  private GpuFaultReporter faults;
 
   /**
    * @param kubeletSocket the kubelet's registration socket; plugin sockets go next to it
@@ -89,6 +91,18 @@ public final class DevicePluginAgent implements AutoCloseable {
   }
 
   /**
+   * Reports the GPU faults the health monitor sees as Node conditions; call before {@link
+   * #start()}. Null (the default): no conditions.
+   */
+  public synchronized DevicePluginAgent withFaultReporter(GpuFaultReporter reporter) {
+    this.faults = reporter;
+    if (reporter != null) {
+      health.observe(reporter);
+    }
+    return this;
+  }
+
+  /**
    * Writes the plugin's CDI spec into this directory (like {@code /var/run/cdi}) whenever a CDI
    * device-list strategy is in use; call before {@link #start()}. Null (the default): no spec.
    */
@@ -119,6 +133,9 @@ public final class DevicePluginAgent implements AutoCloseable {
               .onHangUp(this::wake));
     }
     health.start();
+    if (faults != null) {
+      faults.start();
+    }
     startWatch();
     long period = superviseInterval.toMillis();
     // The cheap check batched with every plugin's of the JVM; a pass only when it finds work.
@@ -353,6 +370,9 @@ public final class DevicePluginAgent implements AutoCloseable {
     closed = true;
     supervisor.close();
     health.close();
+    if (faults != null) {
+      faults.close();
+    }
     if (socketWatch != null) {
       try {
         socketWatch.close();

@@ -8,6 +8,7 @@ import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.agent.StopHooks;
+import io.gpuoperator.node.fault.GpuFaultSettings;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.HealthMonitor;
@@ -44,7 +45,10 @@ public class DevicePluginCommand implements Callable<Integer> {
   /** The options: the plugin's settings, then the ones every node agent shares. */
   public static final class Options extends SettingOptions {
     public Options() {
-      super(group("Device plugin:", DevicePluginSettings.ALL), NodeAgentOptions.GROUP);
+      super(
+          group("Device plugin:", DevicePluginSettings.ALL),
+          group("GPU fault conditions:", GpuFaultSettings.ALL),
+          NodeAgentOptions.GROUP);
     }
   }
 
@@ -77,8 +81,15 @@ public class DevicePluginCommand implements Callable<Integer> {
     Path cdiDir = s.get(DevicePluginSettings.CDI_SPEC_DIR);
     XidPolicy.from(s);
     s.get(NodeAgentOptions.BACKEND);
+    // The config label and the GPU fault conditions both need the API server.
+    boolean conditions = s.get(GpuFaultSettings.CONDITIONS);
+    s.get(GpuFaultSettings.ESCALATION_WINDOW);
+    s.get(GpuFaultSettings.POLL_INTERVAL);
+    s.get(GpuFaultSettings.RETIRED_ROWS_THRESHOLD);
     KubernetesClient client =
-        source.labelled() && node != null ? NodeAgentOptions.client(s, "device-plugin") : null;
+        (source.labelled() || conditions) && node != null
+            ? NodeAgentOptions.client(s, "device-plugin")
+            : null;
     GpuBackend gpus = null;
     DevicePluginRunner runner;
     try {

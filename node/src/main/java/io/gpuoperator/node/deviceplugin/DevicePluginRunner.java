@@ -8,6 +8,7 @@ import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.AgentLane;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.fault.GpuFaultReporter;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.XidPolicy;
 import java.io.IOException;
@@ -146,6 +147,8 @@ public final class DevicePluginRunner implements AutoCloseable {
                 recovery,
                 supervise)
             .withCdiSpecDir(cdiSpecDir)
+            .withFaultReporter(
+                GpuFaultReporter.fromSettings(backend, settings, client, nodeName, recovery))
             .start();
     long period = Math.max(200, supervise.toMillis() * 2);
     // A file's time checked, batched with every plugin of the JVM; a change reloads on the lane.

@@ -2,9 +2,11 @@ package io.gpuoperator.node.dra;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.config.Settings;
 import io.gpuoperator.kubelet.dra.DraServices;
 import io.gpuoperator.kubelet.dra.v1.DRAPluginGrpc;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
+import io.gpuoperator.node.fault.GpuFaultReporter;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuInventory;
 import io.gpuoperator.node.gpu.HealthMonitor;
@@ -51,6 +53,7 @@ public final class DraPluginAgent implements AutoCloseable {
   private SlicePublisher publisher;
   private PluginRegistrationService registration;
   private HealthMonitor health;
+  private GpuFaultReporter faults;
   private ExecutorService handlers;
   private Server pluginServer;
   private Server registrationServer;
@@ -115,6 +118,9 @@ public final class DraPluginAgent implements AutoCloseable {
     publisher = new SlicePublisher(client, version, settings.nodeName());
     running = true;
     publishQuietly();
+    faults =
+        GpuFaultReporter.fromSettings(
+            backend, Settings.ofEnv(env), client, settings.nodeName(), settings.healthRecovery());
     health =
         new HealthMonitor(
                 backend,
@@ -123,7 +129,11 @@ public final class DraPluginAgent implements AutoCloseable {
                 GpuInventory.read(backend, migMinors),
                 Duration.ofSeconds(1),
                 unhealthy -> wake())
+            .observe(faults)
             .start();
+    if (faults != null) {
+      faults.start();
+    }
     loop = new Thread(this::run, "dra-plugin-" + settings.nodeName());
     loop.setDaemon(true);
     loop.start();
@@ -191,6 +201,9 @@ public final class DraPluginAgent implements AutoCloseable {
     }
     if (health != null) {
       health.close();
+    }
+    if (faults != null) {
+      faults.close();
     }
     if (loop != null) {
       loop.interrupt();

@@ -119,6 +119,16 @@ public interface GpuBackend extends AutoCloseable {
    */
   Telemetry migTelemetry(int gpu, int migIndex);
 
+  /**
+   * Why the GPU's clocks are held down now ({@code nvmlDeviceGetCurrentClocksEventReasons}): a bit
+   * set of {@code nvmlClocksEventReason*} values (see {@link ClockEventReasons}). {@link
+   * GpuBackendException.NotSupported} where the backend or the board does not report it.
+   */
+  default long clockEventReasons(int gpu) {
+    throw new GpuBackendException.NotSupported(
+        kind() + " backend does not report clock event reasons", null);
+  }
+
   /** How two GPUs are connected (PCIe level and NVLinks). */
   GpuLink link(int gpuA, int gpuB);
 

@@ -47,6 +47,7 @@ public final class HealthMonitor implements AutoCloseable {
   private volatile boolean running = true;
   private volatile Set<String> unhealthy = Set.of();
   private String lastFailure;
+  private volatile GpuEventObserver observer;
 
   /**
    * @param pollInterval how often pending events are taken and recovery is checked (and the retry
@@ -64,6 +65,12 @@ public final class HealthMonitor implements AutoCloseable {
     this.tracker = new HealthTracker(policy, recovery, inventory);
     this.listener = listener;
     this.pollInterval = pollInterval;
+  }
+
+  /** Hands every event, failure and pass to this observer too; call before {@link #start()}. */
+  public HealthMonitor observe(GpuEventObserver observer) {
+    this.observer = observer;
+    return this;
   }
 
   /** Starts watching; with health checks disabled by env it does nothing. */
@@ -129,6 +136,10 @@ public final class HealthMonitor implements AutoCloseable {
         if (changed) {
           publish();
         }
+        GpuEventObserver o = observer;
+        if (o != null) {
+          o.onPass(System.currentTimeMillis());
+        }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } catch (GpuBackendException e) {
@@ -144,6 +155,10 @@ public final class HealthMonitor implements AutoCloseable {
         synchronized (this) {
           changed = tracker.onBackendFailure(e.getMessage(), System.currentTimeMillis());
         }
+        GpuEventObserver o = observer;
+        if (o != null) {
+          o.onBackendFailure(e.getMessage(), System.currentTimeMillis());
+        }
         if (changed) {
           publish();
         }
@@ -158,6 +173,10 @@ public final class HealthMonitor implements AutoCloseable {
 
   private boolean apply(GpuEvent event, long now) {
     boolean changed = tracker.onEvent(event, now);
+    GpuEventObserver o = observer;
+    if (o != null) {
+      o.onEvent(event, now);
+    }
     if (event.type() == GpuEventType.XID_CRITICAL_ERROR) {
       LOG.info(
           "GPU {} XID {} ({}): {}",

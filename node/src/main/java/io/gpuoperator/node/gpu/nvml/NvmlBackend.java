@@ -256,6 +256,11 @@ public final class NvmlBackend implements GpuBackend {
   }
 
   @Override
+  public long clockEventReasons(int gpu) {
+    return telemetry.clockEventReasons(gpu);
+  }
+
+  @Override
   public Telemetry migTelemetry(int gpu, int migIndex) {
     return telemetry.migTelemetry(gpu, migIndex);
   }

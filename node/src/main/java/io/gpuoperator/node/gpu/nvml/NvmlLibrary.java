@@ -70,6 +70,9 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetPcieReplayCounter(Pointer device, IntByReference value);
 
+  /** The old name of {@code nvmlDeviceGetCurrentClocksEventReasons}: every driver exports it. */
+  int nvmlDeviceGetCurrentClocksThrottleReasons(Pointer device, LongByReference reasons);
+
   int nvmlDeviceGetRemappedRows(
       Pointer device,
       IntByReference corrRows,

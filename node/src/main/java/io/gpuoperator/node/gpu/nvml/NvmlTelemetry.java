@@ -152,6 +152,16 @@ final class NvmlTelemetry {
         remapOk ? failed.getValue() : Telemetry.UNSUPPORTED);
   }
 
+  /** {@link io.gpuoperator.node.gpu.GpuBackend#clockEventReasons}: typed NOT_SUPPORTED included. */
+  long clockEventReasons(int gpu) {
+    Pointer h = gpus.handle(gpu);
+    LongByReference reasons = new LongByReference();
+    session.check(
+        nvml.nvmlDeviceGetCurrentClocksThrottleReasons(h, reasons),
+        "nvmlDeviceGetCurrentClocksThrottleReasons");
+    return reasons.getValue();
+  }
+
   Telemetry migTelemetry(int gpu, int migIndex) {
     Pointer h = gpus.handle(gpu);
     PointerByReference ref = new PointerByReference();

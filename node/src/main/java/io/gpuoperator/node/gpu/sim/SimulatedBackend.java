@@ -256,6 +256,11 @@ public final class SimulatedBackend implements GpuBackend {
   }
 
   @Override
+  public synchronized long clockEventReasons(int gpu) {
+    return gpu(gpu).clockEventReasons;
+  }
+
+  @Override
   public synchronized Telemetry migTelemetry(int gpu, int migIndex) {
     SimulatedGpu g = gpu(gpu);
     MigDevice mig =
@@ -327,11 +332,14 @@ public final class SimulatedBackend implements GpuBackend {
     injectXid(gpu, GpuEvent.ALL_INSTANCES, GpuEvent.ALL_INSTANCES, xid);
   }
 
-  /** Injects an XID error on one MIG instance (GPU-instance id, compute-instance id). */
+  /**
+   * Injects an XID error on one MIG instance (GPU-instance id, compute-instance id). A GPU marked
+   * lost still sends it, as the driver reports XID 79 for a GPU that has just fallen off the bus.
+   */
   public void injectXid(int gpu, int gpuInstanceId, int computeInstanceId, long xid) {
     SimulatedGpu g;
     synchronized (this) {
-      g = gpu(gpu);
+      g = gpuEvenIfLost(gpu);
     }
     deliver(
         new GpuEvent(
@@ -373,7 +381,15 @@ public final class SimulatedBackend implements GpuBackend {
 
   /** Marks a GPU as fallen off the bus: its calls fail with GPU_IS_LOST. */
   public synchronized void setLost(int gpu, boolean lost) {
-    gpu(gpu).setLost(lost);
+    gpuEvenIfLost(gpu).setLost(lost);
+  }
+
+  /**
+   * Sets why the GPU's clocks are held down ({@link io.gpuoperator.node.gpu.ClockEventReasons}
+   * bits; 0: running free), as a thermal or power slowdown would.
+   */
+  public synchronized void setClockEventReasons(int gpu, long reasons) {
+    gpuEvenIfLost(gpu).clockEventReasons = reasons;
   }
 
   /** Marks a GPU as used by processes, so a reset fails with IN_USE. */
@@ -394,14 +410,18 @@ public final class SimulatedBackend implements GpuBackend {
   }
 
   private SimulatedGpu gpu(int index) {
+    SimulatedGpu g = gpuEvenIfLost(index);
+    g.requireAlive();
+    return g;
+  }
+
+  private SimulatedGpu gpuEvenIfLost(int index) {
     open();
     if (index < 0 || index >= gpus.size()) {
       throw new GpuBackendException.InvalidArgument(
           "no GPU with index " + index + " (" + gpus.size() + " GPUs)", null);
     }
-    SimulatedGpu g = gpus.get(index);
-    g.requireAlive();
-    return g;
+    return gpus.get(index);
   }
 
   private final class Subscription implements GpuEventSubscription {

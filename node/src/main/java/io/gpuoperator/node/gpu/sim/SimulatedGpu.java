@@ -37,6 +37,10 @@ final class SimulatedGpu {
   private boolean migPending;
   private boolean inUse;
   private boolean lost;
+
+  /** {@link io.gpuoperator.node.gpu.ClockEventReasons} bits; 0: clocks running free. */
+  long clockEventReasons;
+
   private int generation;
   private final TreeMap<Integer, Gi> instances = new TreeMap<>();
   final long[] ecc = new long[4]; // corrected vol, uncorrected vol, corrected agg, uncorrected agg

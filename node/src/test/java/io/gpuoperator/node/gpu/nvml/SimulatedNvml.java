@@ -329,6 +329,11 @@ final class SimulatedNvml implements NvmlLibrary {
   }
 
   @Override
+  public int nvmlDeviceGetCurrentClocksThrottleReasons(Pointer device, LongByReference reasons) {
+    return run(() -> reasons.setValue(sim.clockEventReasons(gpu(device))));
+  }
+
+  @Override
   public int nvmlDeviceGetRemappedRows(
       Pointer device,
       IntByReference corrRows,
