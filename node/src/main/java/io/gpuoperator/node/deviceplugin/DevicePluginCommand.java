@@ -81,8 +81,11 @@ public class DevicePluginCommand implements Callable<Integer> {
     Path cdiDir = s.get(DevicePluginSettings.CDI_SPEC_DIR);
     XidPolicy.from(s);
     s.get(NodeAgentOptions.BACKEND);
-    // The config label and the GPU fault conditions both need the API server.
-    boolean conditions = s.get(GpuFaultSettings.CONDITIONS);
+    // The config label and the GPU fault conditions both need the API server. The conditions are
+    // on by default, so they are written only where a cluster is configured: a plugin run by hand
+    // with a node name and no API access serves its devices without retrying writes forever.
+    boolean conditions =
+        s.get(GpuFaultSettings.CONDITIONS) && NodeAgentOptions.clusterConfigured(s, env);
     s.get(GpuFaultSettings.ESCALATION_WINDOW);
     s.get(GpuFaultSettings.POLL_INTERVAL);
     s.get(GpuFaultSettings.RETIRED_ROWS_THRESHOLD);

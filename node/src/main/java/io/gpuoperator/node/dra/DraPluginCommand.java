@@ -6,6 +6,7 @@ import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.fault.GpuFaultSettings;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.XidPolicy;
@@ -65,6 +66,10 @@ public class DraPluginCommand implements Callable<Integer> {
     Settings s = SettingOptions.settings(spec, DriverReady.overlay(env), null);
     DraPluginSettings settings = DraPluginSettings.resolve(s);
     XidPolicy.from(s); // checked now; the agent reads it again from the environment
+    // The GPU fault condition settings are variables only here (the agent reads them from the
+    // environment); a bad value stops the command now, naming the variable.
+    Settings faultEnv = Settings.ofEnv(env);
+    GpuFaultSettings.ALL.forEach(faultEnv::get);
     Path sysfs = s.get(DraPluginSettings.SYSFS_ROOT);
     boolean simulated = s.get(NodeAgentOptions.BACKEND).equals("simulated");
     GpuBackend gpus;
