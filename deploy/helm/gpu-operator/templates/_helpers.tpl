@@ -136,10 +136,6 @@ which the operator reports in its IgnoredFields condition.
 {{- with $v.operator.defaultGPUMode -}}
 {{- $out = append $out "operator.defaultGPUMode: not supported (no GPU mode switching)" -}}
 {{- end -}}
-{{- $enc := dig "timeEncoding" "epoch" $v.operator.logging -}}
-{{- if and (ne $enc "epoch") (not (dig "develMode" false $v.operator.logging)) -}}
-{{- $out = append $out (printf "operator.logging.timeEncoding: %s is not supported; log times are the text pattern's or, in JSON, epoch milliseconds" $enc) -}}
-{{- end -}}
 {{- range $key := list "nameOverride" "fullnameOverride" -}}
 {{- if index $v $key -}}
 {{- $out = append $out (printf "%s: the objects' names are fixed (the operator finds them by name)" $key) -}}

@@ -1,10 +1,15 @@
 package io.gpuoperator.cli;
 
-/** Entry point of gpu-operator.jar. */
+import io.gpuoperator.operator.runtime.ZapLogging;
+
+/**
+ * Entry point of gpu-operator.jar: the command it runs owns the process's logging ({@link
+ * ZapLogging}).
+ */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    System.exit(GpuOperatorCommand.commandLine().execute(args));
+    System.exit(ZapLogging.entryPoint(GpuOperatorCommand.commandLine()).execute(args));
   }
 }

@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Settings;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.AgentEnv;
 import io.gpuoperator.node.agent.AgentSelector;
 import io.gpuoperator.node.agent.NodeAgentOptions;
@@ -94,6 +95,9 @@ public class NodeAgentsCommand implements Callable<Integer> {
       description = "First restart delay of an agent that ended (doubles up to 5 minutes; 10).")
   long restartDelaySeconds = 10;
 
+  /** The process's logging, every agent's lines included (an agent's own --zap-* is refused). */
+  @CommandLine.Mixin ZapOptions zap;
+
   private final Map<String, String> env;
 
   public NodeAgentsCommand() {
@@ -129,10 +133,24 @@ public class NodeAgentsCommand implements Callable<Integer> {
                 + String.join(", ", AGENTS.stream().sorted().toList())
                 + ")");
       }
+      CommandLine.ParseResult parsed;
       try {
-        GpuOperatorCommand.commandLine().parseArgs(args);
+        parsed = GpuOperatorCommand.commandLine().parseArgs(args);
       } catch (CommandLine.ParameterException e) {
         throw new ConfigException("--run '" + run + "': " + e.getMessage(), e);
+      }
+      // One JVM, one logger: an agent's own logging flags would have no effect.
+      for (CommandLine.ParseResult r = parsed; r != null; r = r.subcommand()) {
+        for (CommandLine.Model.OptionSpec o : r.matchedOptions()) {
+          if (ZapOptions.NAMES.contains(o.longestName())) {
+            throw new ConfigException(
+                "--run '"
+                    + run
+                    + "': "
+                    + o.longestName()
+                    + " sets the logging of the whole process: give it to node-agents itself");
+          }
+        }
       }
       agents.add(args);
     }

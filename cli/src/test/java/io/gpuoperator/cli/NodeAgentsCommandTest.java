@@ -86,6 +86,27 @@ class NodeAgentsCommandTest {
     assertThat(err.toString()).contains("--run 'feature-discovery --no-such-flag'");
   }
 
+  /** One JVM has one logging: node-agents takes the zap flags, an agent's own would do nothing. */
+  @Test
+  void theZapFlagsAreNodeAgentsOwnNotAnAgentsInItsRun() {
+    StringWriter err = new StringWriter();
+    CommandLine cl = GpuOperatorCommand.commandLine();
+    cl.setErr(new PrintWriter(err));
+    assertThat(cl.execute("node-agents", "--run", "device-plugin --zap-log-level=debug"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "--run 'device-plugin --zap-log-level=debug': --zap-log-level sets the logging of the"
+                + " whole process: give it to node-agents itself");
+
+    err.getBuffer().setLength(0);
+    assertThat(cl.execute("node-agents", "--zap-encoder=text", "--run", "device-plugin"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--zap-encoder")
+        .contains("invalid encoder value \"text\" (json or console)");
+  }
+
   /** {@code plan --node-agents} renders the mode as the operator with NODE_AGENTS=true does. */
   @Test
   void planWithNodeAgentsRendersOneDaemonSetInsteadOfTheAgentsOwn() throws Exception {

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * kubelet's probes of {@code /healthz} and {@code /readyz} then decide its readiness. It runs until
  * the container is killed (its pod deleted), or exits 1 when it loses the lease while running, as
  * the real process does (JOSDK would otherwise keep reconciling); a bad variable or flag exits 2.
- * Logging stays the simulation's: the container's LOG_LEVEL/LOG_FORMAT would reconfigure the JVM.
+ * Logging stays the simulation's: the container's --zap-* flags are accepted and not applied, as
+ * they would reconfigure the whole JVM (only a process's entry point applies them).
  */
 public final class OperatorInProcessAgent implements InProcessAgent {
   private static final Logger LOG = LoggerFactory.getLogger(OperatorInProcessAgent.class);

@@ -8,6 +8,10 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
+import io.gpuoperator.cli.GpuOperatorCommand;
+import io.gpuoperator.config.zap.TimeEncoding;
+import io.gpuoperator.config.zap.ZapSettings;
+import io.gpuoperator.operator.runtime.ZapLogging;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -156,22 +160,57 @@ class ChartOriginalValuesTest {
   }
 
   @Test
-  void operatorEnvAndTheOriginalsLoggingReachTheOperator() {
+  void operatorEnvReachesTheOperator() {
     var env =
         operatorEnv(
             Map.of(
                 "operator.env[0].name", "HTTPS_PROXY",
-                "operator.env[0].value", "http://proxy:3128",
-                "operator.logging.level", "2"));
+                "operator.env[0].value", "http://proxy:3128"));
     assertThat(env).containsEntry("HTTPS_PROXY", "http://proxy:3128");
-    assertThat(env).containsEntry("LOG_LEVEL", "trace");
-    var devel =
-        operatorEnv(
-            Map.of("operator.logging.develMode", "true", "operator.logging.format", "json"));
-    assertThat(devel).containsEntry("LOG_LEVEL", "debug").containsEntry("LOG_FORMAT", "text");
-    assertThat(operatorEnv(Map.of("operator.logging.level", "error")))
-        .containsEntry("LOG_LEVEL", "error")
-        .containsEntry("LOG_FORMAT", "text");
+  }
+
+  @Test
+  void theOriginalsLoggingValuesBecomeZapFlagsTheOperatorAccepts() {
+    // As the original's chart: the time encoding and level when set, --zap-devel alone.
+    assertThat(operatorArgs(Map.of()))
+        .containsExactly(
+            "operator", "--leader-elect", "--zap-time-encoding=epoch", "--zap-log-level=info");
+    assertThat(zap(operatorArgs(Map.of())))
+        .isEqualTo(
+            new ZapSettings(
+                false,
+                ZapSettings.Encoder.JSON,
+                ZapSettings.INFO,
+                ZapSettings.PANIC,
+                TimeEncoding.EPOCH));
+    List<String> verbose =
+        operatorArgs(
+            Map.of("operator.logging.level", 2, "operator.logging.timeEncoding", "rfc3339nano"));
+    assertThat(verbose).contains("--zap-log-level=2", "--zap-time-encoding=rfc3339nano");
+    assertThat(zap(verbose).level()).isEqualTo(-2);
+    List<String> devel =
+        operatorArgs(Map.of("operator.logging.develMode", true, "operator.logging.level", "error"));
+    assertThat(devel).containsExactly("operator", "--leader-elect", "--zap-devel");
+    assertThat(zap(devel).encoder()).isEqualTo(ZapSettings.Encoder.CONSOLE);
+    assertThat(
+            operatorArgs(Map.of("operator.logging.level", "", "operator.logging.timeEncoding", "")))
+        .containsExactly("operator", "--leader-elect");
+    assertThatThrownBy(() -> HelmChart.template(Map.of("operator.logging.level", "warn")))
+        .hasMessageContaining("operator.logging.level");
+  }
+
+  /** The settings the operator takes from these arguments, parsed as the executable parses them. */
+  private static ZapSettings zap(List<String> args) {
+    return ZapLogging.options(
+            GpuOperatorCommand.commandLine().parseArgs(args.toArray(String[]::new)))
+        .settings();
+  }
+
+  private static List<String> operatorArgs(Map<String, Object> set) {
+    var objects = HelmChart.objects(HelmChart.template(set));
+    Deployment operator =
+        HelmChart.convert(HelmChart.find(objects, "Deployment", "gpu-operator"), Deployment.class);
+    return operator.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
   }
 
   @Test
@@ -242,8 +281,7 @@ class ChartOriginalValuesTest {
                         "nfd.enabled", "true",
                         "nfd.nodefeaturerules", "true",
                         "operator.upgradeCRD", "false",
-                        "operator.cleanupCRD", "true",
-                        "operator.logging.timeEncoding", "iso8601"))));
+                        "operator.cleanupCRD", "true"))));
     assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED).split("\n"))
         .extracting(l -> l.substring(0, l.indexOf(':')))
         .containsExactly(
@@ -251,8 +289,7 @@ class ChartOriginalValuesTest {
             "nfd.enabled",
             "nfd.nodefeaturerules",
             "operator.cleanupCRD",
-            "operator.upgradeCRD",
-            "operator.logging.timeEncoding");
+            "operator.upgradeCRD");
   }
 
   private static Map<String, String> operatorEnv(Map<String, Object> set) {

@@ -16,9 +16,9 @@ class OperatorInProcessAgentTest {
                     "--metrics-bind-address=:8080",
                     "--health-probe-bind-address",
                     ":8081",
-                    "--log-level",
+                    "--zap-log-level",
                     "debug")))
-        .containsExactly("--leader-elect", "--log-level", "debug");
+        .containsExactly("--leader-elect", "--zap-log-level", "debug");
     assertThat(OperatorInProcessAgent.withoutBindFlags(List.of("--leader-elect")))
         .containsExactly("--leader-elect");
   }

@@ -6,6 +6,7 @@ import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.WritablePaths;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
@@ -53,6 +54,9 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
+  @CommandLine.Mixin ZapOptions zap;
 
   /** The environment; tests replace it. */
   Map<String, String> env;

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.fault.GpuFaultSettings;
@@ -48,6 +49,9 @@ public class DraPluginCommand implements Callable<Integer> {
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
+  @CommandLine.Mixin ZapOptions zap;
 
   private final Map<String, String> env;
 

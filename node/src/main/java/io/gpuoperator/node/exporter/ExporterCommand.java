@@ -3,6 +3,7 @@ package io.gpuoperator.node.exporter;
 import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
@@ -41,6 +42,9 @@ public class ExporterCommand implements Callable<Integer> {
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
+  @CommandLine.Mixin ZapOptions zap;
 
   private final Map<String, String> env;
 

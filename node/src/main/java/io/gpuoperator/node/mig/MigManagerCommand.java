@@ -7,6 +7,7 @@ import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -128,6 +129,9 @@ public class MigManagerCommand implements Callable<Integer> {
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
+  @CommandLine.Mixin ZapOptions zap;
 
   /** The environment; tests replace it. */
   Map<String, String> env;

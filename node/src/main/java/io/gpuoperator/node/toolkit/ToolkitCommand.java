@@ -2,6 +2,7 @@ package io.gpuoperator.node.toolkit;
 
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.IoErrors;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.DriverReady;
 import java.io.PrintWriter;
 import java.util.List;
@@ -34,6 +35,10 @@ public class ToolkitCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(ToolkitCommand.class);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
+  @CommandLine.Mixin ZapOptions zap;
+
   @Mixin ToolkitOptions options;
 
   @CommandLine.Option(

@@ -3,6 +3,7 @@ package io.gpuoperator.node.validator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
+import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -35,6 +36,9 @@ public class ValidatorCommand implements Callable<Integer> {
   }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
+  @CommandLine.Mixin ZapOptions zap;
 
   private final Map<String, String> env;
   private final Supplier<KubernetesClient> client;

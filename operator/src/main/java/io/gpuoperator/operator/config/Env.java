@@ -31,9 +31,6 @@ public enum Env {
   // A host folder holding each node's node-profile.yaml: our agents use simulated GPUs described
   // by it instead of NVML (the stack on a real node without GPUs). Unset: NVML.
   SIMULATED_HARDWARE_DIR(Env::absolutePath, null),
-  // Parsed by LogSettings, which names --log-level/--log-format or the variable on a bad value.
-  LOG_LEVEL(Function.identity(), "info"),
-  LOG_FORMAT(Function.identity(), "text"),
   DRIVER_IMAGE(Parse::image, null),
   DRIVER_MANAGER_IMAGE(Parse::image, null),
   CONTAINER_TOOLKIT_IMAGE(Parse::image, null),

@@ -5,7 +5,8 @@ import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Values;
-import io.gpuoperator.operator.config.Env;
+import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.config.zap.ZapSettings;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
 import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
@@ -16,6 +17,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code gpu-operator operator}: runs the operator until the process is stopped. */
@@ -25,7 +27,9 @@ import picocli.CommandLine.Option;
     description = {
       "Reconciles the active ClusterPolicy into operands, labels and taints GPU nodes and reports"
           + " status. Configuration comes from environment variables (OPERATOR_NAMESPACE,"
-          + " DRIVER_IMAGE, ...; see docs/operator.md); the flags below override them."
+          + " DRIVER_IMAGE, ...; see docs/operator.md); the flags below override them. Logs go to"
+          + " stderr as controller-runtime's zap logger writes them (JSON lines by default), set"
+          + " by the same --zap-* flags as NVIDIA's operator."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -68,19 +72,16 @@ public class OperatorCommand implements Callable<Integer> {
           "Namespace of the Lease (default $LEADER_ELECT_NAMESPACE or OPERATOR_NAMESPACE).")
   String leaderElectNamespace;
 
-  @Option(
-      names = "--log-level",
-      paramLabel = "LEVEL",
-      description = "trace, debug, info, warn or error (default $LOG_LEVEL, info).")
-  String logLevel;
+  /** controller-runtime's zap flags, stack traces preset to panic as NVIDIA's operator does. */
+  @Mixin Zap zap;
 
-  @Option(
-      names = "--log-format",
-      paramLabel = "FORMAT",
-      description =
-          "text, or json: one JSON object per line (Logback's encoder) with the reconciled"
-              + " resource's kind, namespace and name (default $LOG_FORMAT, text).")
-  String logFormat;
+  /** The operator's zap flags: NVIDIA's operator presets the stack trace level to panic. */
+  public static final class Zap extends ZapOptions {
+    @Override
+    protected Integer stacktracePreset() {
+      return ZapSettings.PANIC;
+    }
+  }
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -88,7 +89,6 @@ public class OperatorCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     OperatorConfig config;
     try {
-      logSettings(System.getenv()).apply();
       config = overrides(OperatorConfig.fromEnv(System.getenv()));
     } catch (ConfigException e) {
       throw e; // the command line's one-line error and exit 2
@@ -145,31 +145,6 @@ public class OperatorCommand implements Callable<Integer> {
         OperatorConfig.subcommandsOf(spec),
         env.nodeAgents(),
         env.simulatedHardwareDir());
-  }
-
-  /**
-   * The log settings from --log-level/--log-format, else LOG_LEVEL/LOG_FORMAT; a bad value names
-   * the flag or variable.
-   */
-  LogSettings logSettings(Map<String, String> env) {
-    return new LogSettings(
-        named(logLevel, "--log-level", Env.LOG_LEVEL, env, LogSettings::parseLevel),
-        named(logFormat, "--log-format", Env.LOG_FORMAT, env, LogSettings.Format::parse));
-  }
-
-  private static <T> T named(
-      String flag,
-      String flagName,
-      Env var,
-      Map<String, String> env,
-      java.util.function.Function<String, T> parse) {
-    String value = flag != null ? flag : var.get(env);
-    try {
-      return parse.apply(value);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          (flag != null ? flagName : var.name()) + ": " + e.getMessage(), e);
-    }
   }
 
   /** ":8080" or "host:8080" → the port. */

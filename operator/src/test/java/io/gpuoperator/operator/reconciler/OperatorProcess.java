@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuoperator.operator.runtime.OperatorCommand;
+import io.gpuoperator.operator.runtime.ZapLogging;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -43,9 +44,12 @@ final class OperatorProcess implements AutoCloseable {
     this.log = log;
   }
 
-  /** The child's entry point: the operator command alone, exiting with its code. */
+  /**
+   * The child's entry point: the operator command alone, logging as the command's flags say (zap
+   * JSON by default), exiting with its code.
+   */
   public static void main(String[] args) {
-    System.exit(new CommandLine(new OperatorCommand()).execute(args));
+    System.exit(ZapLogging.entryPoint(new CommandLine(new OperatorCommand())).execute(args));
   }
 
   /**
@@ -83,7 +87,7 @@ final class OperatorProcess implements AutoCloseable {
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
-    // Only what a pod would set: nothing of the build's environment (a LOG_LEVEL, a KUBECONFIG).
+    // Only what a pod would set: nothing of the build's environment (a KUBECONFIG).
     pb.environment().clear();
     pb.environment().put("OPERATOR_NAMESPACE", namespace);
     OperatorProcess p = new OperatorProcess(pb.start(), log);
