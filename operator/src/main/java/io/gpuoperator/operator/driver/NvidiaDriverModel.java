@@ -68,6 +68,42 @@ public final class NvidiaDriverModel {
   }
 
   /**
+   * The ClusterPolicy the resources are rendered from when no ClusterPolicy exists, as the original
+   * v26.7 runs them on their own: every setting at its default (host root {@code /}, no extra
+   * tolerations or labels, the operator's default images), the driver left to the resources. A
+   * ClusterPolicy that says only {@code driver.useNvidiaDriverCRD: true} renders the same
+   * DaemonSets, so creating or deleting one restarts no driver.
+   */
+  public static ClusterPolicy standalone() {
+    ClusterPolicy p = new ClusterPolicy();
+    p.getMetadata().setName(STANDALONE);
+    p.setSpec(new ClusterPolicySpec());
+    p.getSpec().driver = new DriverSpec();
+    p.getSpec().driver.useNvidiaDriverCRD = true;
+    return p;
+  }
+
+  /** The name of the {@link #standalone()} policy (never written to the server). */
+  public static final String STANDALONE = "standalone-nvidia-drivers";
+
+  /**
+   * What the resources' DaemonSets run with besides themselves: the driver operand's service
+   * account and startup-probe ConfigMap (its RBAC ships with the chart), rendered from the policy
+   * as the ClusterPolicy keeps them with {@code useNvidiaDriverCRD} (stamped as the driver
+   * operand's, so a ClusterPolicy that appears later takes them over without a change). Pure.
+   */
+  public static List<HasMetadata> supportObjects(
+      ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    List<HasMetadata> out = new ArrayList<>();
+    for (HasMetadata o : Operands.byName(OperandNames.DRIVER).render(policy, facts, config)) {
+      if (!(o instanceof DaemonSet)) {
+        out.add(ManagedObjects.stamp(o, OperandNames.DRIVER, config.namespace()));
+      }
+    }
+    return out;
+  }
+
+  /**
    * The ClusterPolicy the driver operand renders this resource from: the active one, with its
    * driver, gds and gdrcopy sections taken from the resource.
    */

@@ -23,6 +23,7 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
 import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.driver.NvidiaDriverModel;
+import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.operand.DriverTransform;
 import io.gpuoperator.operator.operand.ManagedObjects;
@@ -48,20 +49,23 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the driver from NVIDIADriver resources when the active ClusterPolicy sets {@code
- * driver.useNvidiaDriverCRD}: assigns GPU nodes to resources ({@link DriverOwners}: selectors, then
- * the one default; a node two resources select is a conflict that keeps its owner), labels each
- * node with its owner, checks each resource's node pools ({@link DriverChecks}) and applies its
- * per-pool DaemonSets ({@link NvidiaDriverModel}); a refused pool's DaemonSet stays as it is. Each
- * resource has its own status: state, conditions (ConflictingNodeSelector, DriverIncompatible,
- * OperandNotReady), its pools, GPUDirect prerequisites and upgrade progress. Without such a policy
- * the resources report that they are not used. The upgrade itself is the {@link
- * DriverUpgradeReconciler}'s.
+ * Runs the driver from NVIDIADriver resources, on their own as the original v26.7 does (no
+ * ClusterPolicy: every policy setting at its default, {@link NvidiaDriverModel#standalone}) or
+ * under a ClusterPolicy that sets {@code driver.useNvidiaDriverCRD}: assigns GPU nodes to resources
+ * ({@link DriverOwners}: selectors, then the one default; a node two resources select is a conflict
+ * that keeps its owner), labels each node with its owner, keeps the objects the DaemonSets run with
+ * ({@link DriverSupportObjects}), checks each resource's node pools ({@link DriverChecks}) and
+ * applies its per-pool DaemonSets ({@link NvidiaDriverModel}); a refused pool's DaemonSet stays as
+ * it is. Each resource has its own status: state, conditions (ConflictingNodeSelector,
+ * DriverIncompatible, OperandNotReady), its pools, GPUDirect prerequisites and upgrade progress. A
+ * ClusterPolicy that runs the driver itself takes the nodes over: the resources report that they
+ * are not used. The upgrade itself is the {@link DriverUpgradeReconciler}'s.
  */
 public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   private static final Logger LOG = LoggerFactory.getLogger(NvidiaDriverReconciler.class);
@@ -74,6 +78,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   private final OperatorConfig config;
   private final String kubernetesVersion;
   private final EventRecorder events;
+  private final DriverSupportObjects support;
 
   private volatile InformerEventSource<Node, NVIDIADriver> nodes;
   private volatile InformerEventSource<NVIDIADriver, NVIDIADriver> peers;
@@ -86,6 +91,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
     this.config = config;
     this.kubernetesVersion = kubernetesVersion;
     this.events = new EventRecorder(client);
+    this.support = new DriverSupportObjects(client);
   }
 
   @Override
@@ -124,23 +130,20 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
             .filter(ds -> driver.getMetadata().getUid().equals(UpgradeViews.controller(ds)))
             .toList();
     Optional<ClusterPolicy> active = ActivePolicy.of(policies.list().toList());
-    if (active.isEmpty() || !DriverTransform.byNvidiaDriverResources(active.get())) {
+    if (active.isPresent() && !DriverTransform.byNvidiaDriverResources(active.get())) {
       String message =
-          active.isEmpty()
-              ? "No ClusterPolicy: NVIDIADriver resources are used once one sets"
-                  + " driver.useNvidiaDriverCRD: true"
-              : "ClusterPolicy "
-                  + active.get().getMetadata().getName()
-                  + " runs the driver itself: set driver.useNvidiaDriverCRD: true to use"
-                  + " NVIDIADriver resources";
-      if (active.isPresent()) {
-        // The policy's own DaemonSets take the nodes over, node by node.
-        mine.forEach(this::deleteLeavingPods);
-      }
+          "ClusterPolicy "
+              + active.get().getMetadata().getName()
+              + " runs the driver itself: set driver.useNvidiaDriverCRD: true to use"
+              + " NVIDIADriver resources";
+      // The policy's own DaemonSets take the nodes over, node by node.
+      mine.forEach(this::deleteLeavingPods);
       writeStatus(driver, notUsed(driver, generation, message), null);
       return UpdateControl.noUpdate();
     }
-    ClusterPolicy policy = active.get();
+    // No ClusterPolicy: the resources run on their own, with every policy setting at its default.
+    boolean standalone = active.isEmpty();
+    ClusterPolicy policy = active.orElseGet(NvidiaDriverModel::standalone);
     String unsupported = NvidiaDriverModel.unsupported(driver);
     if (unsupported != null) {
       writeStatus(driver, notUsed(driver, generation, unsupported), unsupported);
@@ -148,8 +151,14 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
     }
 
     List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
-    DriverOwners owners = DriverOwners.assign(peers.list().toList(), gpuNodes);
-    labelNodes(name, owners, gpuNodes);
+    List<NVIDIADriver> all = peers.list().toList();
+    DriverOwners owners = DriverOwners.assign(all, gpuNodes);
+    labelNodes(name, owners, gpuNodes, standalone);
+    support.keep(
+        NvidiaDriverModel.supportObjects(
+            policy, NodeFacts.of(List.of(), kubernetesVersion, false), config),
+        all,
+        standalone);
     List<Node> assigned =
         gpuNodes.stream()
             .filter(n -> name.equals(owners.owners().get(n.getMetadata().getName())))
@@ -220,34 +229,47 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
 
   /**
    * The owner label on every GPU node assigned to this driver; removed from nodes this driver no
-   * longer gets (a conflicted node keeps whatever it has).
+   * longer gets (a conflicted node keeps whatever it has). Without a ClusterPolicy, whose node
+   * labelling would set it, an assigned node also gets the driver's deploy label unless it has one
+   * (a node set to {@code false} by hand stays paused).
    */
-  private void labelNodes(String name, DriverOwners owners, List<Node> gpuNodes) {
+  private void labelNodes(
+      String name, DriverOwners owners, List<Node> gpuNodes, boolean standalone) {
     for (Node n : gpuNodes) {
       String node = n.getMetadata().getName();
-      Map<String, String> labels = n.getMetadata().getLabels();
-      String current = labels == null ? null : labels.get(DriverOwners.OWNER);
+      Map<String, String> labels =
+          n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+      String current = labels.get(DriverOwners.OWNER);
       String wanted = owners.owners().get(node);
+      Map<String, String> set = new TreeMap<>();
       if (name.equals(wanted) && !name.equals(current)) {
-        patchOwner(node, "\"" + name + "\"");
+        set.put(DriverOwners.OWNER, "\"" + name + "\"");
       } else if (name.equals(current) && wanted == null && !owners.conflicts().containsKey(node)) {
-        patchOwner(node, "null");
+        set.put(DriverOwners.OWNER, "null");
+      }
+      if (standalone && name.equals(wanted) && !labels.containsKey(DEPLOY_DRIVER)) {
+        set.put(DEPLOY_DRIVER, "\"true\"");
+      }
+      if (!set.isEmpty()) {
+        patchLabels(node, set);
       }
     }
   }
 
-  private void patchOwner(String node, String value) {
-    LOG.info(
-        "Node {}: {} {}",
-        node,
-        DriverOwners.OWNER,
-        value.equals("null") ? "removed" : "= " + value);
+  /** The deploy label the driver operand's DaemonSets select on. */
+  private static final String DEPLOY_DRIVER = Labels.deploy(OperandNames.DRIVER);
+
+  /** One merge patch of node labels; each value is JSON (a quoted string, or null to remove). */
+  private void patchLabels(String node, Map<String, String> labels) {
+    LOG.info("Node {}: labels {}", node, labels);
+    String json =
+        labels.entrySet().stream()
+            .map(e -> "\"" + e.getKey() + "\":" + e.getValue())
+            .collect(Collectors.joining(","));
     client
         .nodes()
         .resource(PatchTarget.of(Node::new, null, node))
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"labels\":{\"" + DriverOwners.OWNER + "\":" + value + "}}}");
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"labels\":{" + json + "}}}");
   }
 
   /** Server-side apply with this driver as controller, unless the live one is up to date. */

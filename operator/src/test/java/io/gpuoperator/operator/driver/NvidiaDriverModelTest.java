@@ -9,6 +9,7 @@ import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeSystem;
 import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.operator.operand.ManagedObjects;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -144,5 +145,89 @@ class NvidiaDriverModelTest {
             NvidiaDriverModel.upgradeSettings(driver("metadata: {name: a}\nspec: {}"), policy)
                 .autoUpgrade())
         .isFalse();
+  }
+
+  @Test
+  void withoutAClusterPolicyTheDaemonSetsAreThoseOfAPolicyThatOnlyDelegatesTheDriver() {
+    NVIDIADriver d =
+        driver(
+            """
+            metadata: {name: default}
+            spec: {default: true, repository: nvcr.io/nvidia, image: driver, version: "550.54.15"}
+            """);
+    // What the API server stores for a policy that says only this (the CRD's defaults filled in).
+    var delegating =
+        Policies.parse(
+            """
+            apiVersion: nvidia.com/v1
+            kind: ClusterPolicy
+            metadata: {name: cluster-policy}
+            spec:
+              operator: {runtimeClass: nvidia}
+              toolkit: {installDir: /usr/local/nvidia}
+              driver: {useNvidiaDriverCRD: true}
+            """);
+    List<DaemonSet> alone =
+        NvidiaDriverModel.daemonSets(d, NvidiaDriverModel.standalone(), FACTS, Policies.config());
+    assertThat(alone)
+        .extracting(x -> x.getMetadata().getName())
+        .containsExactly(
+            "nvidia-gpu-driver-default-rhel9", "nvidia-gpu-driver-default-ubuntu22.04");
+    assertThat(alone)
+        .isEqualTo(NvidiaDriverModel.daemonSets(d, delegating, FACTS, Policies.config()));
+    // A policy that deploys nothing but delegates the driver (the other operands disabled).
+    var driverOnly =
+        Policies.parse(
+            """
+            apiVersion: nvidia.com/v1
+            kind: ClusterPolicy
+            metadata: {name: cluster-policy}
+            spec:
+              operator: {runtimeClass: nvidia}
+              driver: {useNvidiaDriverCRD: true, repository: nvcr.io/nvidia, image: driver, version: "550.54.15"}
+              toolkit: {enabled: false, installDir: /usr/local/nvidia}
+              devicePlugin: {enabled: false}
+              dcgm: {enabled: false}
+              dcgmExporter: {enabled: false}
+              gfd: {enabled: false}
+              migManager: {enabled: false}
+              nodeStatusExporter: {enabled: false}
+            """);
+    assertThat(alone)
+        .isEqualTo(NvidiaDriverModel.daemonSets(d, driverOnly, FACTS, Policies.config()));
+    var pod = alone.get(1).getSpec().getTemplate().getSpec();
+    assertThat(pod.getServiceAccountName()).isEqualTo("nvidia-driver");
+    assertThat(pod.getNodeSelector())
+        .containsEntry(DriverOwners.OWNER, "default")
+        .containsEntry(Labels.deploy("driver"), "true");
+    // Host root / (the original hard-codes it for NVIDIADriver resources on their own).
+    assertThat(pod.getVolumes())
+        .anyMatch(v -> v.getName().equals("host-root") && v.getHostPath().getPath().equals("/"));
+  }
+
+  @Test
+  void withoutAClusterPolicyTheResourcesBringTheDriversServiceAccountAndProbeScript() {
+    var objects =
+        NvidiaDriverModel.supportObjects(NvidiaDriverModel.standalone(), FACTS, Policies.config());
+    assertThat(objects)
+        .extracting(o -> o.getKind() + " " + o.getMetadata().getName())
+        .containsExactlyInAnyOrder(
+            // The RBAC that binds the account ships with the chart (OperandRbac).
+            "ServiceAccount nvidia-driver", "ConfigMap nvidia-driver-startup-probe");
+    // Stamped as the ClusterPolicy stamps its driver operand's, so a policy that appears later
+    // finds them up to date.
+    assertThat(objects)
+        .allSatisfy(
+            o -> {
+              assertThat(ManagedObjects.operandOf(o)).isEqualTo("driver");
+              assertThat(ManagedObjects.recordedHash(o)).isEqualTo(ManagedObjects.hash(o));
+            });
+    assertThat(objects)
+        .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo("gpu-operator"));
+    // Independent of the nodes: one set serves every resource.
+    assertThat(objects)
+        .isEqualTo(
+            NvidiaDriverModel.supportObjects(
+                NvidiaDriverModel.standalone(), ClusterFacts.offline(0, null), Policies.config()));
   }
 }

@@ -3,11 +3,17 @@ package io.gpuoperator.operator.reconciler;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -29,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,11 +46,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Driver pools and NVIDIADriver resources on four simulated GPU nodes of two OSes against a real
- * control plane (DaemonSet controller, scheduler, simulated kubelets) and the real operator: one
- * driver DaemonSet per OS from the ClusterPolicy; the hand-over to NVIDIADriver resources (a
- * default and one by nodeSelector) node by node; a node two resources select left as it is and
- * reported; a driver branch incompatible with one pool's GPUs refused there while the other pool
- * upgrades; GPUDirect RDMA prerequisites per node in status.
+ * control plane (DaemonSet controller, garbage collector, scheduler, simulated kubelets) and the
+ * real operator: a lone NVIDIADriver running the driver without a ClusterPolicy, untouched by one
+ * that comes and goes, and gone with what it rendered; one driver DaemonSet per OS from the
+ * ClusterPolicy; the hand-over to NVIDIADriver resources (a default and one by nodeSelector) node
+ * by node; a node two resources select left as it is and reported; a driver branch incompatible
+ * with one pool's GPUs refused there while the other pool upgrades; GPUDirect RDMA prerequisites
+ * per node in status.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NvidiaDriverIT {
@@ -233,6 +242,166 @@ class NvidiaDriverIT {
   static void patch(
       Class<? extends io.fabric8.kubernetes.api.model.HasMetadata> kind, String name, String json) {
     admin.resources(kind).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE), json);
+  }
+
+  /** Driver pod UID by node. */
+  static Map<String, String> podUids() {
+    Map<String, String> out = new TreeMap<>();
+    for (String n : NODES) {
+      out.put(n, podUid(n));
+    }
+    return out;
+  }
+
+  /** The DaemonSets' generations by name: a rewrite of a template shows here. */
+  static Map<String, Long> generations() {
+    return admin
+        .apps()
+        .daemonSets()
+        .inNamespace(ns)
+        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
+        .list()
+        .getItems()
+        .stream()
+        .collect(
+            Collectors.toMap(
+                ds -> ds.getMetadata().getName(),
+                ds -> ds.getMetadata().getGeneration(),
+                (a, b) -> a,
+                TreeMap::new));
+  }
+
+  /** The UIDs of the owners of a namespaced object in the operator namespace (null: no object). */
+  static List<String> ownerUids(Class<? extends HasMetadata> kind, String name) {
+    HasMetadata o = admin.resources(kind).inNamespace(ns).withName(name).get();
+    return o == null
+        ? null
+        : o.getMetadata().getOwnerReferences().stream().map(OwnerReference::getUid).toList();
+  }
+
+  @Test
+  @Order(0)
+  void aLoneNvidiaDriverRunsTheDriverAndOutlivesAClusterPolicy() throws Exception {
+    // Every status the resource goes through, as "state/reason of the Ready condition".
+    List<String> seen = new CopyOnWriteArrayList<>();
+    Watch watch =
+        admin
+            .resources(NVIDIADriver.class)
+            .withName("default")
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, NVIDIADriver d) {
+                    if (d.getStatus() != null && d.getStatus().state != null) {
+                      seen.add(d.getStatus().state.value() + "/" + readyReason(d));
+                    }
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
+    NVIDIADriver created;
+    try {
+      created =
+          admin
+              .resource(
+                  nvidiaDriver(
+                      """
+                      metadata: {name: default}
+                      spec: {default: true, repository: nvcr.io/nvidia, image: driver, version: "550.54.15"}
+                      """))
+              .create();
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(2))
+          .untilAsserted(
+              () -> {
+                assertThat(daemonSets())
+                    .containsExactly(
+                        "nvidia-gpu-driver-default-rhel9", "nvidia-gpu-driver-default-ubuntu22.04");
+                assertThat(driverPods())
+                    .containsEntry(UB0, "nvidia-gpu-driver-default-ubuntu22.04")
+                    .containsEntry(UB1, "nvidia-gpu-driver-default-ubuntu22.04")
+                    .containsEntry(UB2, "nvidia-gpu-driver-default-ubuntu22.04")
+                    .containsEntry(RH0, "nvidia-gpu-driver-default-rhel9");
+                assertThat(images())
+                    .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9")
+                    .containsEntry(UB0, "nvcr.io/nvidia/driver:550.54.15-ubuntu22.04")
+                    .hasSize(4);
+                assertThat(seen).last().isEqualTo("ready/" + Conditions.RECONCILED);
+              });
+    } finally {
+      watch.close();
+    }
+    // Not ready while its DaemonSets had no ready pod, ready once every pool ran.
+    assertThat(seen).first().isEqualTo("notReady/" + Conditions.OPERAND_NOT_READY);
+    assertThat(get("default").getStatus().driverPools)
+        .extracting(s -> s.name + "=" + s.state)
+        .containsExactly("rhel9=ready", "ubuntu22.04=ready");
+    for (String n : NODES) {
+      // No policy labels the nodes: the resource gives them its owner and the deploy label.
+      assertThat(labels(n))
+          .as(n)
+          .containsEntry(DriverOwners.OWNER, "default")
+          .containsEntry("nvidia.com/gpu.deploy.driver", "true");
+    }
+    // What the pods run with besides the DaemonSets, owned by the resource.
+    String uid = created.getMetadata().getUid();
+    assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).containsExactly(uid);
+    assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe")).containsExactly(uid);
+    Map<String, String> pods = podUids();
+    Map<String, Long> generations = generations();
+
+    // A ClusterPolicy that leaves the driver to the resources comes and goes: no driver pod is
+    // replaced and no DaemonSet rewritten.
+    ClusterPolicy policy = policy();
+    policy.getSpec().driver.useNvidiaDriverCRD = true;
+    String policyUid = admin.resource(policy).create().getMetadata().getUid();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              ClusterPolicy p =
+                  admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
+              assertThat(p.getStatus()).isNotNull();
+              assertThat(p.getStatus().state.value()).isEqualTo("ready");
+              // The policy took the driver's service account over beside the resource.
+              assertThat(ownerUids(ServiceAccount.class, "nvidia-driver"))
+                  .containsExactlyInAnyOrder(uid, policyUid);
+              everyNodeUpgradeDone();
+            });
+    assertThat(podUids()).isEqualTo(pods);
+    assertThat(generations()).isEqualTo(generations);
+    admin.resources(ClusterPolicy.class).withName("cluster-policy").delete();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              assertThat(admin.resources(ClusterPolicy.class).withName("cluster-policy").get())
+                  .isNull();
+              // The garbage collector dropped the policy from the owners, keeping the objects.
+              assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).containsExactly(uid);
+              assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe"))
+                  .containsExactly(uid);
+            });
+    assertThat(podUids()).isEqualTo(pods);
+    assertThat(generations()).isEqualTo(generations);
+    assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
+
+    // Deleting the resource removes what it rendered.
+    admin.resources(NVIDIADriver.class).withName("default").delete();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              assertThat(daemonSets()).isEmpty();
+              assertThat(driverPods()).isEmpty();
+              assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).isNull();
+              assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe")).isNull();
+            });
   }
 
   @Test
