@@ -212,6 +212,29 @@ class ZapLoggingIT {
         .contains("invalid time-encoding value \"unix\"");
   }
 
+  @Test
+  void aFailureOnceLoggingIsSetUpIsAZapLine() throws Exception {
+    // Bad input found by the command itself, after the flags parsed: still exit 2, as a log line.
+    Path log =
+        run(
+            "feature-discovery-failed",
+            "feature-discovery",
+            "--backend=simulated",
+            "--node-profile=dgx-h100",
+            "--oneshot",
+            "--output=node-labels");
+    assertThat(exit(STARTED.get(STARTED.size() - 1))).as("exit code; see %s", log).isEqualTo(2);
+    JsonNode failure = jsonLines(log).get(jsonLines(log).size() - 1);
+    assertThat(failure.get("level").asText()).isEqualTo("error");
+    assertThat(failure.get("logger").asText()).isEqualTo("setup");
+    assertThat(failure.get("msg").asText())
+        .isEqualTo(
+            "gpu-operator feature-discovery: --node-name (or NODE_NAME) is required for output"
+                + " node-labels");
+    // controller-runtime's default stack trace level for an agent: error lines carry one.
+    assertThat(failure.get("stacktrace").asText()).isNotBlank();
+  }
+
   /**
    * Starts {@code java -jar gpu-operator.jar args} against the API server with only what a pod
    * would have in its environment; its output goes to a file in failsafe's reports.

@@ -8,10 +8,13 @@ import ch.qos.logback.core.Appender;
 import ch.qos.logback.core.OutputStreamAppender;
 import io.gpuoperator.config.zap.ZapOptions;
 import io.gpuoperator.config.zap.ZapSettings;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,19 +33,62 @@ public final class ZapLogging {
 
   /**
    * The command line of a process's {@code main}: before running the command, the zap flags of the
-   * innermost command that has them are applied.
+   * innermost command that has them are applied; once they are, a failure that ends the command is
+   * a log line too (logger {@code setup}, the command's one-line message, as NVIDIA's operator logs
+   * a failed start) so that the process's output stays zap's lines. A bad flag stays the plain
+   * usage error it is before any logging is set up (as Go's flag package prints it).
    */
   public static CommandLine entryPoint(CommandLine commandLine) {
     CommandLine.IExecutionStrategy run = commandLine.getExecutionStrategy();
+    CommandLine.IExecutionExceptionHandler failures = commandLine.getExecutionExceptionHandler();
+    AtomicBoolean applied = new AtomicBoolean();
     commandLine.setExecutionStrategy(
         parsed -> {
           ZapOptions zap = options(parsed);
           if (zap != null) {
             apply(zap.settings());
+            applied.set(true);
           }
           return run.execute(parsed);
         });
+    commandLine.setExecutionExceptionHandler(
+        (e, failed, parsed) ->
+            applied.get()
+                ? logged(failures, e, failed, parsed)
+                : failures.handleExecutionException(e, failed, parsed));
     return commandLine;
+  }
+
+  /**
+   * The failure's exit code from {@code failures}, its one line logged at error instead of printed
+   * (with {@code -v}, with the exception: its message as {@code error}, its stack trace at or above
+   * the stack trace level).
+   */
+  private static int logged(
+      CommandLine.IExecutionExceptionHandler failures,
+      Exception e,
+      CommandLine failed,
+      ParseResult parsed)
+      throws Exception {
+    StringWriter lines = new StringWriter();
+    PrintWriter err = failed.getErr();
+    failed.setErr(new PrintWriter(lines, true));
+    int code;
+    try {
+      code = failures.handleExecutionException(e, failed, parsed);
+    } finally {
+      failed.setErr(err);
+    }
+    String text = lines.toString().strip();
+    int newline = text.indexOf('\n');
+    org.slf4j.Logger setup = LoggerFactory.getLogger("setup");
+    if (newline < 0) {
+      setup.error(text);
+    } else {
+      // -v: the exception as the line's error, its stack trace as --zap-stacktrace-level says.
+      setup.error(text.substring(0, newline), e);
+    }
+    return code;
   }
 
   /** The zap flags of the innermost command invoked that has them, or null. */
