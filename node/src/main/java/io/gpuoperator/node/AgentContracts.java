@@ -28,11 +28,21 @@ public final class AgentContracts {
   public static final String MIG_MONITOR_DEVICES = "NVIDIA_MIG_MONITOR_DEVICES";
 
   /**
+   * The NVIDIA runtime's: {@code all} gives the container the MIG config capability (creating and
+   * destroying GPU and compute instances), for a container with {@code CAP_SYS_ADMIN}.
+   */
+  public static final String MIG_CONFIG_DEVICES = "NVIDIA_MIG_CONFIG_DEVICES";
+
+  /**
    * Variables a container of ours is given that no agent reads: the NVIDIA container runtime's
    * (which GPUs, which driver capabilities, MIG monitoring) act before the process starts.
    */
   public static final Set<String> RUNTIME_ENV =
-      Set.of("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", MIG_MONITOR_DEVICES);
+      Set.of(
+          "NVIDIA_VISIBLE_DEVICES",
+          "NVIDIA_DRIVER_CAPABILITIES",
+          MIG_MONITOR_DEVICES,
+          MIG_CONFIG_DEVICES);
 
   /** An agent's contract: its subcommand and every setting it reads. */
   public record Contract(String subcommand, List<Setting<?>> settings) {

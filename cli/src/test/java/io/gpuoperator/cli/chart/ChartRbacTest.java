@@ -100,6 +100,96 @@ class ChartRbacTest {
     assertThat(anyName).containsExactlyInAnyOrder("create", "list", "watch");
   }
 
+  /**
+   * Issue 33 finding 5: every cluster-wide permission the chart gives the operator has a row, with
+   * a reason, in docs/security.md, and every row is still granted. A row is {@code | `group` |
+   * `resource` | verbs | names | why |}: "core" for the "" group, verbs and names comma-separated,
+   * "any" for every name.
+   */
+  @Test
+  void everyClusterWidePermissionIsDocumentedWithItsReason() throws IOException {
+    Set<Permission> granted = new TreeSet<>();
+    for (Permission p : granted(HelmChart.objects(HelmChart.template(Map.of())))) {
+      if (p.scope().equals("cluster")) {
+        granted.add(p);
+      }
+    }
+    assertThat(granted).isNotEmpty();
+    Set<Permission> documented = new TreeSet<>();
+    List<String> unexplained = new ArrayList<>();
+    for (String[] row : documentedRows(Files.readString(SECURITY_DOC))) {
+      if (row[4].isBlank()) {
+        unexplained.add(String.join(" ", row));
+      }
+      for (String verb : row[2].split(",")) {
+        for (String name : row[3].split(",")) {
+          String n = name.trim().replace("`", "");
+          documented.add(
+              new Permission(
+                  "cluster",
+                  row[0].replace("`", ""),
+                  row[1].replace("`", ""),
+                  verb.trim(),
+                  n.equals("any") ? "*" : n));
+        }
+      }
+    }
+    assertThat(unexplained).as("rows without a reason in " + SECURITY_DOC).isEmpty();
+    Set<Permission> undocumented = new TreeSet<>(granted);
+    undocumented.removeAll(documented);
+    assertThat(undocumented)
+        .as("granted cluster-wide but without a row (and its reason) in " + SECURITY_DOC)
+        .isEmpty();
+    Set<Permission> stale = new TreeSet<>(documented);
+    stale.removeAll(granted);
+    assertThat(stale).as("documented in " + SECURITY_DOC + " but no longer granted").isEmpty();
+  }
+
+  /** The checker reads what a row says: one missing verb is found. */
+  @Test
+  void aRowsVerbsAndNamesAreExpanded() {
+    String doc =
+        RBAC_BEGIN
+            + "\n| API group | Resource | Verbs | Names | Why |\n|---|---|---|---|---|\n"
+            + "| `core` | `namespaces` | get, patch | `gpu-operator` | its own PSA labels |\n"
+            + "| `nvidia.com` | `clusterpolicies` | get, list | any | |\n"
+            + RBAC_END;
+    var rows = documentedRows(doc);
+    assertThat(rows).hasSize(2);
+    assertThat(rows.get(0))
+        .containsExactly(
+            "`core`", "`namespaces`", "get, patch", "`gpu-operator`", "its own PSA labels");
+    assertThat(rows.get(1)[4]).isEmpty();
+  }
+
+  static final Path SECURITY_DOC = Path.of("..", "docs", "security.md");
+  static final String RBAC_BEGIN = "<!-- cluster-wide RBAC: checked by ChartRbacTest -->";
+  static final String RBAC_END = "<!-- end of cluster-wide RBAC -->";
+
+  /** The table rows between the markers, header and separator left out, cells trimmed. */
+  static List<String[]> documentedRows(String doc) {
+    int begin = doc.indexOf(RBAC_BEGIN);
+    int end = doc.indexOf(RBAC_END);
+    assertThat(begin).as("marker " + RBAC_BEGIN).isNotNegative();
+    assertThat(end).as("marker " + RBAC_END).isGreaterThan(begin);
+    List<String[]> rows = new ArrayList<>();
+    for (String line : doc.substring(begin + RBAC_BEGIN.length(), end).lines().toList()) {
+      line = line.trim();
+      if (!line.startsWith("|") || line.startsWith("|---") || line.startsWith("| API group")) {
+        continue;
+      }
+      String[] cells = line.substring(1, line.length() - 1).split("\\|", -1);
+      if (cells.length != 5) {
+        throw new AssertionError("expected 5 cells (group, resource, verbs, names, why): " + line);
+      }
+      for (int i = 0; i < cells.length; i++) {
+        cells[i] = cells[i].trim();
+      }
+      rows.add(cells);
+    }
+    return rows;
+  }
+
   /** The check itself: a wildcard or an unlisted permission in the chart's role is reported. */
   @Test
   void aWildcardOrAnUnlistedPermissionFails() {

@@ -154,6 +154,10 @@ final class NodeAgentsContainer {
     } else if (everyOne && all.stream().allMatch(sc -> Boolean.TRUE.equals(sc.getRunAsNonRoot()))) {
       out.setRunAsNonRoot(true);
     }
+    // Root's group as well where an agent asks for it (the MIG manager): the image's is 65532.
+    if (all.stream().anyMatch(sc -> Long.valueOf(0).equals(sc.getRunAsGroup()))) {
+      out.setRunAsGroup(0L);
+    }
     java.util.Set<String> add = new java.util.TreeSet<>();
     all.forEach(
         sc -> {

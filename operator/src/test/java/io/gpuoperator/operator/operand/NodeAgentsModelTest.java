@@ -151,8 +151,11 @@ class NodeAgentsModelTest {
             "mig-manager=nvidia.com/gpu.deploy.mig-manager=true");
     assertThat(ds.getMetadata().getLabels())
         .containsEntry(ManagedObjects.OPERAND_LABEL, OperandNames.NODE_AGENTS);
-    // The device plugin and the MIG manager are privileged, so the one container is.
-    assertThat(c.getSecurityContext().getPrivileged()).isTrue();
+    // Neither the device plugin nor the MIG manager is privileged: the one container gets the
+    // capabilities they name.
+    assertThat(c.getSecurityContext().getPrivileged()).isNotEqualTo(Boolean.TRUE);
+    assertThat(c.getSecurityContext().getCapabilities().getAdd())
+        .containsExactlyInAnyOrder("SYS_ADMIN", "SYS_CHROOT");
     assertThat(ds.getSpec().getTemplate().getSpec().getHostPID()).isTrue(); // the MIG manager's
     assertThat(c.getLivenessProbe()).isNull();
     // The validation wait, once.

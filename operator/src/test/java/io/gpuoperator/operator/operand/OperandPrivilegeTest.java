@@ -6,73 +6,14 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.operator.Policies;
 import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The operand DaemonSets with a privileged container are exactly the documented ones
- * (docs/helm-values.md, "Privileged operands"): the driver, the toolkit, the MIG manager, the
- * validator, the DRA plugin, and the two that run NVIDIA's images (DCGM, the MPS control daemon).
- * Feature discovery, the exporter and the device plugin run our agents unprivileged, with hostPath
- * mounts of the sockets and directories they need and the GPUs from the nvidia runtime. Change the
- * documentation with this list.
+ * Privileges of single operands under the settings that change them. The whole list, every
+ * container of every operand with its reason, is {@link OperandPrivilegesTest}.
  */
 class OperandPrivilegeTest {
-  static final Set<String> DOCUMENTED =
-      Set.of(
-          "nvidia-driver-daemonset",
-          "nvidia-container-toolkit-daemonset",
-          "nvidia-mig-manager",
-          "nvidia-operator-validator",
-          "nvidia-dra-driver-gpu-kubelet-plugin",
-          // NVIDIA's images (no agent of ours), with the original's security context.
-          "nvidia-dcgm",
-          "nvidia-device-plugin-mps-control-daemon",
-          // Node-agents mode: hosts the device plugin (or DRA plugin) and the MIG manager.
-          "nvidia-node-agents");
-
-  @Test
-  void onlyTheDocumentedOperandsRunPrivileged() {
-    Set<String> privileged = new TreeSet<>();
-    Set<String> all = new TreeSet<>();
-    for (String spec :
-        new String[] {
-          "  migManager: {enabled: true}\n  dcgmExporter: {enabled: true}\n  gfd: {enabled: true}\n",
-          "  devicePlugin: {enabled: false}\n  draDriver: {enabled: true}\n",
-          // MPS sharing and MIG: still not privileged.
-          "  devicePlugin: {config: {name: mps-config, default: mps}}\n  mig: {strategy: mixed}\n"
-        }) {
-      var policy =
-          Policies.parse(
-              "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                  + spec);
-      for (var operand :
-          Stream.concat(
-                  Operands.renderAll(policy, Policies.facts(), Policies.config()).stream(),
-                  Operands.renderAll(
-                      policy, Policies.facts(), Policies.config().withNodeAgents(true))
-                      .stream())
-              .toList()) {
-        for (var object : operand.objects()) {
-          if (object instanceof DaemonSet ds) {
-            all.add(ds.getMetadata().getName());
-            var pod = ds.getSpec().getTemplate().getSpec();
-            if (Stream.concat(pod.getContainers().stream(), pod.getInitContainers().stream())
-                .anyMatch(OperandPrivilegeTest::privileged)) {
-              privileged.add(ds.getMetadata().getName());
-            }
-          }
-        }
-      }
-    }
-    assertThat(all)
-        .contains(
-            "gpu-feature-discovery", "nvidia-dcgm-exporter", "nvidia-device-plugin-daemonset");
-    assertThat(privileged).isEqualTo(new TreeSet<>(DOCUMENTED));
-  }
-
   /**
    * The device plugin: no Bidirectional mount (it mounts nothing for the host), no capabilities but
    * SYS_ADMIN, and that one only with a MIG strategy (the nvidia runtime's condition for
