@@ -11,6 +11,7 @@ import io.gpuoperator.config.WritablePaths;
 import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.operator.plan.PolicyFile;
 import io.gpuoperator.sim.kubelet.ClusterFile;
+import io.gpuoperator.sim.kubelet.FaultSpec;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -152,7 +153,8 @@ public class SimulateCommand implements Callable<Integer> {
       Duration timeout,
       Duration grace,
       boolean nodeAgents,
-      boolean withoutOperator) {}
+      boolean withoutOperator,
+      List<FaultSpec> faults) {}
 
   @Override
   public Integer call() throws Exception {
@@ -167,7 +169,9 @@ public class SimulateCommand implements Callable<Integer> {
       out.println(
           "Inputs are valid: "
               + in.nodes().size()
-              + " node(s), ClusterPolicy from "
+              + " node(s), "
+              + (in.faults().isEmpty() ? "" : in.faults().size() + " GPU fault(s), ")
+              + "ClusterPolicy from "
               + in.policySource()
               + "; nothing was started.");
       out.flush();
@@ -184,6 +188,7 @@ public class SimulateCommand implements Callable<Integer> {
               .kubeconfigOut(in.kubeconfigOut().toAbsolutePath())
               .nodeAgents(in.nodeAgents())
               .withoutOperator(in.withoutOperator())
+              .faults(in.faults())
               .progress(progress::step)
               .start();
     } catch (ConfigException e) {
@@ -275,6 +280,7 @@ public class SimulateCommand implements Callable<Integer> {
     Settings.Resolved<Path> out = s.resolve(KUBECONFIG_OUT);
     WritablePaths.file(out.value(), KUBECONFIG_OUT.flag());
     List<NodeDescription> nodes;
+    List<FaultSpec> faults = List.of();
     Path clusterFile = s.get(CLUSTER_FILE);
     Integer count = s.get(NODES);
     if (count != null && clusterFile != null) {
@@ -286,14 +292,16 @@ public class SimulateCommand implements Callable<Integer> {
     } else if (clusterFile == null) {
       nodes = Simulation.defaultCluster();
     } else {
-      nodes =
+      ClusterFile file =
           prefixed(
               "--cluster-file",
               () -> {
-                ClusterFile file = ClusterFile.read(clusterFile);
-                SimulatedGpuBackends.check(file);
-                return file.nodes();
+                ClusterFile read = ClusterFile.read(clusterFile);
+                SimulatedGpuBackends.check(read);
+                return read;
               });
+      nodes = file.nodes();
+      faults = file.faults();
     }
     Path policyFile = s.get(POLICY);
     boolean withoutOperator = s.get(WITHOUT_OPERATOR);
@@ -331,7 +339,8 @@ public class SimulateCommand implements Callable<Integer> {
         timeout,
         grace,
         s.get(NODE_AGENTS),
-        withoutOperator);
+        withoutOperator,
+        faults);
   }
 
   private static <T> T prefixed(String flag, java.util.function.Supplier<T> read) {

@@ -18,6 +18,7 @@ import io.gpuoperator.sim.controlplane.ControlPlaneSizing;
 import io.gpuoperator.sim.controlplane.RunDirs;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.DraSupport;
+import io.gpuoperator.sim.kubelet.FaultSpec;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -125,6 +126,7 @@ public final class Simulation implements AutoCloseable {
   private SimulatedCluster cluster;
   private GpuOperator operator;
   private ClusterPolicy policy;
+  private FaultSchedule faults;
   private boolean closed;
 
   private Simulation(Builder options) {
@@ -147,6 +149,11 @@ public final class Simulation implements AutoCloseable {
     List<String> names = options.nodes.stream().map(NodeDescription::name).toList();
     for (NodeDescription d : options.nodes) {
       SimulatedGpuBackends.profile(d); // bad MIG layouts fail here, before anything starts
+    }
+    for (FaultSpec f : options.faults) {
+      if (!names.contains(f.node())) {
+        throw new IllegalArgumentException("fault " + f.describe() + ": no such node");
+      }
     }
     try {
       step("starting etcd, kube-apiserver, kube-controller-manager, kube-scheduler");
@@ -182,6 +189,8 @@ public final class Simulation implements AutoCloseable {
       step("starting " + names.size() + " simulated nodes");
       cluster = SimulatedCluster.start(controlPlane, options.nodes, kubeletOptions);
       resources.add(cluster);
+      faults = new FaultSchedule(options.faults, cluster.backends());
+      resources.add(faults);
 
       if (options.withoutOperator) {
         step(
@@ -341,6 +350,21 @@ public final class Simulation implements AutoCloseable {
     return cluster.root();
   }
 
+  /**
+   * Starts the cluster file's fault schedule (its times count from now); {@link #awaitReady} calls
+   * it once the cluster is ready, {@link #watch} in any case. Later calls do nothing.
+   */
+  public void startFaults() {
+    if (faults != null) {
+      faults.start();
+    }
+  }
+
+  /** The GPU faults injected so far, in order. */
+  List<FaultSchedule.Injected> injectedFaults() {
+    return faults == null ? List.of() : faults.injected();
+  }
+
   /** What the cluster looks like now: read from the API server (three lists). */
   public SimulationStatus status() {
     return SimulationStatus.read(admin, options.nodes, options.namespace, policyName());
@@ -371,7 +395,11 @@ public final class Simulation implements AutoCloseable {
         onChange.accept(now);
         last = now;
       }
-      if ((now != null && now.ready()) || System.nanoTime() > deadline) {
+      if (now != null && now.ready()) {
+        startFaults();
+        return last;
+      }
+      if (System.nanoTime() > deadline) {
         return last;
       }
       // Every half second, slower for large clusters (2 ms a node): each look walks every node
@@ -386,6 +414,7 @@ public final class Simulation implements AutoCloseable {
    */
   public void watch(java.util.concurrent.CountDownLatch stop, Consumer<SimulationStatus> onChange)
       throws InterruptedException {
+    startFaults(); // never ready, still running: the faults were asked for all the same
     SimulationStatus last = null;
     while (!stop.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
       SimulationStatus now;
@@ -447,8 +476,18 @@ public final class Simulation implements AutoCloseable {
     private final Map<String, Boolean> featureGates = new java.util.TreeMap<>();
     private boolean nodeAgents;
     private boolean withoutOperator;
+    private List<FaultSpec> faults = List.of();
 
     private Builder() {}
+
+    /**
+     * GPU faults to inject (a cluster file's {@code faults:}), their times counted from the moment
+     * the simulation is first ready; each names a node of {@link #nodes}.
+     */
+    public Builder faults(List<FaultSpec> faults) {
+      this.faults = List.copyOf(faults);
+      return this;
+    }
 
     /**
      * No operator and no ClusterPolicy (the CRDs and the namespace are installed): for {@code helm

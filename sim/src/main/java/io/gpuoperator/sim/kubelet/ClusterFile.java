@@ -38,6 +38,18 @@ import java.util.function.Function;
  *   - image: nvcr.io/nvidia/driver
  *     behaviour: {exitAfter: 2s, exitCode: 1}   # also readyAfter, ready, writes, waitFor, files
  * - name: cpu
+ * faults:               # GPU faults injected, counted from the moment the simulation is ready
+ * - node: h100-0
+ *   gpu: 1
+ *   at: 30s
+ *   lost: true          # falls off the bus (then the XID below); recoverAfter: 2m brings it back
+ *   xid: 79
+ * - node: h100-1
+ *   gpu: 0
+ *   ecc: doubleBit      # or singleBit; an ECC storm with count and every
+ *   count: 20
+ *   every: 100ms
+ * - {node: h100-1, gpu: 3, thermal: true, recoverAfter: 10s}
  * </pre>
  *
  * Bounds: at most {@value #MAX_NODES} nodes in all, {@value #MAX_GPUS} GPUs and 7 MIG devices of a
@@ -53,13 +65,23 @@ public final class ClusterFile {
   private static final Duration MAX_DELAY = Duration.ofHours(1);
 
   private final Document document;
+
+  /** Events one fault may send (an ECC storm). */
+  public static final int MAX_FAULT_COUNT = 10_000;
+
   private final List<NodeDescription> nodes;
   private final Map<String, String> paths;
+  private final List<FaultSpec> faults;
 
-  private ClusterFile(Document document, List<NodeDescription> nodes, Map<String, String> paths) {
+  private ClusterFile(
+      Document document,
+      List<NodeDescription> nodes,
+      Map<String, String> paths,
+      List<FaultSpec> faults) {
     this.document = document;
     this.nodes = List.copyOf(nodes);
     this.paths = Map.copyOf(paths);
+    this.faults = List.copyOf(faults);
   }
 
   /** Reads a cluster file; ConfigException names the file, line, field and what was expected. */
@@ -75,6 +97,11 @@ public final class ClusterFile {
   /** The nodes, counts expanded, in file order. */
   public List<NodeDescription> nodes() {
     return nodes;
+  }
+
+  /** The GPU faults to inject, in file order (none without a {@code faults:} list). */
+  public List<FaultSpec> faults() {
+    return faults;
   }
 
   /**
@@ -214,7 +241,110 @@ public final class ClusterFile {
         paths.put(name, where);
       }
     }
-    return new ClusterFile(doc, out, paths);
+    return new ClusterFile(doc, out, paths, faults(doc, spec.faults, out));
+  }
+
+  /** The {@code faults:} list, checked against the nodes: each error names its entry's field. */
+  private static List<FaultSpec> faults(
+      Document doc, List<FaultEntry> entries, List<NodeDescription> nodes) {
+    if (entries == null) {
+      return List.of();
+    }
+    Map<String, NodeDescription> byName = new HashMap<>();
+    nodes.forEach(n -> byName.put(n.name(), n));
+    List<FaultSpec> out = new ArrayList<>();
+    for (int i = 0; i < entries.size(); i++) {
+      FaultEntry f = entries.get(i);
+      String where = "faults[" + i + "]";
+      if (f == null) {
+        throw doc.error(
+            where, "expected a fault (node, gpu, at, xid/ecc/lost/thermal), got nothing");
+      }
+      if (f.node == null || f.node.isBlank()) {
+        throw doc.error(where + ".node", "required: the name of a node declared above");
+      }
+      NodeDescription n = byName.get(f.node);
+      if (n == null) {
+        throw doc.error(
+            where + ".node",
+            "no node "
+                + Values.quote(f.node)
+                + " is declared (a node with count: 2 is named <name>-0 and <name>-1)");
+      }
+      if (n.gpus() == 0) {
+        throw doc.error(where + ".node", "node " + f.node + " has no GPU");
+      }
+      if (f.gpu == null) {
+        throw doc.error(where + ".gpu", "required: a GPU index from 0 to " + (n.gpus() - 1));
+      }
+      check(doc, where + ".gpu", f.gpu, 0, n.gpus() - 1);
+      boolean lost = Boolean.TRUE.equals(f.lost);
+      boolean thermal = Boolean.TRUE.equals(f.thermal);
+      if (f.xid != null) {
+        check(doc, where + ".xid", f.xid, 1, 1_000);
+      }
+      if (f.ecc != null
+          && !f.ecc.equals(FaultSpec.DOUBLE_BIT)
+          && !f.ecc.equals(FaultSpec.SINGLE_BIT)) {
+        throw doc.error(
+            where + ".ecc",
+            "expected "
+                + FaultSpec.DOUBLE_BIT
+                + " or "
+                + FaultSpec.SINGLE_BIT
+                + ", got "
+                + Values.quote(f.ecc));
+      }
+      if (f.xid != null && f.ecc != null) {
+        throw doc.error(where + ".ecc", "give xid or ecc, not both (two faults: two entries)");
+      }
+      if (lost && f.ecc != null) {
+        throw doc.error(
+            where + ".ecc",
+            "a GPU fallen off the bus counts no ECC errors (lost: true sends an xid)");
+      }
+      if (lost && thermal) {
+        throw doc.error(where + ".thermal", "give lost or thermal, not both");
+      }
+      boolean events = f.xid != null || f.ecc != null;
+      if (!events && !lost && !thermal) {
+        throw doc.error(where, "expected one of xid, ecc, lost: true or thermal: true");
+      }
+      int count = f.count == null ? 1 : f.count;
+      check(doc, where + ".count", count, 1, MAX_FAULT_COUNT);
+      if (!events && (f.count != null || f.every != null)) {
+        throw doc.error(
+            where + (f.count != null ? ".count" : ".every"),
+            "repeats an xid or ecc event: give one");
+      }
+      Duration every = duration(doc, where + ".every", f.every);
+      if (every == null) {
+        every = Duration.ofSeconds(1);
+      } else if (every.toMillis() < 10) {
+        throw doc.error(where + ".every", "expected at least 10ms, got " + Values.quote(f.every));
+      }
+      Duration recoverAfter = duration(doc, where + ".recoverAfter", f.recoverAfter);
+      if (recoverAfter != null && !lost && !thermal) {
+        throw doc.error(
+            where + ".recoverAfter",
+            "ends a state (lost: true or thermal: true); an XID or ECC event recovers after the"
+                + " plugin's recovery period");
+      }
+      Duration at = duration(doc, where + ".at", f.at);
+      out.add(
+          new FaultSpec(
+              f.node,
+              f.gpu,
+              at == null ? Duration.ZERO : at,
+              f.xid == null ? 0 : f.xid,
+              f.ecc,
+              count,
+              every,
+              lost,
+              thermal,
+              recoverAfter));
+    }
+    return out;
   }
 
   private static void check(Document doc, String path, long value, long min, long max) {
@@ -286,6 +416,20 @@ public final class ClusterFile {
 
   static final class FileSpec {
     @JsonProperty public List<NodeSpec> nodes;
+    @JsonProperty public List<FaultEntry> faults;
+  }
+
+  static final class FaultEntry {
+    @JsonProperty public String node;
+    @JsonProperty public Integer gpu;
+    @JsonProperty public String at;
+    @JsonProperty public Integer xid;
+    @JsonProperty public String ecc;
+    @JsonProperty public Integer count;
+    @JsonProperty public String every;
+    @JsonProperty public Boolean lost;
+    @JsonProperty public Boolean thermal;
+    @JsonProperty public String recoverAfter;
   }
 
   static final class NodeSpec {

@@ -131,4 +131,75 @@ class ClusterFileTest {
     assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: a\nnodes: []\n", "c.yaml"))
         .hasMessageStartingWith("c.yaml:3:1 nodes: duplicate key \"nodes\"");
   }
+
+  private static final String TWO_NODES =
+      "nodes:\n- {name: g, profile: L4, gpus: 2, count: 2}\n- name: cpu\nfaults:\n";
+
+  private static List<FaultSpec> faults(String entries) {
+    return ClusterFile.parse(TWO_NODES + entries, "c.yaml").faults();
+  }
+
+  @Test
+  void readsAFaultScheduleOfXidsStormsAndStates() {
+    List<FaultSpec> f =
+        faults(
+            """
+            - {node: g-0, gpu: 1, at: 30s, lost: true, xid: 79}
+            - {node: g-1, gpu: 0, ecc: doubleBit, count: 20, every: 100ms}
+            - {node: g-1, gpu: 1, thermal: true, recoverAfter: 10s}
+            """);
+    assertThat(f).hasSize(3);
+    assertThat(f.get(0))
+        .isEqualTo(
+            new FaultSpec(
+                "g-0",
+                1,
+                Duration.ofSeconds(30),
+                79,
+                null,
+                1,
+                Duration.ofSeconds(1),
+                true,
+                false,
+                null));
+    assertThat(f.get(0).describe())
+        .isEqualTo("node g-0 GPU 1: fallen off the bus (never recovers), then XID 79");
+    assertThat(f.get(1).at()).isEqualTo(Duration.ZERO);
+    assertThat(f.get(1).count()).isEqualTo(20);
+    assertThat(f.get(1).every()).isEqualTo(Duration.ofMillis(100));
+    assertThat(f.get(1).describe())
+        .isEqualTo("node g-1 GPU 0: doubleBit ECC error x20 every 100ms");
+    assertThat(f.get(2).recoverAfter()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(f.get(2).sendsEvents()).isFalse();
+    assertThat(ClusterFile.parse(TWO_NODES.replace("faults:\n", ""), "c.yaml").faults()).isEmpty();
+  }
+
+  @Test
+  void aFaultThatCannotHappenIsReportedWithItsField() {
+    assertThatThrownBy(() -> faults("- {node: g, gpu: 0, xid: 79}\n"))
+        .hasMessageStartingWith("c.yaml:5:4 faults[0].node: no node \"g\" is declared");
+    assertThatThrownBy(() -> faults("- {node: cpu, gpu: 0, xid: 79}\n"))
+        .hasMessage("c.yaml:5:4 faults[0].node: node cpu has no GPU");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 2, xid: 79}\n"))
+        .hasMessageStartingWith("c.yaml:5:")
+        .hasMessageContaining("faults[0].gpu: expected a whole number from 0 to 1, got 2");
+    assertThatThrownBy(() -> faults("- {node: g-0, xid: 79}\n"))
+        .hasMessageContaining("faults[0].gpu: required");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0}\n"))
+        .hasMessageContaining("faults[0]: expected one of xid, ecc, lost: true or thermal: true");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, ecc: tripleBit}\n"))
+        .hasMessageContaining("faults[0].ecc: expected doubleBit or singleBit, got \"tripleBit\"");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, lost: true, ecc: doubleBit}\n"))
+        .hasMessageContaining("faults[0].ecc: a GPU fallen off the bus counts no ECC errors");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 79, recoverAfter: 1m}\n"))
+        .hasMessageContaining("faults[0].recoverAfter: ends a state");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, lost: true, count: 3}\n"))
+        .hasMessageContaining("faults[0].count: repeats an xid or ecc event");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, every: 1ms, count: 2}\n"))
+        .hasMessageContaining("faults[0].every: expected at least 10ms");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, at: 2h}\n"))
+        .hasMessageContaining("faults[0].at: expected a duration up to 1h");
+    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, when: 1s}\n"))
+        .hasMessageContaining("faults[0].when: unknown field");
+  }
 }

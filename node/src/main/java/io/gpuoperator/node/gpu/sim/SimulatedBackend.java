@@ -392,6 +392,14 @@ public final class SimulatedBackend implements GpuBackend {
     gpuEvenIfLost(gpu).clockEventReasons = reasons;
   }
 
+  /**
+   * How many event subscriptions are open (a health monitor, an exporter): an event injected with
+   * none is lost, as on a real GPU nobody watches.
+   */
+  public int subscriptions() {
+    return subscriptions.size();
+  }
+
   /** Marks a GPU as used by processes, so a reset fails with IN_USE. */
   public synchronized void setInUse(int gpu, boolean inUse) {
     gpu(gpu).setInUse(inUse);
