@@ -58,6 +58,27 @@ class SimulateCommandTest {
   }
 
   @Test
+  void aFaultScheduleIsCheckedWithTheNodes() throws Exception {
+    Path file = tmp.resolve("cluster.yaml");
+    String nodes = "nodes:\n- {name: l4, profile: L4, gpus: 2}\nfaults:\n";
+    Files.writeString(
+        file,
+        nodes
+            + "- {node: l4, gpu: 1, at: 10s, lost: true, xid: 79}\n"
+            + "- {node: l4, gpu: 0, ecc: doubleBit, count: 5, every: 100ms}\n");
+    Result r = run("simulate", "--cluster-file", file.toString(), "--dry-run");
+    assertThat(r.code()).as(r.err()).isEqualTo(0);
+    assertThat(r.out()).startsWith("Inputs are valid: 1 node(s), 2 GPU fault(s), ClusterPolicy");
+
+    Files.writeString(file, nodes + "- {node: l4, gpu: 2, xid: 79}\n");
+    r = run("simulate", "--cluster-file", file.toString(), "--dry-run");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err())
+        .contains(file + ":4:")
+        .contains("faults[0].gpu: expected a whole number from 0 to 1, got 2");
+  }
+
+  @Test
   void unknownMigLayoutProfileIsRefusedBeforeStarting() throws Exception {
     Path file = tmp.resolve("cluster.yaml");
     Files.writeString(file, "nodes:\n- name: l4\n  profile: L4\n  gpus: 1\n  mig: {1g.10gb: 1}\n");
