@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.driver.NvidiaDriverModel;
@@ -36,8 +35,6 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,16 +56,11 @@ import org.slf4j.LoggerFactory;
  * pods (all label-selected; other pods are listed live, per node, only while that node evicts), and
  * moves every node as far as it can go without waiting. Passes run on events and, while some node
  * waits on something not watched (pods terminating, a disruption budget, a timeout), every two
- * seconds or so.
+ * seconds or so. While no ClusterPolicy exists, the {@link NvidiaDriverUpgradeReconciler} runs the
+ * same pass for the NVIDIADriver resources on their own.
  */
 public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   private static final Logger LOG = LoggerFactory.getLogger(DriverUpgradeReconciler.class);
-  static final String NODES = "upgrade-nodes";
-  static final String DRIVER_PODS = "driver-pods";
-  static final String VALIDATORS = "validator-pods";
-  static final String REVISIONS = "driver-revisions";
-  static final String DAEMONSETS = "driver-daemonsets";
-  static final String DRIVERS = "nvidia-drivers";
 
   /** Longest chain of transitions one node makes in one pass. */
   private static final int MAX_STEPS = UpgradeState.values().length;
@@ -111,12 +103,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   private final Set<String> deleted = ConcurrentHashMap.newKeySet();
 
   private volatile IndexerResourceCache<ClusterPolicy> policies;
-  private volatile InformerEventSource<Node, ClusterPolicy> nodes;
-  private volatile InformerEventSource<Pod, ClusterPolicy> driverPods;
-  private volatile InformerEventSource<Pod, ClusterPolicy> validators;
-  private volatile InformerEventSource<ControllerRevision, ClusterPolicy> revisions;
-  private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
-  private volatile InformerEventSource<NVIDIADriver, ClusterPolicy> drivers;
+  private volatile UpgradeCaches<ClusterPolicy> caches;
 
   public DriverUpgradeReconciler(
       KubernetesClient client, OperatorConfig config, OperatorMetrics metrics, Clock clock) {
@@ -150,31 +137,8 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   public List<EventSource<?, ClusterPolicy>> prepareEventSources(
       EventSourceContext<ClusterPolicy> context) {
     policies = context.getPrimaryCache();
-    nodes =
-        Watch.of(Node.class, NODES, context)
-            .keeping(new TransformingItemStore<>(UpgradeViews::slim))
-            .onUpdateWhen(DriverUpgradeReconciler::nodeChanged)
-            .allPrimaries();
-    String driver = UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT;
-    String ns = config.namespace();
-    driverPods = Watch.of(Pod.class, DRIVER_PODS, context).in(ns).labelled(driver).allPrimaries();
-    validators =
-        Watch.of(Pod.class, VALIDATORS, context)
-            .in(ns)
-            .labelled(Labels.APP + "=" + UpgradeKeys.VALIDATOR_APP)
-            .allPrimaries();
-    revisions =
-        Watch.of(ControllerRevision.class, REVISIONS, context)
-            .in(ns)
-            .labelled(driver)
-            .allPrimaries();
-    daemonSets =
-        Watch.of(DaemonSet.class, DAEMONSETS, context).in(ns).labelled(driver).allPrimaries();
-    drivers =
-        Watch.of(NVIDIADriver.class, DRIVERS, context)
-            .onUpdateWhen(Watch::specChanged)
-            .allPrimaries();
-    return List.of(nodes, driverPods, validators, revisions, daemonSets, drivers);
+    caches = UpgradeCaches.watch(context, config.namespace());
+    return caches.sources();
   }
 
   /** Whether an object is a driver DaemonSet (of any pool, ClusterPolicy's or NVIDIADriver's). */
@@ -222,8 +186,21 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
         || !active.get().getMetadata().getName().equals(policy.getMetadata().getName())) {
       return UpdateControl.noUpdate();
     }
-    Map<String, Owner> owners = owners(policy);
-    Map<String, List<UpgradeNode>> groups = views(owners);
+    Duration recheck = pass(policy, caches);
+    UpdateControl<ClusterPolicy> control = UpdateControl.noUpdate();
+    return recheck == null ? control : control.rescheduleAfter(recheck);
+  }
+
+  /**
+   * One pass over every driver's nodes: those of the active ClusterPolicy's driver and, with {@code
+   * useNvidiaDriverCRD}, of each NVIDIADriver; with a null policy (none exists), of the
+   * NVIDIADriver resources on their own. Returns when to pass again (null: on events). One pass at
+   * a time, whichever controller runs it, so that no node step or slot is taken twice.
+   */
+  synchronized Duration pass(ClusterPolicy policy, UpgradeCaches<?> caches) {
+    Map<String, Owner> owners = owners(policy, caches);
+    Map<String, List<UpgradeNode>> groups =
+        views(owners, policy == null ? null : policy.getMetadata().getUid(), caches);
     Duration recheck = null;
     int inProgress = 0;
     int done = 0;
@@ -257,24 +234,28 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
       startable += rollout.startable().size();
     }
     metrics.upgrades(any, inProgress, done, failed, pending, startable);
-    UpdateControl<ClusterPolicy> control = UpdateControl.noUpdate();
-    return recheck == null ? control : control.rescheduleAfter(recheck);
+    return recheck;
   }
 
   /**
    * The drivers whose DaemonSets this pass upgrades, by owner UID, the policy first: the policy's
-   * own, and with {@code useNvidiaDriverCRD} every NVIDIADriver (each with its upgradePolicy).
+   * own, and with {@code useNvidiaDriverCRD} every NVIDIADriver (each with its upgradePolicy);
+   * without a policy, every NVIDIADriver (with the policy settings' defaults).
    */
-  private Map<String, Owner> owners(ClusterPolicy policy) {
+  private static Map<String, Owner> owners(ClusterPolicy policy, UpgradeCaches<?> caches) {
     Map<String, Owner> out = new java.util.LinkedHashMap<>();
-    out.put(
-        policy.getMetadata().getUid(),
-        new Owner(
-            policy.getMetadata().getUid(),
-            policy.getMetadata().getName(),
-            UpgradeSettings.of(policy)));
-    if (DriverTransform.byNvidiaDriverResources(policy)) {
-      drivers
+    if (policy != null) {
+      out.put(
+          policy.getMetadata().getUid(),
+          new Owner(
+              policy.getMetadata().getUid(),
+              policy.getMetadata().getName(),
+              UpgradeSettings.of(policy)));
+    }
+    ClusterPolicy settings = policy == null ? NvidiaDriverModel.standalone() : policy;
+    if (DriverTransform.byNvidiaDriverResources(settings)) {
+      caches
+          .drivers()
           .list()
           .sorted(java.util.Comparator.comparing(d -> d.getMetadata().getName()))
           .forEach(
@@ -284,7 +265,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
                       new Owner(
                           d.getMetadata().getUid(),
                           d.getMetadata().getName(),
-                          NvidiaDriverModel.upgradeSettings(d, policy))));
+                          NvidiaDriverModel.upgradeSettings(d, settings))));
     }
     return out;
   }
@@ -396,23 +377,25 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
    * handed to NVIDIADriver resources) that one of its DaemonSets now selects, and those still
    * carrying upgrade state (e.g. while their driver pod is being replaced).
    */
-  private Map<String, List<UpgradeNode>> views(Map<String, Owner> owners) {
+  private Map<String, List<UpgradeNode>> views(
+      Map<String, Owner> owners, String policyUid, UpgradeCaches<?> caches) {
     Map<String, DaemonSet> ownedDs = new HashMap<>();
-    daemonSets
+    caches
+        .daemonSets()
         .list()
         .filter(ds -> owners.containsKey(UpgradeViews.controller(ds)))
         .forEach(ds -> ownedDs.put(ds.getMetadata().getUid(), ds));
-    List<ControllerRevision> revs = revisions.list().toList();
+    List<ControllerRevision> revs = caches.revisions().list().toList();
     Map<String, DriverPod> driverByNode = new HashMap<>();
     Map<String, String> ownerByNode = new HashMap<>();
-    List<Pod> pods = driverPods.list().toList();
+    List<Pod> pods = caches.driverPods().list().toList();
     Set<String> live = new java.util.HashSet<>();
     pods.stream()
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .forEach(p -> live.add(p.getMetadata().getUid()));
     deleted.retainAll(live);
     Map<String, Node> nodeByName = new HashMap<>();
-    for (Node cached : nodes.list().toList()) {
+    for (Node cached : caches.nodes().list().toList()) {
       Node node = freshest(cached);
       nodeByName.put(node.getMetadata().getName(), node);
     }
@@ -444,13 +427,13 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
       }
     }
     Map<String, List<Pod>> validatorByNode =
-        validators
+        caches
+            .validators()
             .list()
             .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
             .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName()));
     Map<String, String> uidByName = new HashMap<>();
     owners.values().forEach(o -> uidByName.put(o.name(), o.uid()));
-    String policyUid = owners.keySet().iterator().next();
     Map<String, List<UpgradeNode>> out = new HashMap<>();
     Set<String> seen = new java.util.HashSet<>();
     for (Node node : nodeByName.values()) {
@@ -472,6 +455,9 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
             assigned != null && uidByName.containsKey(assigned)
                 ? uidByName.get(assigned)
                 : policyUid;
+        if (owner == null) {
+          continue; // no policy, and no resource has the node
+        }
       }
       seen.add(name);
       List<Pod> v = validatorByNode.getOrDefault(name, List.of());

@@ -15,6 +15,7 @@ import io.gpuoperator.operator.reconciler.LastValidPolicy;
 import io.gpuoperator.operator.reconciler.NodeLabelPlanner;
 import io.gpuoperator.operator.reconciler.NodeLabelReconciler;
 import io.gpuoperator.operator.reconciler.NvidiaDriverReconciler;
+import io.gpuoperator.operator.reconciler.NvidiaDriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.javaoperatorsdk.operator.Operator;
@@ -146,9 +147,11 @@ public final class GpuOperator implements AutoCloseable {
             c.withName("clusterpolicy")
                 .withRetry(retry(config))
                 .withReconciliationMaxInterval(config.resyncPeriod()));
+    DriverUpgradeReconciler upgrade =
+        new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC());
+    operator.register(upgrade, c -> c.withName("driverupgrade"));
     operator.register(
-        new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC()),
-        c -> c.withName("driverupgrade"));
+        new NvidiaDriverUpgradeReconciler(upgrade, config), c -> c.withName("nvidiadriverupgrade"));
     operator.register(
         new NvidiaDriverReconciler(client, config, serverVersion), c -> c.withName("nvidiadriver"));
     operator.register(

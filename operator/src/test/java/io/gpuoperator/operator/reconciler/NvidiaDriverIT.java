@@ -47,12 +47,12 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Driver pools and NVIDIADriver resources on four simulated GPU nodes of two OSes against a real
  * control plane (DaemonSet controller, garbage collector, scheduler, simulated kubelets) and the
- * real operator: a lone NVIDIADriver running the driver without a ClusterPolicy, untouched by one
- * that comes and goes, and gone with what it rendered; one driver DaemonSet per OS from the
- * ClusterPolicy; the hand-over to NVIDIADriver resources (a default and one by nodeSelector) node
- * by node; a node two resources select left as it is and reported; a driver branch incompatible
- * with one pool's GPUs refused there while the other pool upgrades; GPUDirect RDMA prerequisites
- * per node in status.
+ * real operator: a lone NVIDIADriver running and upgrading the driver without a ClusterPolicy,
+ * untouched by one that comes and goes, and gone with what it rendered; one driver DaemonSet per OS
+ * from the ClusterPolicy; the hand-over to NVIDIADriver resources (a default and one by
+ * nodeSelector) node by node; a node two resources select left as it is and reported; a driver
+ * branch incompatible with one pool's GPUs refused there while the other pool upgrades; GPUDirect
+ * RDMA prerequisites per node in status.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class NvidiaDriverIT {
@@ -281,7 +281,7 @@ class NvidiaDriverIT {
 
   @Test
   @Order(0)
-  void aLoneNvidiaDriverRunsTheDriverAndOutlivesAClusterPolicy() throws Exception {
+  void aLoneNvidiaDriverRunsAndUpgradesTheDriverAndOutlivesAClusterPolicy() throws Exception {
     // Every status the resource goes through, as "state/reason of the Ready condition".
     List<String> seen = new CopyOnWriteArrayList<>();
     Watch watch =
@@ -345,6 +345,21 @@ class NvidiaDriverIT {
           .containsEntry(DriverOwners.OWNER, "default")
           .containsEntry("nvidia.com/gpu.deploy.driver", "true");
     }
+    // A new version rolls out node by node through the driver upgrade, with no policy either.
+    patch(NVIDIADriver.class, "default", "{\"spec\":{\"version\":\"570.172.08\"}}");
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(2))
+        .untilAsserted(
+            () -> {
+              assertThat(images())
+                  .containsEntry(UB0, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
+                  .containsEntry(UB1, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
+                  .containsEntry(UB2, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
+                  .containsEntry(RH0, "nvcr.io/nvidia/driver:570.172.08-rhel9");
+              everyNodeUpgradeDone();
+              assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
+            });
     // What the pods run with besides the DaemonSets, owned by the resource.
     String uid = created.getMetadata().getUid();
     assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).containsExactly(uid);
