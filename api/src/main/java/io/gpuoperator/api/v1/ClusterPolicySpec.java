@@ -138,4 +138,9 @@ public class ClusterPolicySpec {
       "Taint for GPU nodes, applied by the operator when this section is given (not in the"
           + " original). Absent: no taint, as the original.")
   public NodeTaintSpec nodeTaint;
+
+  @JsonPropertyDescription(
+      "GPU fault remediation (not in the original): acting on the nodes' GPU fault conditions."
+          + " Absent or not enabled: nothing acts on them.")
+  public RemediationSpec remediation;
 }

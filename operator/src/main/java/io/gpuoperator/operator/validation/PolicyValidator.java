@@ -9,6 +9,7 @@ import io.gpuoperator.api.common.ServiceMonitorConfig;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.NodeTaintSpec;
+import io.gpuoperator.api.v1.RemediationSpec;
 import io.gpuoperator.api.v1.ValidatorSpec;
 import io.gpuoperator.config.Values;
 import io.gpuoperator.operator.spec.Section;
@@ -56,6 +57,7 @@ public final class PolicyValidator {
     sections(spec, out);
     daemonsets(spec, out);
     nodeTaint(spec.nodeTaint, out);
+    remediation(spec.remediation, out);
     hostPaths(spec, out);
     migManager(spec, out);
     dcgmExporter(spec, out);
@@ -470,6 +472,19 @@ public final class PolicyValidator {
               "must be a duration like 10s, got " + Values.quote(sm.scrapeTimeout)));
     }
     labels(sm.additionalLabels, path + ".additionalLabels", out);
+  }
+
+  private static void remediation(RemediationSpec r, List<Violation> out) {
+    if (r == null) {
+      return;
+    }
+    intOrPercent(r.maxConcurrent, "spec.remediation.maxConcurrent", false, out);
+    intOrPercent(r.maxFaultyNodes, "spec.remediation.maxFaultyNodes", false, out);
+    if (r.coolDownSeconds != null && r.coolDownSeconds < 0) {
+      out.add(
+          new Violation(
+              "spec.remediation.coolDownSeconds", "must be 0 or more, got " + r.coolDownSeconds));
+    }
   }
 
   private static void intOrPercent(

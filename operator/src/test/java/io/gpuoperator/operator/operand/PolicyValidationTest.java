@@ -107,6 +107,29 @@ class PolicyValidationTest {
   }
 
   @Test
+  void theRemediationSectionsLimitsAreCheckedAndItIsOffUnlessEnabled() {
+    var p =
+        yaml(
+            "  remediation:\n    enabled: true\n    dryRun: true\n    maxConcurrent: 10%\n"
+                + "    maxFaultyNodes: 3\n    coolDownSeconds: 0\n");
+    assertThat(Operands.validate(p)).isEmpty();
+    assertThat(p.getSpec().remediation.dryRun).isTrue();
+    assertThat(p.getSpec().remediation.maxConcurrent.getStrVal()).isEqualTo("10%");
+    assertThat(p.getSpec().remediation.maxFaultyNodes.getIntVal()).isEqualTo(3);
+    assertThat(
+            PolicyValidator.validate(
+                yaml("  remediation:\n    maxConcurrent: 0\n    maxFaultyNodes: 150%\n")))
+        .extracting(Violation::toString)
+        .containsExactly(
+            "spec.remediation.maxConcurrent: must be 1 or more, got 0",
+            "spec.remediation.maxFaultyNodes: must be a percentage between 1% and 100%, got 150%");
+    assertThat(paths(yaml("  remediation:\n    maxFaultyNodes: some\n")))
+        .containsExactly("spec.remediation.maxFaultyNodes");
+    // The section without enabled is off (the CRD's default), as it is absent.
+    assertThat(yaml("  remediation: {}\n").getSpec().remediation.enabled).isNotEqualTo(true);
+  }
+
+  @Test
   void precompiledDriverCannotTakeADigest() {
     var p =
         yaml(

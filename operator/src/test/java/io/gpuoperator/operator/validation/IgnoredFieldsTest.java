@@ -3,6 +3,7 @@ package io.gpuoperator.operator.validation;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.gpuoperator.api.v1.EnabledSpec;
+import io.gpuoperator.api.v1.RemediationSpec;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.plan.PolicyFile;
@@ -28,6 +29,23 @@ class IgnoredFieldsTest {
         .containsExactly("spec.sandboxWorkloads.enabled"); // psa: the operator labels its namespace
     assertThat(IgnoredFields.of(sample).get(0).reason())
         .startsWith("accepted but ignored: VM workloads");
+  }
+
+  /** Until the remediation controller exists, an enabled section says that nothing acts. */
+  @Test
+  void anEnabledRemediationSectionIsReportedAsNotActedOn() {
+    var p = Policies.minimal();
+    p.getSpec().remediation = new RemediationSpec();
+    assertThat(IgnoredFields.of(p)).isEmpty();
+    p.getSpec().remediation.dryRun = true;
+    assertThat(IgnoredFields.of(p)).isEmpty();
+    p.getSpec().remediation.enabled = true;
+    assertThat(IgnoredFields.of(p))
+        .extracting(Violation::path)
+        .containsExactly("spec.remediation.enabled");
+    assertThat(IgnoredFields.of(p).get(0).reason())
+        .contains("GPU fault conditions")
+        .contains("not built yet");
   }
 
   /** The chart's list of values it accepts but does not support joins the fields. */
