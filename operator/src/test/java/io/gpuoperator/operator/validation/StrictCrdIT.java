@@ -189,6 +189,41 @@ class StrictCrdIT {
     admin.resource(policy).create();
   }
 
+  /**
+   * The remediation section is stored as written (nothing pruned, both kinds of int-or-string), off
+   * by the schema's default when not enabled, and a negative cool-down is refused.
+   */
+  @Test
+  void theRemediationSectionIsKeptWithItsDefaultsAndLimits() {
+    ClusterPolicy policy = Policies.sample();
+    policy.getMetadata().setName("strict");
+    policy.getSpec().remediation = new io.gpuoperator.api.v1.RemediationSpec();
+    policy.getSpec().remediation.dryRun = true;
+    policy.getSpec().remediation.maxConcurrent =
+        new io.fabric8.kubernetes.api.model.IntOrString("10%");
+    policy.getSpec().remediation.maxFaultyNodes =
+        new io.fabric8.kubernetes.api.model.IntOrString(3);
+    policy.getSpec().remediation.coolDownSeconds = 60;
+    admin.resource(policy).create();
+    var stored =
+        admin.resources(ClusterPolicy.class).withName("strict").get().getSpec().remediation;
+    assertThat(stored.enabled).as("off unless enabled").isFalse();
+    assertThat(stored.dryRun).isTrue();
+    assertThat(stored.maxConcurrent.getStrVal()).isEqualTo("10%");
+    assertThat(stored.maxFaultyNodes.getIntVal()).isEqualTo(3);
+    assertThat(stored.coolDownSeconds).isEqualTo(60);
+    admin.resources(ClusterPolicy.class).withName("strict").delete();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> admin.resources(ClusterPolicy.class).withName("strict").get() == null);
+
+    policy.getMetadata().setResourceVersion(null);
+    policy.getSpec().remediation.coolDownSeconds = -1;
+    assertThatThrownBy(() -> admin.resource(policy).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("spec.remediation.coolDownSeconds");
+  }
+
   private static String kubectl(int expectedExit, String... args)
       throws IOException, InterruptedException {
     Result r = run(args);
