@@ -1,5 +1,8 @@
 package io.gpuoperator.node.fault;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+
 /**
  * The Node condition one fault class should have now.
  *
@@ -21,4 +24,9 @@ public record FaultCondition(
 
   public static final String TRUE = "True";
   public static final String FALSE = "False";
+
+  /** A time as conditions carry it (RFC 3339, whole seconds): messages and the condition's own. */
+  static String time(long millis) {
+    return Instant.ofEpochMilli(millis).truncatedTo(ChronoUnit.SECONDS).toString();
+  }
 }

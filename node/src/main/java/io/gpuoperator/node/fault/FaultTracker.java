@@ -1,8 +1,6 @@
 package io.gpuoperator.node.fault;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumSet;
@@ -168,9 +166,9 @@ public final class FaultTracker {
             .append(e.count)
             .append(e.count == 1 ? " time" : " times")
             .append(", first seen ")
-            .append(time(e.firstSeen))
+            .append(FaultCondition.time(e.firstSeen))
             .append(", last seen ")
-            .append(time(e.lastSeen))
+            .append(FaultCondition.time(e.lastSeen))
             .append(')');
       }
       out.add(
@@ -191,9 +189,5 @@ public final class FaultTracker {
     }
     List<String> xids = e.xids.stream().map(String::valueOf).toList();
     return (xids.size() == 1 ? "XID " : "XIDs ") + String.join(", ", xids);
-  }
-
-  private static String time(long millis) {
-    return Instant.ofEpochMilli(millis).truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }

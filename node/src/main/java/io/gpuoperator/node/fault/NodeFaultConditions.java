@@ -8,8 +8,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -79,13 +77,16 @@ public final class NodeFaultConditions {
           && c.status().equals(FaultCondition.FALSE)) {
         continue; // False before a restart and False now: nothing to say
       }
-      String transition = sameStatus && w.transition() != null ? w.transition() : time(now);
+      String transition =
+          sameStatus && w.transition() != null ? w.transition() : FaultCondition.time(now);
       Map<String, Object> cond = new LinkedHashMap<>();
       cond.put("type", c.type());
       cond.put("status", c.status());
       cond.put("reason", c.reason());
       cond.put("message", c.message());
-      cond.put("lastHeartbeatTime", time(c.lastSeenMillis() > 0 ? c.lastSeenMillis() : now));
+      cond.put(
+          "lastHeartbeatTime",
+          FaultCondition.time(c.lastSeenMillis() > 0 ? c.lastSeenMillis() : now));
       cond.put("lastTransitionTime", transition);
       patch.add(cond);
       next.put(c.type(), new Written(c.status(), c.identity(), c.message(), transition, now));
@@ -106,9 +107,5 @@ public final class NodeFaultConditions {
         .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
     written.putAll(next);
     return true;
-  }
-
-  private static String time(long millis) {
-    return Instant.ofEpochMilli(millis).truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }
