@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The node module's layering: the agents are peers over shared layers. An agent package may use the
- * shared layers (the GPU layer, CDI, config files, atomic files, the agent runtime) but never
- * another agent, and no shared layer uses an agent; so moving, replacing or deleting one agent
- * touches no other. Read from the sources, so that a fully-qualified name counts like an import.
+ * shared layers (the GPU layer, GPU fault detection, CDI, config files, atomic files, the agent
+ * runtime) but never another agent, and no shared layer uses an agent; so moving, replacing or
+ * deleting one agent touches no other. Read from the sources, so that a fully-qualified name counts
+ * like an import.
  */
 class NodeLayersTest {
   /** One package per node agent (subcommand). */
@@ -26,7 +27,7 @@ class NodeLayersTest {
       Set.of("deviceplugin", "discovery", "dra", "exporter", "mig", "toolkit", "validator");
 
   /** What every agent may build on. */
-  static final Set<String> SHARED = Set.of("agent", "cdi", "config", "files", "gpu");
+  static final Set<String> SHARED = Set.of("agent", "cdi", "config", "fault", "files", "gpu");
 
   private static final Path ROOT = Path.of("src/main/java/io/gpuoperator/node");
   private static final Pattern REFERENCE = Pattern.compile("io\\.gpuoperator\\.node\\.([a-z]+)\\b");
