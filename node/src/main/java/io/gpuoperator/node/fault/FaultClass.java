@@ -1,5 +1,7 @@
 package io.gpuoperator.node.fault;
 
+import io.gpuoperator.api.GpuFaultContract;
+
 /**
  * The GPU fault classes a node reports, each as one Node condition type. An immediate class is
  * reported at its first sign (a fatal XID is never a false alarm); a sustained class only once it
@@ -7,17 +9,17 @@ package io.gpuoperator.node.fault;
  */
 public enum FaultClass {
   /** A fatal XID that is none of the classes below (the GPU needs a reset). */
-  XID("GpuXidError", true),
+  XID(GpuFaultContract.XID, true),
   /**
    * Uncorrectable memory errors: a double-bit error, a row remapping pending or failed, too many.
    */
-  ECC("GpuEccError", true),
+  ECC(GpuFaultContract.ECC, true),
   /** An NVLink error (XID 74). */
-  NVLINK("GpuNvlinkError", true),
+  NVLINK(GpuFaultContract.NVLINK, true),
   /** The GPU has fallen off the bus (XID 79, or NVML answers GPU_IS_LOST). */
-  LOST("GpuLost", true),
+  LOST(GpuFaultContract.LOST, true),
   /** The clocks are held down by a thermal or power-brake slowdown. */
-  THERMAL("GpuThermal", false);
+  THERMAL(GpuFaultContract.THERMAL, false);
 
   private final String conditionType;
   private final boolean immediate;

@@ -38,6 +38,10 @@ public final class OperatorMetrics {
   private final Gauge upgradesFailed;
   private final Gauge upgradesPending;
   private final Gauge upgradesAvailable;
+  private final Gauge remediationEnabled;
+  private final Gauge remediationNodes;
+  private final Gauge remediationBreaker;
+  private final Counter remediationActions;
   private final ReconcileMetrics josdk;
   private volatile double gpuNodes;
 
@@ -78,6 +82,24 @@ public final class OperatorMetrics {
     upgradesPending = gauge("gpu_operator_nodes_upgrades_pending", "Nodes in upgrade-required");
     upgradesAvailable =
         gauge("gpu_operator_nodes_upgrades_available", "Nodes allowed to start upgrading now");
+    remediationEnabled =
+        gauge("gpu_operator_remediation_enabled", "1 if GPU fault remediation is enabled");
+    remediationNodes =
+        Gauge.builder()
+            .name("gpu_operator_remediation_nodes")
+            .help("GPU nodes per GPU fault remediation state (label state)")
+            .labelNames("state")
+            .register(registry);
+    remediationBreaker =
+        gauge(
+            "gpu_operator_remediation_circuit_breaker_open",
+            "1 while more GPU nodes are faulty than maxFaultyNodes allows");
+    remediationActions =
+        Counter.builder()
+            .name("gpu_operator_remediation_actions_total")
+            .help("GPU fault remediation steps taken, per fault condition type and step")
+            .labelNames("fault", "action")
+            .register(registry);
     // The original's gauge gpu_operator_gpu_nodes_total has a name the client library refuses
     // for gauges (it reserves _total for counters); a counter snapshot of base name
     // gpu_operator_gpu_nodes is exposed under exactly that name, so dashboards and alerts made
@@ -108,6 +130,32 @@ public final class OperatorMetrics {
     upgradesFailed.set(failed);
     upgradesPending.set(pending);
     upgradesAvailable.set(available);
+  }
+
+  /**
+   * Records a remediation pass: the nodes per state (every state, 0 where none) and the breaker.
+   */
+  public void remediation(
+      boolean enabled,
+      java.util.Map<io.gpuoperator.operator.remediation.RemediationState, Integer> states,
+      boolean breakerOpen) {
+    remediationEnabled.set(enabled ? 1 : 0);
+    for (var s : io.gpuoperator.operator.remediation.RemediationState.values()) {
+      if (s != io.gpuoperator.operator.remediation.RemediationState.NONE) {
+        remediationNodes.labelValues(s.label()).set(states.getOrDefault(s, 0));
+      }
+    }
+    remediationBreaker.set(breakerOpen ? 1 : 0);
+  }
+
+  /** Counts one remediation step on a node with this fault (condition type) into this state. */
+  public void remediationAction(String fault, String action) {
+    remediationActions.labelValues(fault, action).inc();
+  }
+
+  /** How many remediation steps into {@code action} were counted for {@code fault}. */
+  public double remediationActions(String fault, String action) {
+    return remediationActions.labelValues(fault, action).get();
   }
 
   public PrometheusRegistry registry() {

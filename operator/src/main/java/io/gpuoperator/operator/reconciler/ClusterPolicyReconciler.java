@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
@@ -24,6 +25,11 @@ import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
+import io.gpuoperator.operator.remediation.RemediationBudget;
+import io.gpuoperator.operator.remediation.RemediationKeys;
+import io.gpuoperator.operator.remediation.RemediationNode;
+import io.gpuoperator.operator.remediation.RemediationSettings;
+import io.gpuoperator.operator.remediation.RemediationView;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import io.gpuoperator.operator.status.OperandReadiness;
@@ -150,13 +156,26 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   }
 
   /**
-   * Only label changes that alter the facts (GPU presence, NFD GPU, OS) or the driver upgrade's
-   * progress (a node's upgrade state) re-render the policy.
+   * Only label changes that alter the facts (GPU presence, NFD GPU, OS), the driver upgrade's or
+   * remediation's progress (a node's state label), or a GPU fault condition turning True or False
+   * (the remediation circuit breaker's count) re-render the policy.
    */
   static boolean factsChanged(Node before, Node after) {
     Map<String, String> a = relevant(before);
     Map<String, String> b = relevant(after);
-    return !a.equals(b);
+    return !a.equals(b) || !faults(before).equals(faults(after));
+  }
+
+  private static List<String> faults(Node n) {
+    if (n.getStatus() == null || n.getStatus().getConditions() == null) {
+      return List.of();
+    }
+    return n.getStatus().getConditions().stream()
+        .filter(c -> GpuFaultContract.FAULT_TYPES.contains(c.getType()))
+        .filter(c -> "True".equals(c.getStatus()))
+        .map(c -> c.getType())
+        .sorted()
+        .toList();
   }
 
   private static Map<String, String> relevant(Node n) {
@@ -178,7 +197,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             Labels.WORKLOAD_CONFIG,
             Labels.deploy(Labels.DEVICE_PLUGIN),
             Labels.deploy(Labels.DRA_DRIVER),
-            UpgradeKeys.STATE));
+            UpgradeKeys.STATE,
+            RemediationKeys.STATE));
     for (String key : keys) {
       if (l.containsKey(key)) {
         out.put(key, l.get(key));
@@ -327,6 +347,12 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             generation,
             seen.previous());
     status.driverUpgrade = UpgradeRollout.status(nodes.list().toList(), UpgradeSettings.of(policy));
+    PolicyStatusModel.withRemediation(
+        status,
+        RemediationSettings.of(policy),
+        remediationBudget(policy),
+        generation,
+        seen.previous());
     String refused = null;
     if (checks != null && !gpuNodes.isEmpty()) {
       status.driverPools = checks.poolStatus();
@@ -461,6 +487,21 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
         gpuNodes,
         DriverCompatibility.shipped(),
         facts.osTags().size() > 1);
+  }
+
+  /** The remediation budget over the cached GPU nodes (null when remediation is off). */
+  private RemediationBudget remediationBudget(ClusterPolicy policy) {
+    RemediationSettings settings = RemediationSettings.of(policy);
+    if (!settings.enabled()) {
+      return null;
+    }
+    return RemediationBudget.of(
+        settings,
+        nodes
+            .list()
+            .filter(RemediationView::gpuNode)
+            .map(n -> RemediationNode.of(n, List.of()))
+            .toList());
   }
 
   private ClusterFacts facts(ClusterPolicy policy) {

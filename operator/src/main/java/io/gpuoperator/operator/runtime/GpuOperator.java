@@ -18,6 +18,7 @@ import io.gpuoperator.operator.reconciler.NvidiaDriverReconciler;
 import io.gpuoperator.operator.reconciler.NvidiaDriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
+import io.gpuoperator.operator.reconciler.RemediationReconciler;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
@@ -150,6 +151,9 @@ public final class GpuOperator implements AutoCloseable {
     DriverUpgradeReconciler upgrade =
         new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC());
     operator.register(upgrade, c -> c.withName("driverupgrade"));
+    operator.register(
+        new RemediationReconciler(client, config, metrics, java.time.Clock.systemUTC()),
+        c -> c.withName("remediation"));
     operator.register(
         new NvidiaDriverUpgradeReconciler(upgrade, config), c -> c.withName("nvidiadriverupgrade"));
     operator.register(

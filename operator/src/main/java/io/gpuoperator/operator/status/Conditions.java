@@ -41,5 +41,17 @@ public final class Conditions {
    */
   public static final String IGNORED_FIELDS = "IgnoredFields";
 
+  /**
+   * Not in the original: GPU fault remediation is enabled; True (reason {@link
+   * #CIRCUIT_BREAKER_OPEN}) while more GPU nodes are faulty than maxFaultyNodes allows, False
+   * (reason {@link #REMEDIATION_ACTIVE} or {@link #REMEDIATION_DRY_RUN}) otherwise, with the
+   * counts.
+   */
+  public static final String REMEDIATION_PAUSED = "RemediationPaused";
+
+  public static final String CIRCUIT_BREAKER_OPEN = "CircuitBreakerOpen";
+  public static final String REMEDIATION_ACTIVE = "RemediationActive";
+  public static final String REMEDIATION_DRY_RUN = "DryRun";
+
   private Conditions() {}
 }

@@ -363,6 +363,38 @@ public final class PolicyStatusModel {
     return status;
   }
 
+  /**
+   * Adds the {@link Conditions#REMEDIATION_PAUSED} condition when remediation is enabled (a null
+   * budget: it is off, no condition).
+   */
+  public static <S extends PolicyStatus> S withRemediation(
+      S status,
+      io.gpuoperator.operator.remediation.RemediationSettings settings,
+      io.gpuoperator.operator.remediation.RemediationBudget budget,
+      long generation,
+      PolicyStatus previous) {
+    if (budget == null || !settings.enabled()) {
+      return status;
+    }
+    String reason =
+        budget.breakerOpen()
+            ? Conditions.CIRCUIT_BREAKER_OPEN
+            : settings.dryRun() ? Conditions.REMEDIATION_DRY_RUN : Conditions.REMEDIATION_ACTIVE;
+    String message =
+        budget.describe() + (settings.dryRun() ? " (dry run: nodes are not changed)" : "");
+    List<Condition> conditions = new ArrayList<>(status.conditions);
+    conditions.add(
+        condition(
+            Conditions.REMEDIATION_PAUSED,
+            budget.breakerOpen(),
+            reason,
+            message,
+            generation,
+            previous));
+    status.conditions = conditions;
+    return status;
+  }
+
   /** Whether two statuses say the same thing (so no write is needed). */
   public static boolean sameAs(PolicyStatus a, PolicyStatus b) {
     if (a == null || b == null) {

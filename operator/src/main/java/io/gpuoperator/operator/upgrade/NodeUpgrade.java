@@ -6,12 +6,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.gpuoperator.operator.labels.Labels;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 /**
  * The per-node driver upgrade state machine: upgrade-required, cordon, wait for jobs, evict GPU
@@ -170,12 +167,12 @@ public final class NodeUpgrade {
             .filter(UpgradePods::usesGpu)
             .filter(p -> !UpgradePods.daemonSetPod(p) && !UpgradePods.finished(p))
             .toList();
-    Eviction e =
+    PodEvictions.Outcome e =
         evict(pods, settings.forceDeletion(), settings.deleteEmptyDir(), "podDeletion.force");
-    if (e.refused != null) {
-      return settings.drain() ? toDrain() : fail(n, "GPU pod deletion: " + e.refused);
+    if (e.refused() != null) {
+      return settings.drain() ? toDrain() : fail(n, "GPU pod deletion: " + e.refused());
     }
-    if (e.left.isEmpty()) {
+    if (e.left().isEmpty()) {
       return settings.drain() ? toDrain() : toRestart();
     }
     if (elapsed(n, UpgradeKeys.POD_DELETION_START, settings.podDeletionTimeout())) {
@@ -214,11 +211,12 @@ public final class NodeUpgrade {
             .filter(p -> !UpgradePods.daemonSetPod(p) && !UpgradePods.mirror(p))
             .filter(p -> !UpgradePods.drainSkip(p) && !UpgradePods.finished(p))
             .toList();
-    Eviction e = evict(pods, settings.drainForce(), settings.drainDeleteEmptyDir(), "drain.force");
-    if (e.refused != null) {
-      return fail(n, "drain: " + e.refused);
+    PodEvictions.Outcome e =
+        evict(pods, settings.drainForce(), settings.drainDeleteEmptyDir(), "drain.force");
+    if (e.refused() != null) {
+      return fail(n, "drain: " + e.refused());
     }
-    if (e.left.isEmpty()) {
+    if (e.left().isEmpty()) {
       return toRestart();
     }
     if (elapsed(n, UpgradeKeys.DRAIN_START, settings.drainTimeout())) {
@@ -470,54 +468,9 @@ public final class NodeUpgrade {
     return out;
   }
 
-  /** The outcome of evicting a set of pods once. */
-  private static final class Eviction {
-    final List<Pod> left = new ArrayList<>();
-    final List<String> blocked = new ArrayList<>();
-    String refused;
-
-    String describe() {
-      String pods = names(left);
-      return blocked.isEmpty()
-          ? pods
-          : pods + "; refused for now (PodDisruptionBudget): " + String.join(", ", blocked);
-    }
-  }
-
-  /**
-   * Evicts each pod that is not terminating yet; pods that are terminating are only waited for. A
-   * pod no controller recreates (without {@code force}) or with emptyDir data (without {@code
-   * deleteEmptyDir}) is refused, naming the setting that allows it.
-   */
-  private Eviction evict(List<Pod> pods, boolean force, boolean emptyDir, String forceField) {
-    Eviction out = new Eviction();
-    Predicate<Pod> unmanaged = p -> !UpgradePods.managed(p) && !force;
-    Predicate<Pod> data = p -> UpgradePods.usesEmptyDir(p) && !emptyDir;
-    for (Pod p : pods) {
-      if (UpgradePods.terminating(p)) {
-        out.left.add(p);
-        continue;
-      }
-      if (unmanaged.test(p)) {
-        out.refused =
-            "pod " + UpgradePods.ref(p) + " has no controller to recreate it; set " + forceField;
-        return out;
-      }
-      if (data.test(p)) {
-        out.refused =
-            "pod " + UpgradePods.ref(p) + " has emptyDir data; set deleteEmptyDir to evict it";
-        return out;
-      }
-      switch (actions.evict(p)) {
-        case EVICTED -> out.left.add(p);
-        case BLOCKED -> {
-          out.left.add(p);
-          out.blocked.add(UpgradePods.ref(p));
-        }
-        case GONE -> {}
-      }
-    }
-    return out;
+  private PodEvictions.Outcome evict(
+      List<Pod> pods, boolean force, boolean emptyDir, String forceField) {
+    return PodEvictions.evict(actions, pods, force, emptyDir, forceField);
   }
 
   private boolean elapsed(UpgradeNode n, String annotation, Duration timeout) {
@@ -541,9 +494,6 @@ public final class NodeUpgrade {
   }
 
   private static String names(List<Pod> pods) {
-    int shown = Math.min(pods.size(), 5);
-    String list =
-        pods.subList(0, shown).stream().map(UpgradePods::ref).collect(Collectors.joining(", "));
-    return pods.size() > shown ? list + " and " + (pods.size() - shown) + " more" : list;
+    return PodEvictions.names(pods);
   }
 }

@@ -35,13 +35,7 @@ public final class IgnoredFields {
           new Rule(
               "spec.operator.use_ocp_driver_toolkit",
               s -> s.operator != null && Boolean.TRUE.equals(s.operator.useOcpDriverToolkit),
-              "OpenShift's Driver Toolkit is not supported"),
-          new Rule(
-              "spec.remediation.enabled",
-              s -> s.remediation != null && Boolean.TRUE.equals(s.remediation.enabled),
-              "GPU fault remediation: the device and DRA plugins write the nodes' GPU fault"
-                  + " conditions, but the remediation controller (taint, drain, GPU reset, reboot"
-                  + " request) is not built yet, so nothing acts on them"));
+              "OpenShift's Driver Toolkit is not supported"));
 
   private IgnoredFields() {}
 

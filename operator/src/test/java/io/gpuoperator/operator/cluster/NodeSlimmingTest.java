@@ -31,6 +31,17 @@ class NodeSlimmingTest {
             .withType("Ready")
             .withStatus("True")
             .endCondition()
+            .addNewCondition()
+            .withType("GpuLost")
+            .withStatus("True")
+            .withReason("FallenOffTheBus")
+            .withMessage("GPU-1: XID 79 (1 time, first seen ...)")
+            .endCondition()
+            .addNewCondition()
+            .withType("GpuEccError")
+            .withStatus("False")
+            .withReason("Recovered")
+            .endCondition()
             .withNewNodeInfo()
             .withContainerRuntimeVersion("containerd://1.7")
             .endNodeInfo()
@@ -42,7 +53,16 @@ class NodeSlimmingTest {
     assertThat(slim.getMetadata().getManagedFields()).isNullOrEmpty();
     assertThat(slim.getSpec().getTaints()).hasSize(1);
     assertThat(slim.getStatus().getImages()).isNullOrEmpty();
-    assertThat(slim.getStatus().getConditions()).isNullOrEmpty();
+    // Only a True GPU fault condition is kept (the circuit breaker counts them), without its
+    // message, which advances with every fault seen.
+    assertThat(slim.getStatus().getConditions())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getType()).isEqualTo("GpuLost");
+              assertThat(c.getReason()).isEqualTo("FallenOffTheBus");
+              assertThat(c.getMessage()).isNull();
+            });
     assertThat(slim.getStatus().getNodeInfo().getContainerRuntimeVersion())
         .isEqualTo("containerd://1.7");
   }

@@ -31,21 +31,14 @@ class IgnoredFieldsTest {
         .startsWith("accepted but ignored: VM workloads");
   }
 
-  /** Until the remediation controller exists, an enabled section says that nothing acts. */
+  /** The remediation controller acts on the section, so enabling it is not reported. */
   @Test
-  void anEnabledRemediationSectionIsReportedAsNotActedOn() {
+  void anEnabledRemediationSectionIsActedOn() {
     var p = Policies.minimal();
     p.getSpec().remediation = new RemediationSpec();
-    assertThat(IgnoredFields.of(p)).isEmpty();
+    p.getSpec().remediation.enabled = true;
     p.getSpec().remediation.dryRun = true;
     assertThat(IgnoredFields.of(p)).isEmpty();
-    p.getSpec().remediation.enabled = true;
-    assertThat(IgnoredFields.of(p))
-        .extracting(Violation::path)
-        .containsExactly("spec.remediation.enabled");
-    assertThat(IgnoredFields.of(p).get(0).reason())
-        .contains("GPU fault conditions")
-        .contains("not built yet");
   }
 
   /** The chart's list of values it accepts but does not support joins the fields. */
