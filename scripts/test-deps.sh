@@ -137,8 +137,33 @@ containerd_debian() {
   fi
 }
 
+# --- The original chart's own values.yaml (NVIDIA/gpu-operator deployments/gpu-operator, from its Go
+# module at the version pinned in k8s-versions.env), for ChartOriginalValuesTest and
+# ChartOriginalValuesIT: that file must render and install unchanged.
+# shellcheck source=k8s-versions.env
+ORIGINAL_CHART_VERSION=$(. "$(dirname "${BASH_SOURCE[0]}")/k8s-versions.env" && echo "$ORIGINAL_OPERATOR_VERSION")
+original_chart() {
+  local dir=$CACHE/original-chart/$ORIGINAL_CHART_VERSION
+  if [ -s "$dir/values.yaml" ]; then
+    echo "[test-deps] the original chart's values.yaml: $dir/values.yaml" >&2
+    return 0
+  fi
+  local src
+  src=$(PATH=$PATH:/usr/local/go/bin GOFLAGS=-mod=mod go mod download -json \
+    "github.com/NVIDIA/gpu-operator@$ORIGINAL_CHART_VERSION" 2>/dev/null |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  if [ -n "$src" ] && [ -s "$src/deployments/gpu-operator/values.yaml" ]; then
+    mkdir -p "$dir" && cp "$src/deployments/gpu-operator/values.yaml" "$dir/values.yaml.tmp" &&
+      mv -f "$dir/values.yaml.tmp" "$dir/values.yaml"
+    echo "[test-deps] the original chart's values.yaml: $dir/values.yaml" >&2
+  else
+    echo "[test-deps] WARNING: could not download github.com/NVIDIA/gpu-operator@$ORIGINAL_CHART_VERSION; the tests of its values.yaml will skip (fail under CI=true)" >&2
+  fi
+}
+
 nvml
 prometheus
 cdi_schema
+original_chart
 containerd_debian
 "$(dirname "${BASH_SOURCE[0]}")/containerd-binaries.sh" >&2 || true

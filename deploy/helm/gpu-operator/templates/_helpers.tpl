@@ -109,6 +109,13 @@ draDriver keys only a GPUCluster has. Args: (dict "key" section-name "v" section
 {{- toYaml $v -}}
 {{- end -}}
 
+{{/* "true" when the NodeFeatureRule is rendered: asked for, and NFD's CRD will be there. */}}
+{{- define "gpu-operator.nodeFeatureRules" -}}
+{{- if and .Values.nfd.nodefeaturerules (or .Values.nfd.enabled (.Capabilities.APIVersions.Has "nfd.k8s-sigs.io/v1alpha1/NodeFeatureRule")) -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{/*
 The values of the original chart this chart accepts but does not act on, set to something that
 would make the original act: one "path: what happens here instead" line each. NOTES.txt prints
@@ -121,11 +128,8 @@ which the operator reports in its IgnoredFields condition.
 {{- if (dig "openshift" false (default dict $v.platform)) -}}
 {{- $out = append $out "platform.openshift: OpenShift (SCCs, the Driver Toolkit, the cluster proxy) is not supported; the chart installs as on any cluster" -}}
 {{- end -}}
-{{- if $v.nfd.enabled -}}
-{{- $out = append $out "nfd.enabled: Node Feature Discovery is not deployed by this chart (node-feature-discovery values are unused); where no NFD runs, the operator deploys its pci-discovery, which finds the GPU nodes (NFD's OS and kernel labels, used for per-OS driver images, are not written)" -}}
-{{- end -}}
-{{- if (dig "nodefeaturerules" false $v.nfd) -}}
-{{- $out = append $out "nfd.nodefeaturerules: no NodeFeatureRule is rendered (the gdrcopy, GDS and peermem capable labels need NFD)" -}}
+{{- if and (dig "nodefeaturerules" false $v.nfd) (not (include "gpu-operator.nodeFeatureRules" .)) -}}
+{{- $out = append $out "nfd.nodefeaturerules: the NodeFeatureRule nvidia-kernel-modules is not rendered: no NFD (nfd.enabled is false and the cluster has no nfd.k8s-sigs.io/v1alpha1 NodeFeatureRule kind)" -}}
 {{- end -}}
 {{- if $v.operator.cleanupCRD -}}
 {{- $out = append $out "operator.cleanupCRD: the CRDs stay after helm uninstall (Helm never deletes a chart's crds/); delete them with kubectl" -}}

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code helm install} into a real API server with a values file that sets every value path of
- * NVIDIA's chart ({@link OriginalValuePaths}), and with the original's own values.yaml where {@code
- * -Dgpu-operator.original.values} names it: the release is deployed (the API server accepted every
- * object, the ClusterPolicy included), and the policy lists what is not supported.
+ * NVIDIA's chart ({@link OriginalValuePaths}), and with the original's own values.yaml ({@link
+ * OriginalValuePaths#originalValuesFile}): the release is deployed (the API server accepted every
+ * object, the ClusterPolicy and the node-feature-discovery subchart included), and the policy lists
+ * what is not supported.
  */
 class ChartOriginalValuesIT {
   private static ControlPlane cp;
@@ -39,10 +40,7 @@ class ChartOriginalValuesIT {
     Path all = dir.resolve("all-paths.yaml");
     Files.writeString(all, OriginalValuePaths.valuesFile(OriginalValuePaths.all()));
     installAndUninstall(all);
-    String original = System.getProperty("gpu-operator.original.values");
-    if (original != null && !original.isBlank()) {
-      installAndUninstall(Path.of(original));
-    }
+    installAndUninstall(OriginalValuePaths.originalValuesFile());
   }
 
   private static void installAndUninstall(Path values) {
@@ -58,9 +56,32 @@ class ChartOriginalValuesIT {
     assertThat(release.getStatus()).as(values.toString()).isEqualTo("deployed");
     ClusterPolicy policy =
         cp.client().resources(ClusterPolicy.class).withName("cluster-policy").get();
-    assertThat(policy.getMetadata().getAnnotations().get(IgnoredFields.UNSUPPORTED_VALUES))
-        .contains("nfd.enabled: ");
+    // The original's own file sets nothing unsupported: then the chart writes no annotation at all.
+    String unsupported =
+        policy.getMetadata().getAnnotations() == null
+            ? null
+            : policy.getMetadata().getAnnotations().get(IgnoredFields.UNSUPPORTED_VALUES);
+    assertThat(unsupported == null ? "" : unsupported).doesNotContain("nfd.");
+    // nfd.enabled (the original's default): the NFD subchart's CRDs and workloads went in too.
+    assertThat(
+            cp.client()
+                .apps()
+                .daemonSets()
+                .inNamespace(HelmChart.NAMESPACE)
+                .withName(HelmChart.RELEASE + "-node-feature-discovery-worker")
+                .get())
+        .isNotNull();
+    assertThat(
+            cp.client()
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName("nodefeaturerules.nfd.k8s-sigs.io")
+                .get())
+        .isNotNull();
+    // No kubelet runs NFD's post-delete clean-up Job here: helm would wait for it in vain.
     Helm.uninstall(HelmChart.RELEASE)
+        .noHooks()
         .withNamespace(HelmChart.NAMESPACE)
         .withKubeConfig(cp.kubeconfig())
         .call();

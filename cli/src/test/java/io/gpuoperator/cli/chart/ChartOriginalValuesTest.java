@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * once; the values this chart implements work as there (ConfigMaps from {@code config.create},
  * {@code operator.env}, the logging flags, {@code gpuPodDeletion}, the NVIDIADriver and GPUCluster
  * resources); those it does not are listed on the ClusterPolicy for the operator's IgnoredFields
- * condition. With {@code -Dgpu-operator.original.values=<file>} the original's own values.yaml is
+ * condition. The original's own values.yaml ({@link OriginalValuePaths#originalValuesFile}) is
  * rendered as it is too.
  */
 class ChartOriginalValuesTest {
@@ -58,21 +58,20 @@ class ChartOriginalValuesTest {
     var objects = HelmChart.objects(HelmChart.template(values, Map.of()));
     ClusterPolicy policy = policy(objects);
     assertThat(policy.getSpec().driver.upgradePolicy.podDeletion.timeoutSeconds).isEqualTo(300);
+    assertNfdDeployed(objects);
     assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED))
-        .contains("nfd.enabled: ")
-        .contains("\nnameOverride: ")
+        .doesNotContain("nfd.")
+        .contains("nameOverride: ")
         .contains("\nfullnameOverride: ");
   }
 
   /** The original's values.yaml itself, where CI has it (the original's Go module). */
   @Test
   void theOriginalsValuesFileRendersAsItIs() {
-    String file = System.getProperty("gpu-operator.original.values");
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        file != null && !file.isBlank(), "-Dgpu-operator.original.values not set");
-    var objects = HelmChart.objects(HelmChart.template(Path.of(file), Map.of()));
+    var objects =
+        HelmChart.objects(HelmChart.template(OriginalValuePaths.originalValuesFile(), Map.of()));
     ClusterPolicy policy = policy(objects);
-    assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED)).contains("nfd.enabled: ");
+    assertNfdDeployed(objects);
     assertThat(policy.getSpec().driver.upgradePolicy.podDeletion).isNotNull();
   }
 
@@ -284,12 +283,82 @@ class ChartOriginalValuesTest {
                         "operator.cleanupCRD", "true"))));
     assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED).split("\n"))
         .extracting(l -> l.substring(0, l.indexOf(':')))
-        .containsExactly(
-            "platform.openshift",
-            "nfd.enabled",
-            "nfd.nodefeaturerules",
-            "operator.cleanupCRD",
-            "operator.upgradeCRD");
+        .containsExactly("platform.openshift", "operator.cleanupCRD", "operator.upgradeCRD");
+  }
+
+  /** NFD as the original ships it: off by default here, the subchart with nfd.enabled. */
+  @Test
+  void nfdEnabledDeploysTheSubchartAndNodeFeatureRulesNeedIt() {
+    var plain = HelmChart.objects(HelmChart.template(Map.of()));
+    assertThat(plain)
+        .noneMatch(o -> o.getMetadata().getName().contains("node-feature-discovery"))
+        .noneMatch(o -> o.getKind().equals("NodeFeatureRule"));
+
+    var nfd = HelmChart.objects(HelmChart.template(Map.of("nfd.enabled", "true")));
+    assertNfdDeployed(nfd);
+    assertThat(nfd).noneMatch(o -> o.getKind().equals("NodeFeatureRule"));
+
+    // Asked for without NFD (and no NFD CRD on the cluster): reported, not an unknown kind.
+    var alone = HelmChart.objects(HelmChart.template(Map.of("nfd.nodefeaturerules", "true")));
+    assertThat(alone).noneMatch(o -> o.getKind().equals("NodeFeatureRule"));
+    assertThat(policy(alone).getMetadata().getAnnotations().get(UNSUPPORTED))
+        .startsWith("nfd.nodefeaturerules: ");
+
+    var both =
+        HelmChart.objects(
+            HelmChart.template(Map.of("nfd.enabled", "true", "nfd.nodefeaturerules", "true")));
+    assertThat(policy(both).getMetadata().getAnnotations()).isNullOrEmpty();
+    GenericKubernetesResource rule =
+        HelmChart.find(both, "NodeFeatureRule", "nvidia-kernel-modules");
+    Map<String, String> labelByModule = new java.util.TreeMap<>();
+    for (Object r :
+        (List<?>) ((Map<?, ?>) rule.getAdditionalProperties().get("spec")).get("rules")) {
+      Map<?, ?> ruleMap = (Map<?, ?>) r;
+      Map<?, ?> match = (Map<?, ?>) ((List<?>) ruleMap.get("matchFeatures")).get(0);
+      assertThat(match.get("feature")).isEqualTo("kernel.loadedmodule");
+      String module =
+          (String) ((Map<?, ?>) match.get("matchExpressions")).keySet().iterator().next();
+      Map<?, ?> labels = (Map<?, ?>) ruleMap.get("labels");
+      assertThat(List.copyOf(labels.values())).isEqualTo(List.of("true"));
+      labelByModule.put(module, (String) labels.keySet().iterator().next());
+    }
+    assertThat(labelByModule)
+        .containsExactlyEntriesOf(
+            new java.util.TreeMap<>(
+                Map.of(
+                    "gdrdrv", "nvidia.com/gdrcopy.capable",
+                    "nvidia_fs", "nvidia.com/gds.capable",
+                    "nvidia_peermem", "nvidia.com/peermem.capable")));
+  }
+
+  /**
+   * The node-feature-discovery subchart rendered as the original configures it: master, worker and
+   * gc; the worker on GPU nodes (tolerating nvidia.com/gpu) reporting PCI display and network
+   * classes by vendor; the master taking nvidia.com labels.
+   */
+  private static void assertNfdDeployed(List<GenericKubernetesResource> objects) {
+    String prefix = HelmChart.RELEASE + "-node-feature-discovery-";
+    var worker =
+        HelmChart.convert(
+            HelmChart.find(objects, "DaemonSet", prefix + "worker"),
+            io.fabric8.kubernetes.api.model.apps.DaemonSet.class);
+    assertThat(worker.getSpec().getTemplate().getSpec().getTolerations())
+        .anySatisfy(t -> assertThat(t.getKey()).isEqualTo("nvidia.com/gpu"));
+    HelmChart.find(objects, "Deployment", prefix + "master");
+    HelmChart.find(objects, "Deployment", prefix + "gc");
+    ConfigMap workerConf =
+        HelmChart.convert(
+            HelmChart.find(objects, "ConfigMap", prefix + "worker-conf"), ConfigMap.class);
+    assertThat(workerConf.getData().values().iterator().next())
+        .contains("deviceClassWhitelist")
+        .contains("\"0302\"")
+        .contains("deviceLabelFields");
+    ConfigMap masterConf =
+        HelmChart.convert(
+            HelmChart.find(objects, "ConfigMap", prefix + "master-conf"), ConfigMap.class);
+    assertThat(masterConf.getData().values().iterator().next())
+        .contains("extraLabelNs")
+        .contains("nvidia.com");
   }
 
   private static Map<String, String> operatorEnv(Map<String, Object> set) {

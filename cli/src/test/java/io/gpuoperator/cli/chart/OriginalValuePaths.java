@@ -3,6 +3,7 @@ package io.gpuoperator.cli.chart;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.gpuoperator.sim.controlplane.K8sVersions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -23,6 +24,29 @@ record OriginalValuePaths(String path, String type, JsonNode value, String sourc
       Path.of("src", "test", "resources", "chart", "original-value-paths.tsv");
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final YAMLMapper YAML = new YAMLMapper();
+
+  /**
+   * NVIDIA's own values.yaml at the pinned version: {@code -Dgpu-operator.original.values}, else
+   * where {@code scripts/test-deps.sh} caches it. Without it the test skips on a developer's
+   * machine and fails under {@code CI=true}, so a missing install step cannot hide behind a green
+   * run.
+   */
+  static Path originalValuesFile() {
+    String property = System.getProperty("gpu-operator.original.values", "");
+    Path file =
+        property.isBlank()
+            ? K8sVersions.cacheRoot()
+                .resolve("original-chart")
+                .resolve(K8sVersions.ORIGINAL_OPERATOR)
+                .resolve("values.yaml")
+            : Path.of(property);
+    String missing = file + " is missing: run scripts/test-deps.sh (its original_chart step)";
+    if (!Files.isRegularFile(file) && "true".equals(System.getenv("CI"))) {
+      throw new AssertionError(missing + " (CI=true: a missing test dependency is a failure)");
+    }
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(file), missing);
+    return file;
+  }
 
   static List<OriginalValuePaths> all() {
     try {

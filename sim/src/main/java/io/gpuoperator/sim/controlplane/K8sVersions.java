@@ -22,16 +22,27 @@ public final class K8sVersions {
   /** The etcd release, e.g. "v3.6.16". */
   public static final String ETCD = PINNED.getProperty("ETCD_VERSION");
 
+  /**
+   * The version of NVIDIA's gpu-operator Go module the tests compare against (its chart's values,
+   * its operator), a pseudo-version because the module proxy serves no tag of it.
+   */
+  public static final String ORIGINAL_OPERATOR = PINNED.getProperty("ORIGINAL_OPERATOR_VERSION");
+
   private K8sVersions() {}
 
-  /** Where {@code scripts/k8s-binaries.sh} caches the binaries of these versions by default. */
-  public static Path cacheBinDir() {
+  /** The test-dependency cache, {@code $XDG_CACHE_HOME/gpu-operator} or ~/.cache/gpu-operator. */
+  public static Path cacheRoot() {
     String xdg = System.getenv("XDG_CACHE_HOME");
     Path cache =
         xdg != null && !xdg.isBlank()
             ? Paths.get(xdg)
             : Paths.get(System.getProperty("user.home"), ".cache");
-    return cache.resolve("gpu-operator/k8s/" + KUBERNETES + "-etcd" + ETCD + "/bin");
+    return cache.resolve("gpu-operator");
+  }
+
+  /** Where {@code scripts/k8s-binaries.sh} caches the binaries of these versions by default. */
+  public static Path cacheBinDir() {
+    return cacheRoot().resolve("k8s/" + KUBERNETES + "-etcd" + ETCD + "/bin");
   }
 
   private static Properties load() {
@@ -44,7 +55,7 @@ public final class K8sVersions {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    for (String key : new String[] {"K8S_VERSION", "ETCD_VERSION"}) {
+    for (String key : new String[] {"K8S_VERSION", "ETCD_VERSION", "ORIGINAL_OPERATOR_VERSION"}) {
       if (p.getProperty(key, "").isBlank()) {
         throw new IllegalStateException(RESOURCE + " lacks " + key);
       }
