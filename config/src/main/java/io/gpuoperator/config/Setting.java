@@ -123,6 +123,14 @@ public final class Setting<T> {
         });
   }
 
+  /**
+   * The default, shown by help as the setting's own text for it ({@link #text}), so the value is
+   * written once.
+   */
+  public Setting<T> orElse(T value) {
+    return orElse(Objects.requireNonNull(value, "default"), null);
+  }
+
   /** A default described in words (e.g. "the driver root"), computed by the caller when null. */
   public Setting<T> orElseDescribed(String shown) {
     return orElse(null, shown);
@@ -189,6 +197,9 @@ public final class Setting<T> {
 
   /** The default as help shows it, or null for none. */
   public String defaultText() {
+    if (parts.defaultText == null && parts.defaultValue != null) {
+      return text(parts.defaultValue);
+    }
     return parts.defaultText;
   }
 

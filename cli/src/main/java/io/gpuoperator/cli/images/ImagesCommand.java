@@ -63,7 +63,7 @@ public class ImagesCommand implements Callable<Integer> {
    * resource.k8s.io/v1}, the Prometheus operator installed.
    */
   public static final ClusterFacts FACTS =
-      new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu24.04", List.of(), Map.of());
+      new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu24.04");
 
   /** The images of the operator and of every operand the values enable, sorted. */
   public static Set<String> images(ChartValues chart, Set<String> agents) {

@@ -69,16 +69,16 @@ public class SimulateCommand implements Callable<Integer> {
       Setting.of("--mig-strategy", Parse.oneOf("MIG strategy", List.of("none", "single", "mixed")))
           .label("none|single|mixed")
           .help("The MIG strategy of the default policy.")
-          .orElse("single", "single");
+          .orElse("single");
   static final Setting<Path> KUBECONFIG_OUT =
       Setting.of("--kubeconfig-out", Parse::path)
           .label("FILE")
           .help("Where the cluster's admin kubeconfig is written while it runs (mode 0600).")
-          .orElse(Path.of("simulate.kubeconfig"), "simulate.kubeconfig");
+          .orElse(Path.of("simulate.kubeconfig"));
   static final Setting<Boolean> UNTIL_READY =
       Setting.bool("--until-ready")
           .help("Exit 0 once ready, 1 with the reasons after --timeout.")
-          .orElse(false, "false");
+          .orElse(false);
   static final Setting<Duration> TIMEOUT =
       Setting.of("--timeout", Parse.duration(Duration.ofSeconds(1), Duration.ofHours(24)))
           .label("DURATION")
@@ -88,7 +88,7 @@ public class SimulateCommand implements Callable<Integer> {
       Setting.bool("--dry-run")
           .help(
               "Check every input (flags, cluster file, MIG layouts, policy) and exit; start nothing.")
-          .orElse(false, "false");
+          .orElse(false);
   static final Setting<Duration> GRACE =
       Setting.of(
               "--node-monitor-grace-period",
@@ -102,7 +102,7 @@ public class SimulateCommand implements Callable<Integer> {
           .help(
               "Run the operator in node-agents mode (NODE_AGENTS=true): our long-running node"
                   + " agents in one nvidia-node-agents DaemonSet.")
-          .orElse(false, "false");
+          .orElse(false);
 
   static final Setting<Boolean> WITHOUT_OPERATOR =
       Setting.bool("--without-operator")
@@ -110,7 +110,7 @@ public class SimulateCommand implements Callable<Integer> {
               "Start no operator and apply no ClusterPolicy (the CRDs and the namespace are"
                   + " installed): for helm install of the chart, whose operator pods the simulated"
                   + " nodes run.")
-          .orElse(false, "false");
+          .orElse(false);
 
   /** The options, declared once above. */
   public static final class Options extends SettingOptions {

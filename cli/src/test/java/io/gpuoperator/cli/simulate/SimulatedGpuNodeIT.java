@@ -3,6 +3,8 @@ package io.gpuoperator.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -36,6 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SimulatedGpuNodeIT {
   static final String NODE = "dp-h100";
+  static final String VALIDATOR_IMAGE =
+      "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0";
   static ControlPlane cp;
   static KubernetesClient admin;
   static SimulatedCluster cluster;
@@ -72,24 +76,11 @@ class SimulatedGpuNodeIT {
   @Test
   @Order(1)
   void inProcessDevicePluginAdvertisesTheNodesGpus() {
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("nvidia-device-plugin")
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(NODE)
-                .addNewContainer()
-                .withName("nvidia-device-plugin")
-                .withImage(OperandImages.projectImage())
-                .withArgs("device-plugin")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
+    createPod(
+        "nvidia-device-plugin",
+        container("nvidia-device-plugin", OperandImages.projectImage())
+            .withArgs("device-plugin")
+            .build());
     await()
         .atMost(Duration.ofSeconds(40))
         .untilAsserted(() -> assertThat(gpus("allocatable")).isEqualTo("8"));
@@ -99,24 +90,11 @@ class SimulatedGpuNodeIT {
   @Test
   @Order(2)
   void inProcessFeatureDiscoveryLabelsTheNode() {
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("gpu-feature-discovery")
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(NODE)
-                .addNewContainer()
-                .withName("gpu-feature-discovery")
-                .withImage("nvcr.io/nvidia/k8s-device-plugin:v0.17.1")
-                .withArgs("feature-discovery")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
+    createPod(
+        "gpu-feature-discovery",
+        container("gpu-feature-discovery", "nvcr.io/nvidia/k8s-device-plugin:v0.17.1")
+            .withArgs("feature-discovery")
+            .build());
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -135,54 +113,29 @@ class SimulatedGpuNodeIT {
   void nodeComesUpInOrderThroughTheValidatorChain() {
     // The shapes the operator renders: driver, toolkit (waits for the driver), and the
     // operator-validator's init chain driver, toolkit, cuda, plugin, all with WITH_WAIT.
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("nvidia-operator-validator")
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(NODE)
-                .withInitContainers(
-                    validation("driver"),
-                    validation("toolkit"),
-                    validation("cuda"),
-                    validation("plugin"))
-                .addNewContainer()
-                .withName("nvidia-operator-validator")
-                .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
-                .withCommand("sh", "-c")
-                .withArgs("echo all validations are successful; while true; do sleep 86400; done")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("nvidia-container-toolkit")
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(NODE)
-                .withInitContainers(validation("driver"))
-                .addNewContainer()
-                .withName("nvidia-container-toolkit-ctr")
-                .withImage("nvcr.io/nvidia/k8s/container-toolkit:v1.17.5-ubuntu20.04")
-                .withCommand("nvidia-toolkit")
-                // As the operator's DaemonSet: CDI on, as the validator expects by default.
-                .addNewEnv()
-                .withName("CDI_ENABLED")
-                .withValue("true")
-                .endEnv()
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
+    createPod(
+        "nvidia-operator-validator",
+        container("nvidia-operator-validator", VALIDATOR_IMAGE)
+            .withCommand("sh", "-c")
+            .withArgs("echo all validations are successful; while true; do sleep 86400; done")
+            .build(),
+        validation("driver"),
+        validation("toolkit"),
+        validation("cuda"),
+        validation("plugin"));
+    createPod(
+        "nvidia-container-toolkit",
+        container(
+                "nvidia-container-toolkit-ctr",
+                "nvcr.io/nvidia/k8s/container-toolkit:v1.17.5-ubuntu20.04")
+            .withCommand("nvidia-toolkit")
+            // As the operator's DaemonSet: CDI on, as the validator expects by default.
+            .addNewEnv()
+            .withName("CDI_ENABLED")
+            .withValue("true")
+            .endEnv()
+            .build(),
+        validation("driver"));
     var validations = cluster.kubelet(NODE).dirs().validations();
     try {
       Thread.sleep(2000);
@@ -190,25 +143,12 @@ class SimulatedGpuNodeIT {
       Thread.currentThread().interrupt();
     }
     assertThat(validations.resolve("driver-ready")).doesNotExist();
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("nvidia-driver")
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(NODE)
-                .addNewContainer()
-                .withName("nvidia-driver-ctr")
-                .withImage("nvcr.io/nvidia/driver:570.124.06-ubuntu22.04")
-                .withCommand("nvidia-driver")
-                .withArgs("init")
-                .endContainer()
-                .endSpec()
-                .build())
-        .create();
+    createPod(
+        "nvidia-driver",
+        container("nvidia-driver-ctr", "nvcr.io/nvidia/driver:570.124.06-ubuntu22.04")
+            .withCommand("nvidia-driver")
+            .withArgs("init")
+            .build());
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
@@ -243,10 +183,31 @@ class SimulatedGpuNodeIT {
         .isEmpty();
   }
 
-  static io.fabric8.kubernetes.api.model.Container validation(String component) {
-    return new io.fabric8.kubernetes.api.model.ContainerBuilder()
-        .withName(component + "-validation")
-        .withImage("nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0")
+  /** A pod on the node, as a DaemonSet's would be: placed there, not scheduled. */
+  static void createPod(String name, Container main, Container... init) {
+    admin
+        .pods()
+        .inNamespace(ns)
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(NODE)
+                .withInitContainers(init)
+                .withContainers(main)
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  static ContainerBuilder container(String name, String image) {
+    return new ContainerBuilder().withName(name).withImage(image);
+  }
+
+  static Container validation(String component) {
+    return container(component + "-validation", VALIDATOR_IMAGE)
         .withArgs("validator", "--component", component)
         .addNewEnv()
         .withName("WITH_WAIT")

@@ -25,7 +25,7 @@ class CommandLinesTest {
           .help("How MIG devices are advertised.")
           .orElse("none", "none");
   static final Setting<Boolean> ONESHOT =
-      Setting.bool("--oneshot").help("Label once and exit.").orElse(false, "false");
+      Setting.bool("--oneshot").help("Label once and exit.").orElse(false);
   static final Setting<String> OUT =
       Setting.string("--output-file").alias("-o").label("FILE").help("Out.");
 
@@ -103,6 +103,15 @@ class CommandLinesTest {
     out.getBuffer().setLength(0);
     assertThat(cl.execute("agent", "-V")).isZero();
     assertThat(out.toString()).contains("top 1.0");
+  }
+
+  @Test
+  void aDefaultGivenAsAValueAloneIsShownAsTheSettingsTextForIt() {
+    assertThat(ONESHOT.defaultText()).isEqualTo("false");
+    // The text is the formatter's, even one set after the default.
+    Setting<Integer> n = Setting.of("--n", Parse.integer(0, 9)).orElse(3).format(v -> v + " GPUs");
+    assertThat(n.defaultText()).isEqualTo("3 GPUs");
+    assertThat(n.defaultValue()).isEqualTo(3);
   }
 
   @Test

@@ -56,7 +56,7 @@ public final class NodeAgentOptions {
           .env("GPU_BACKEND")
           .label("nvml|simulated")
           .help("GPU backend: NVML (real GPUs) or simulated (needs --node-profile).")
-          .orElse("nvml", "nvml");
+          .orElse("nvml");
 
   /** The simulated node: a built-in profile name or a YAML file. */
   public static final Setting<String> NODE_PROFILE =

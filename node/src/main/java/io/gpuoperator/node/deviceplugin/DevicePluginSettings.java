@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * Everything the device plugin acts on, resolved from flags, environment and config file (in that
@@ -66,14 +67,14 @@ public record DevicePluginSettings(
           .env("FAIL_ON_INIT_ERROR")
           .field("flags.failOnInitError")
           .help("Exit when the GPUs cannot be read, instead of waiting with no resources.")
-          .orElse(true, "true");
+          .orElse(true);
   public static final Setting<Path> DRIVER_ROOT =
       Setting.of("--nvidia-driver-root", Parse::path)
           .env("NVIDIA_DRIVER_ROOT")
           .field("flags.nvidiaDriverRoot")
           .label("DIR")
           .help("Where the driver is installed on the host.")
-          .orElse(Path.of("/"), "/");
+          .orElse(Path.of("/"));
   public static final Setting<Path> DEV_ROOT =
       Setting.of("--nvidia-dev-root", Parse::path)
           .env("NVIDIA_DEV_ROOT")
@@ -86,7 +87,7 @@ public record DevicePluginSettings(
           .env("PASS_DEVICE_SPECS")
           .field("flags.plugin.passDeviceSpecs")
           .help("Add the device nodes to Allocate answers.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<List<DeviceListStrategy>> DEVICE_LIST_STRATEGY =
       Setting.of("--device-list-strategy", DevicePluginSettings::strategies)
           .env("DEVICE_LIST_STRATEGY")
@@ -108,7 +109,7 @@ public record DevicePluginSettings(
           .field("flags.plugin.cdiAnnotationPrefix")
           .label("PREFIX")
           .help("Prefix of the CDI annotation keys (a DNS subdomain and '/').")
-          .orElse("cdi.k8s.io/", "cdi.k8s.io/");
+          .orElse("cdi.k8s.io/");
   public static final Setting<AllocationPolicy> ALLOCATION_POLICY =
       Setting.of("--shared-devices-allocation-policy", AllocationPolicy::parse)
           .env("SHARED_DEVICES_ALLOCATION_POLICY")
@@ -123,27 +124,23 @@ public record DevicePluginSettings(
           .label("DIR")
           .help("Host directory of the MPS daemons' pipes and shared memory.");
   public static final Setting<Boolean> GDRCOPY_ENABLED =
-      Setting.bool(null)
-          .env("GDRCOPY_ENABLED")
-          .field("flags.gdrcopyEnabled")
-          .orElse(false, "false");
+      Setting.bool(null).env("GDRCOPY_ENABLED").field("flags.gdrcopyEnabled").orElse(false);
   public static final Setting<Boolean> GDS_ENABLED =
-      Setting.bool(null).env("GDS_ENABLED").field("flags.gdsEnabled").orElse(false, "false");
+      Setting.bool(null).env("GDS_ENABLED").field("flags.gdsEnabled").orElse(false);
   public static final Setting<Boolean> MOFED_ENABLED =
-      Setting.bool(null).env("MOFED_ENABLED").field("flags.mofedEnabled").orElse(false, "false");
+      Setting.bool(null).env("MOFED_ENABLED").field("flags.mofedEnabled").orElse(false);
   public static final Setting<Path> KUBELET_SOCKET =
       Setting.of("--kubelet-socket", Parse::path)
           .env("KUBELET_SOCKET")
           .label("FILE")
           .help("The kubelet's registration socket.")
-          .orElse(
-              Path.of(DevicePluginConstants.KUBELET_SOCKET), DevicePluginConstants.KUBELET_SOCKET);
+          .orElse(Path.of(DevicePluginConstants.KUBELET_SOCKET));
   public static final Setting<Path> CDI_SPEC_DIR =
       Setting.of("--cdi-spec-dir", Parse::path)
           .env("CDI_SPEC_DIR")
           .label("DIR")
           .help("Where the plugin writes its CDI spec when a CDI strategy is used.")
-          .orElse(Path.of("/var/run/cdi"), "/var/run/cdi");
+          .orElse(Path.of("/var/run/cdi"));
   public static final Setting<Path> CONFIG_FILE =
       Setting.of("--config-file", Parse::path)
           .env("CONFIG_FILE")
@@ -275,23 +272,9 @@ public record DevicePluginSettings(
     return v;
   }
 
-  /** The original's defaults (no config file, no flags, no env). */
+  /** The original's defaults (no config file, no flags, no env): each setting's own default. */
   public static DevicePluginSettings defaults() {
-    return new DevicePluginSettings(
-        MigStrategy.NONE,
-        true,
-        Path.of("/"),
-        null,
-        List.of(DeviceListStrategy.ENVVAR),
-        DeviceIdStrategy.UUID,
-        false,
-        "cdi.k8s.io/",
-        AllocationPolicy.DISTRIBUTED,
-        Sharing.NONE,
-        null,
-        false,
-        false,
-        false);
+    return resolve(Settings.ofEnv(Map.of()), null);
   }
 
   /** True when every device-list strategy is a CDI one (then no env, mounts or device specs). */
@@ -301,59 +284,84 @@ public record DevicePluginSettings(
 
   /** A copy with another sharing section. */
   public DevicePluginSettings withSharing(Sharing s) {
-    return new DevicePluginSettings(
-        migStrategy,
-        failOnInitError,
-        driverRoot,
-        devRoot,
-        deviceListStrategies,
-        deviceIdStrategy,
-        passDeviceSpecs,
-        cdiAnnotationPrefix,
-        allocationPolicy,
-        s,
-        mpsRoot,
-        gdrcopyEnabled,
-        gdsEnabled,
-        mofedEnabled);
+    return with(c -> c.sharing = s);
   }
 
   /** A copy with another MIG strategy. */
   public DevicePluginSettings withMigStrategy(MigStrategy m) {
-    return new DevicePluginSettings(
-        m,
-        failOnInitError,
-        driverRoot,
-        devRoot,
-        deviceListStrategies,
-        deviceIdStrategy,
-        passDeviceSpecs,
-        cdiAnnotationPrefix,
-        allocationPolicy,
-        sharing,
-        mpsRoot,
-        gdrcopyEnabled,
-        gdsEnabled,
-        mofedEnabled);
+    return with(c -> c.migStrategy = m);
   }
 
   /** A copy with other device-list strategies, ID strategy and device-spec setting. */
   public DevicePluginSettings withDeviceList(
       List<DeviceListStrategy> strategies, DeviceIdStrategy ids, boolean specs) {
-    return new DevicePluginSettings(
-        migStrategy,
-        failOnInitError,
-        driverRoot,
-        devRoot,
-        strategies,
-        ids,
-        specs,
-        cdiAnnotationPrefix,
-        allocationPolicy,
-        sharing,
-        mpsRoot,
-        gdrcopyEnabled,
-        gdsEnabled,
-        mofedEnabled);
+    return with(
+        c -> {
+          c.deviceListStrategies = strategies;
+          c.deviceIdStrategy = ids;
+          c.passDeviceSpecs = specs;
+        });
+  }
+
+  private DevicePluginSettings with(Consumer<Copy> change) {
+    Copy c = new Copy(this);
+    change.accept(c);
+    return c.build();
+  }
+
+  /**
+   * The fields of a copy being changed: the withers name only what they change, so a new field is
+   * added here and in the record, not in every wither.
+   */
+  private static final class Copy {
+    MigStrategy migStrategy;
+    boolean failOnInitError;
+    Path driverRoot;
+    Path devRoot;
+    List<DeviceListStrategy> deviceListStrategies;
+    DeviceIdStrategy deviceIdStrategy;
+    boolean passDeviceSpecs;
+    String cdiAnnotationPrefix;
+    AllocationPolicy allocationPolicy;
+    Sharing sharing;
+    Path mpsRoot;
+    boolean gdrcopyEnabled;
+    boolean gdsEnabled;
+    boolean mofedEnabled;
+
+    Copy(DevicePluginSettings s) {
+      migStrategy = s.migStrategy;
+      failOnInitError = s.failOnInitError;
+      driverRoot = s.driverRoot;
+      devRoot = s.devRoot;
+      deviceListStrategies = s.deviceListStrategies;
+      deviceIdStrategy = s.deviceIdStrategy;
+      passDeviceSpecs = s.passDeviceSpecs;
+      cdiAnnotationPrefix = s.cdiAnnotationPrefix;
+      allocationPolicy = s.allocationPolicy;
+      sharing = s.sharing;
+      mpsRoot = s.mpsRoot;
+      gdrcopyEnabled = s.gdrcopyEnabled;
+      gdsEnabled = s.gdsEnabled;
+      mofedEnabled = s.mofedEnabled;
+    }
+
+    DevicePluginSettings build() {
+      return new DevicePluginSettings(
+          migStrategy,
+          failOnInitError,
+          driverRoot,
+          devRoot,
+          deviceListStrategies,
+          deviceIdStrategy,
+          passDeviceSpecs,
+          cdiAnnotationPrefix,
+          allocationPolicy,
+          sharing,
+          mpsRoot,
+          gdrcopyEnabled,
+          gdsEnabled,
+          mofedEnabled);
+    }
   }
 }

@@ -57,19 +57,19 @@ public record DiscoverySettings(
           .env("GFD_FAIL_ON_INIT_ERROR")
           .field("flags.failOnInitError")
           .help("Exit when the GPU backend cannot start; false labels without GPUs.")
-          .orElse(true, "true");
+          .orElse(true);
   public static final Setting<Boolean> ONESHOT =
       Setting.bool("--oneshot")
           .env("GFD_ONESHOT")
           .field("flags.gfd.oneshot")
           .help("Label once and exit.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<Boolean> NO_TIMESTAMP =
       Setting.bool("--no-timestamp")
           .env("GFD_NO_TIMESTAMP")
           .field("flags.gfd.noTimestamp")
           .help("Leave out nvidia.com/gfd.timestamp.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<Duration> SLEEP_INTERVAL =
       Setting.of("--sleep-interval", Parse.duration(Duration.ofSeconds(1), GoDuration.INFINITE))
           .env("GFD_SLEEP_INTERVAL")
@@ -102,7 +102,7 @@ public record DiscoverySettings(
           .env("GFD_USE_NODE_FEATURE_API")
           .field("flags.useNodeFeatureAPI")
           .help("Publish NodeFeature objects; false writes the feature file.")
-          .orElse(true, "true");
+          .orElse(true);
   public static final Setting<String> OUTPUT =
       Setting.of(
               "--output",
@@ -118,7 +118,7 @@ public record DiscoverySettings(
           .env("POD_NAMESPACE")
           .label("NS")
           .help("Namespace of the NodeFeature object.")
-          .orElse("default", "default");
+          .orElse("default");
   public static final Setting<Path> SYSFS_ROOT =
       Setting.of("--sysfs-root", Parse::path)
           .env("GFD_SYSFS_ROOT")

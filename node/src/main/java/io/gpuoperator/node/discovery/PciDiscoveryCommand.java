@@ -47,14 +47,14 @@ public class PciDiscoveryCommand implements Callable<Integer> {
           .env("PCI_SYSFS_ROOT")
           .label("DIR")
           .help("sysfs root whose bus/pci/devices is read.")
-          .orElse(Path.of("/sys"), "/sys");
+          .orElse(Path.of("/sys"));
 
   /** Label once and exit. */
   public static final Setting<Boolean> ONESHOT =
       Setting.bool("--oneshot")
           .env("PCI_DISCOVERY_ONESHOT")
           .help("Label once and exit instead of waiting to be stopped.")
-          .orElse(false, "false");
+          .orElse(false);
 
   /** The options: the node, the cluster, sysfs. */
   public static final class Options extends SettingOptions {

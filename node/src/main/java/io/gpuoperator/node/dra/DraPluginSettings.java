@@ -75,29 +75,25 @@ public record DraPluginSettings(
           .env(DraNames.ENV_REGISTRAR_DIR)
           .label("DIR")
           .help("The kubelet's plugin-registration directory.")
-          .orElse(
-              Path.of(DraConstants.KUBELET_ROOT, DraConstants.PLUGINS_REGISTRY_DIR),
-              DraConstants.KUBELET_ROOT + "/" + DraConstants.PLUGINS_REGISTRY_DIR);
+          .orElse(Path.of(DraConstants.KUBELET_ROOT, DraConstants.PLUGINS_REGISTRY_DIR));
   public static final Setting<Path> PLUGINS_DIR =
       Setting.of("--kubelet-plugins-directory-path", DraPluginSettings::absolute)
           .env(DraNames.ENV_PLUGINS_DIR)
           .label("DIR")
           .help("The kubelet's plugin directory (socket and checkpoint go below it).")
-          .orElse(
-              Path.of(DraConstants.KUBELET_ROOT, DraConstants.PLUGINS_DIR),
-              DraConstants.KUBELET_ROOT + "/" + DraConstants.PLUGINS_DIR);
+          .orElse(Path.of(DraConstants.KUBELET_ROOT, DraConstants.PLUGINS_DIR));
   public static final Setting<Path> CDI_ROOT =
       Setting.of("--cdi-root", DraPluginSettings::absolute)
           .env(DraNames.ENV_CDI_ROOT)
           .label("DIR")
           .help("Where the claims' CDI specs are written.")
-          .orElse(Path.of("/var/run/cdi"), "/var/run/cdi");
+          .orElse(Path.of("/var/run/cdi"));
   public static final Setting<Path> DRIVER_ROOT =
       Setting.of("--nvidia-driver-root", DraPluginSettings::absolute)
           .env(DraNames.ENV_NVIDIA_DRIVER_ROOT)
           .label("DIR")
           .help("Where the driver is installed on the host.")
-          .orElse(Path.of("/"), "/");
+          .orElse(Path.of("/"));
   public static final Setting<Path> DEV_ROOT =
       Setting.of("--nvidia-dev-root", DraPluginSettings::absolute)
           .env(DraNames.ENV_NVIDIA_DEV_ROOT)
@@ -109,7 +105,7 @@ public record DraPluginSettings(
           .env(DraNames.ENV_MPS_ROOT)
           .label("DIR")
           .help("Host directory of the claims' MPS pipes.")
-          .orElse(Path.of("/run/nvidia/mps"), "/run/nvidia/mps");
+          .orElse(Path.of("/run/nvidia/mps"));
   public static final Setting<Partitionable> PARTITIONABLE =
       Setting.of(
               "--partitionable-devices",
@@ -129,7 +125,7 @@ public record DraPluginSettings(
           .env("SYSFS_ROOT")
           .label("DIR")
           .help("sysfs, for the GPUs' PCIe roots.")
-          .orElse(Path.of("/sys"), "/sys");
+          .orElse(Path.of("/sys"));
 
   /**
    * The DRA plugin's own settings, in help order; the quiet time after an XID is the device

@@ -88,14 +88,14 @@ public record ExporterSettings(
           .alias("-k")
           .env(ENV_KUBERNETES)
           .help("Label series with the pod, namespace and container holding the device.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<String> GPU_ID_TYPE =
       Setting.of(
               "--kubernetes-gpu-id-type", Parse.oneOf("GPU ID type", List.of("uid", "device-name")))
           .env(ENV_GPU_ID_TYPE)
           .label("uid|device-name")
           .help("How pod-resources names GPUs (both forms are recognised).")
-          .orElse("uid", "uid");
+          .orElse("uid");
   public static final Setting<DeviceSelection> DEVICES =
       Setting.of("--devices", DeviceSelection::parse)
           .alias("-d")
@@ -116,11 +116,10 @@ public record ExporterSettings(
           .help("The kubelet's pod-resources socket.")
           .orElse(Path.of(PodResourcesClient.DEFAULT_SOCKET), PodResourcesClient.DEFAULT_SOCKET);
   public static final Setting<Boolean> NO_HOSTNAME =
-      Setting.bool("--no-hostname").help("Leave out the Hostname label.").orElse(false, "false");
+      Setting.bool("--no-hostname").help("Leave out the Hostname label.").orElse(false);
   public static final Setting<Boolean> POD_LABELS =
-      Setting.bool(null).env(ENV_POD_LABELS).orElse(false, "false");
-  public static final Setting<Boolean> POD_UID =
-      Setting.bool(null).env(ENV_POD_UID).orElse(false, "false");
+      Setting.bool(null).env(ENV_POD_LABELS).orElse(false);
+  public static final Setting<Boolean> POD_UID = Setting.bool(null).env(ENV_POD_UID).orElse(false);
   public static final Setting<String> POD_LABEL_ALLOWLIST =
       Setting.string(null).env(ENV_POD_LABEL_ALLOWLIST);
   public static final Setting<String> HPC_JOB_MAPPING_DIR =

@@ -19,7 +19,7 @@ public final class GpuFaultSettings {
           .help(
               "Report GPU faults as Node conditions (GpuXidError, GpuEccError, GpuNvlinkError,"
                   + " GpuLost, GpuThermal); needs patch on nodes/status.")
-          .orElse(true, "true");
+          .orElse(true);
 
   public static final Setting<Duration> ESCALATION_WINDOW =
       Setting.of(
@@ -49,7 +49,7 @@ public final class GpuFaultSettings {
           .help(
               "Rows remapped for uncorrectable errors from which a GPU has a GpuEccError"
                   + " (RetiredRowsThreshold) until it is replaced; 0: no threshold.")
-          .orElse(60, "60");
+          .orElse(60);
 
   /** Every setting, for the command's options. */
   public static final List<Setting<?>> ALL =

@@ -57,13 +57,13 @@ public class MigManagerCommand implements Callable<Integer> {
       Setting.bool("--with-reboot")
           .env("WITH_REBOOT")
           .help("Reboot the node when a MIG mode change needs a GPU reset that fails.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<Path> HOST_ROOT =
       Setting.of("--host-root", Parse::path)
           .env("HOST_ROOT_MOUNT")
           .label("DIR")
           .help("The host's root: the reboot and the host's systemctl run chrooted there.")
-          .orElse(Path.of("/host"), "/host");
+          .orElse(Path.of("/host"));
   public static final Setting<Path> DRIVER_ROOT =
       Setting.of("--nvidia-driver-root", Parse::path)
           .env("NVIDIA_DRIVER_ROOT", "DRIVER_ROOT")
@@ -71,13 +71,13 @@ public class MigManagerCommand implements Callable<Integer> {
           .help(
               "Where the driver is installed on the host (/ for a host driver); its nvidia-smi"
                   + " resets GPUs, looked up there, below the host root, then in the host root.")
-          .orElse(Path.of("/run/nvidia/driver"), "/run/nvidia/driver");
+          .orElse(Path.of("/run/nvidia/driver"));
   public static final Setting<String> NAMESPACE =
       Setting.of("--namespace", Parse::dnsLabel)
           .env("OPERATOR_NAMESPACE", "POD_NAMESPACE")
           .label("NS")
           .help("Namespace of the GPU client pods paused during a change.")
-          .orElse("gpu-operator", "gpu-operator");
+          .orElse("gpu-operator");
   public static final Setting<Duration> PODS_TIMEOUT =
       Setting.of("--pods-timeout", Parse.duration(Duration.ofSeconds(1), Duration.ofHours(24)))
           .env("MIG_PODS_GONE_TIMEOUT")

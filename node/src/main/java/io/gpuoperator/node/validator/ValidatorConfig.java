@@ -54,7 +54,7 @@ public record ValidatorConfig(
       Setting.bool("--wait")
           .env(ValidatorEnv.WITH_WAIT)
           .help("Wait for the previous step's marker first.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<Path> VALIDATIONS_DIR =
       Setting.of("--validations-dir", Parse::path)
           .env(ValidatorEnv.VALIDATIONS_DIR)
@@ -71,13 +71,13 @@ public record ValidatorConfig(
       Setting.bool("--disable-dev-char-symlink-creation")
           .env(ValidatorEnv.DISABLE_DEV_CHAR_SYMLINK_CREATION)
           .help("Do not link the NVIDIA device nodes under the host's /dev/char.")
-          .orElse(false, "false");
+          .orElse(false);
   public static final Setting<String> RUNTIME =
       Setting.of("--runtime", Parse.oneOf("runtime", List.of("containerd", "crio", "docker")))
           .env(ValidatorEnv.RUNTIME)
           .label("containerd|crio|docker")
           .help("The container runtime the toolkit configured.")
-          .orElse("containerd", "containerd");
+          .orElse("containerd");
   public static final Setting<Path> RUNTIME_CONFIG =
       Setting.of("--runtime-config", Parse::path)
           .env(ValidatorEnv.RUNTIME_CONFIG)
@@ -87,9 +87,9 @@ public record ValidatorConfig(
   public static final Setting<Path> RUNTIME_DROP_IN_CONFIG =
       Setting.of(null, Parse::path).env(ValidatorEnv.RUNTIME_DROP_IN_CONFIG);
   public static final Setting<String> RUNTIME_NAME =
-      Setting.string(null).env(ValidatorEnv.NVIDIA_RUNTIME_NAME).orElse("nvidia", "nvidia");
+      Setting.string(null).env(ValidatorEnv.NVIDIA_RUNTIME_NAME).orElse("nvidia");
   public static final Setting<Boolean> CDI_ENABLED =
-      Setting.bool(null).env(ValidatorEnv.CDI_ENABLED).orElse(true, "true");
+      Setting.bool(null).env(ValidatorEnv.CDI_ENABLED).orElse(true);
   public static final Setting<Path> CDI_DIR =
       Setting.of("--cdi-dir", Parse::path)
           .env(ValidatorEnv.CDI_SPEC_DIR)

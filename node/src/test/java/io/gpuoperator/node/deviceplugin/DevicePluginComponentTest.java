@@ -50,10 +50,25 @@ class DevicePluginComponentTest {
     }
   }
 
+  /** The plugin with the original's defaults on a node of this profile; its kubelet side. */
+  private KubeletDeviceManager start(String profile) throws Exception {
+    h = new PluginHarness(dir, profile, DevicePluginSettings.defaults());
+    return h.kubelet;
+  }
+
+  /** The plugin with the mixed strategy on two H100s in MIG mode; its kubelet side. */
+  private KubeletDeviceManager startMixed() throws Exception {
+    h =
+        new PluginHarness(
+            dir,
+            PluginHarness.H100X2_MIXED,
+            DevicePluginSettings.defaults().withMigStrategy(MigStrategy.MIXED));
+    return h.kubelet;
+  }
+
   @Test
   void wholeGpusRegisterAndStreamEightHealthyUuidsWithTheirNumaNode() throws Exception {
-    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = start(PluginHarness.H100X8);
     await().atMost(WAIT).until(() -> k.devices(GPU).size() == 8);
     assertThat(k.registrations(GPU)).isEqualTo(1);
     assertThat(Files.exists(k.pluginDir().resolve("nvidia-gpu.sock"))).isTrue();
@@ -71,12 +86,7 @@ class DevicePluginComponentTest {
 
   @Test
   void mixedStrategyAdvertisesOneResourcePerProfileWithMigUuids() throws Exception {
-    h =
-        new PluginHarness(
-            dir,
-            PluginHarness.H100X2_MIXED,
-            DevicePluginSettings.defaults().withMigStrategy(MigStrategy.MIXED));
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = startMixed();
     await()
         .atMost(WAIT)
         .until(
@@ -121,7 +131,7 @@ class DevicePluginComponentTest {
 
   @Test
   void noneStrategyIgnoresMigAndAdvertisesWholeGpus() throws Exception {
-    h = new PluginHarness(dir, PluginHarness.H100X2_MIXED, DevicePluginSettings.defaults());
+    start(PluginHarness.H100X2_MIXED);
     await().atMost(WAIT).until(() -> h.kubelet.devices(GPU).size() == 2);
     assertThat(h.kubelet.devices(GPU).keySet()).allMatch(id -> id.startsWith("GPU-"));
   }
@@ -238,7 +248,7 @@ class DevicePluginComponentTest {
 
   @Test
   void unknownDeviceIdIsRefusedWithTheOriginalsText() throws Exception {
-    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
+    start(PluginHarness.H100X8);
     await().atMost(WAIT).until(() -> h.kubelet.devices(GPU).size() == 8);
     ManagedChannel ch = UnixSockets.channel(h.kubelet.pluginDir().resolve("nvidia-gpu.sock"));
     try {
@@ -314,12 +324,7 @@ class DevicePluginComponentTest {
 
   @Test
   void migXidMarksOnlyItsInstanceAndBackendFailureMarksAll() throws Exception {
-    h =
-        new PluginHarness(
-            dir,
-            PluginHarness.H100X2_MIXED,
-            DevicePluginSettings.defaults().withMigStrategy(MigStrategy.MIXED));
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = startMixed();
     String res = "nvidia.com/mig-1g.10gb";
     await().atMost(WAIT).until(() -> k.devices(res).size() == 4);
     MigDevice target =
@@ -348,12 +353,7 @@ class DevicePluginComponentTest {
 
   @Test
   void reRegistersEveryResourceWhenKubeletSocketIsRecreated() throws Exception {
-    h =
-        new PluginHarness(
-            dir,
-            PluginHarness.H100X2_MIXED,
-            DevicePluginSettings.defaults().withMigStrategy(MigStrategy.MIXED));
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = startMixed();
     await().atMost(WAIT).until(() -> k.resources().size() == 3);
     Admission before = k.admit(pod("kept", "nvidia.com/mig-2g.20gb", 1));
     assertThat(before.admitted()).isTrue();
@@ -380,12 +380,7 @@ class DevicePluginComponentTest {
 
   @Test
   void aCrashedResourceServerRestartsAlone() throws Exception {
-    h =
-        new PluginHarness(
-            dir,
-            PluginHarness.H100X2_MIXED,
-            DevicePluginSettings.defaults().withMigStrategy(MigStrategy.MIXED));
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = startMixed();
     await().atMost(WAIT).until(() -> k.resources().size() == 3);
     h.agent.servers().get("nvidia.com/mig-2g.20gb").grpcServer().shutdownNow();
     await().atMost(WAIT).until(() -> k.registrations("nvidia.com/mig-2g.20gb") == 2);
@@ -401,8 +396,7 @@ class DevicePluginComponentTest {
 
   @Test
   void reloadToTimeSlicingKeepsRunningAllocations() throws Exception {
-    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = start(PluginHarness.H100X8);
     await().atMost(WAIT).until(() -> k.devices(GPU).size() == 8);
     Admission running = k.admit(pod("training", GPU, 2));
     assertThat(running.admitted()).isTrue();
@@ -452,8 +446,7 @@ class DevicePluginComponentTest {
    */
   @Test
   void surgeHandoverKeepsTheGpusAllocatableAndTheOldPluginStepsAside() throws Exception {
-    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
-    KubeletDeviceManager k = h.kubelet;
+    KubeletDeviceManager k = start(PluginHarness.H100X8);
     await().atMost(WAIT).until(() -> k.devices(GPU).size() == 8);
     AllocatableSampler sampler = new AllocatableSampler(k);
     try (DevicePluginAgent next = h.newAgent(Map.of(), Duration.ZERO)) {
@@ -478,7 +471,7 @@ class DevicePluginComponentTest {
    */
   @Test
   void surgeHandoverUnderTheRealKubeletsRulesRegistersTheNewPluginAgain() throws Exception {
-    h = new PluginHarness(dir, PluginHarness.H100X8, DevicePluginSettings.defaults());
+    start(PluginHarness.H100X8);
     KubeletDeviceManager k = h.kubelet.kubelet136Handover(true);
     await().atMost(WAIT).until(() -> k.devices(GPU).size() == 8);
     try (DevicePluginAgent next = h.newAgent(Map.of(), Duration.ZERO)) {

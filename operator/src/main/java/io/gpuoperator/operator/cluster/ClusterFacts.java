@@ -46,52 +46,10 @@ public record ClusterFacts(
   }
 
   /**
-   * Facts of a server that serves {@code resource.k8s.io/v1}, without per-node systems (one OS:
-   * {@code osTag}).
+   * The server-wide facts of a server that serves {@code resource.k8s.io/v1}; the per-node ones
+   * (kernels, ConfigMap keys, systems) are empty until a wither adds them. Without kernel versions
+   * a precompiled driver renders no DaemonSet.
    */
-  public ClusterFacts(
-      String kubernetesVersion,
-      String containerRuntime,
-      boolean serviceMonitorCrd,
-      int gpuNodeCount,
-      boolean nfdLabelsPresent,
-      String osTag,
-      List<String> kernelVersions,
-      Map<String, List<String>> configMapKeys) {
-    this(
-        kubernetesVersion,
-        containerRuntime,
-        serviceMonitorCrd,
-        gpuNodeCount,
-        nfdLabelsPresent,
-        osTag,
-        kernelVersions,
-        configMapKeys,
-        ResourceApiVersion.V1,
-        List.of());
-  }
-
-  /** Facts without ConfigMap keys. */
-  public ClusterFacts(
-      String kubernetesVersion,
-      String containerRuntime,
-      boolean serviceMonitorCrd,
-      int gpuNodeCount,
-      boolean nfdLabelsPresent,
-      String osTag,
-      List<String> kernelVersions) {
-    this(
-        kubernetesVersion,
-        containerRuntime,
-        serviceMonitorCrd,
-        gpuNodeCount,
-        nfdLabelsPresent,
-        osTag,
-        kernelVersions,
-        Map.of());
-  }
-
-  /** Facts without kernel versions (a precompiled driver then renders no DaemonSet). */
   public ClusterFacts(
       String kubernetesVersion,
       String containerRuntime,
@@ -106,6 +64,9 @@ public record ClusterFacts(
         gpuNodeCount,
         nfdLabelsPresent,
         osTag,
+        List.of(),
+        Map.of(),
+        ResourceApiVersion.V1,
         List.of());
   }
 

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import org.assertj.core.api.ThrowingConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -103,6 +104,24 @@ class ClusterPolicyReconcilerIT {
     return admin.apps().daemonSets().inNamespace(ns).withName(name).get();
   }
 
+  /** Each DaemonSet's resourceVersion, by name: equal maps mean nothing was written. */
+  static Map<String, String> daemonSetVersions() {
+    return daemonSets().stream()
+        .collect(
+            Collectors.toMap(
+                d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
+  }
+
+  /** The device plugin's container, as last written. */
+  static io.fabric8.kubernetes.api.model.Container devicePluginContainer() {
+    return daemonSet("nvidia-device-plugin-daemonset")
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0);
+  }
+
   static List<String> notReady(ClusterPolicy p) {
     return p.getStatus() == null || p.getStatus().operands == null
         ? List.of()
@@ -113,10 +132,21 @@ class ClusterPolicyReconcilerIT {
   }
 
   static void patchPolicy(String mergePatch) {
+    patchPolicy(POLICY, mergePatch);
+  }
+
+  static void patchPolicy(String name, String mergePatch) {
     admin
         .resources(ClusterPolicy.class)
-        .withName(POLICY)
+        .withName(name)
         .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+  }
+
+  /** Waits until every GPU node passes the check. */
+  static void awaitEachGpuNode(ThrowingConsumer<String> check) {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(GPU_NODES).allSatisfy(check));
   }
 
   @Test
@@ -149,18 +179,12 @@ class ClusterPolicyReconcilerIT {
     assertThat(admin.configMaps().inNamespace(ns).withName("default-mig-parted-config").get())
         .isNotNull();
 
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> {
-              for (String n : GPU_NODES) {
-                Node node = admin.nodes().withName(n).get();
-                assertThat(node.getMetadata().getLabels())
-                    .containsEntry("nvidia.com/gpu.present", "true")
-                    .containsEntry("nvidia.com/gpu.deploy.driver", "true")
-                    .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true");
-              }
-            });
+    awaitEachGpuNode(
+        n ->
+            assertThat(admin.nodes().withName(n).get().getMetadata().getLabels())
+                .containsEntry("nvidia.com/gpu.present", "true")
+                .containsEntry("nvidia.com/gpu.deploy.driver", "true")
+                .containsEntry("nvidia.com/gpu.deploy.device-plugin", "true"));
     // As the original: the sample gives no spec.nodeTaint, so no GPU node is tainted.
     assertThat(GPU_NODES).allSatisfy(n -> assertThat(gpuTaints(n)).as(n).isEmpty());
     Node cpu = admin.nodes().withName(CPU_NODE).get();
@@ -319,14 +343,7 @@ class ClusterPolicyReconcilerIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(
-                        daemonSet("nvidia-device-plugin-daemonset")
-                            .getSpec()
-                            .getTemplate()
-                            .getSpec()
-                            .getContainers()
-                            .get(0)
-                            .getEnv())
+                assertThat(devicePluginContainer().getEnv())
                     .anyMatch(e -> e.getName().equals("IT")));
     Thread.sleep(3_000);
     assertThat(admin.nodes().withName("it-gpu-b").get().getMetadata().getLabels())
@@ -339,11 +356,7 @@ class ClusterPolicyReconcilerIT {
   @Test
   @Order(6)
   void anInvalidPolicyIsReportedAndLeavesTheDaemonSetsAlone() throws Exception {
-    Map<String, String> before =
-        daemonSets().stream()
-            .collect(
-                Collectors.toMap(
-                    d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
+    Map<String, String> before = daemonSetVersions();
     // A half-set image: a rule of the operator's own (for deployed operands only), not a CEL rule
     // (those the API server enforces: StrictCrdIT).
     patchPolicy("{\"spec\":{\"devicePlugin\":{\"repository\":\"\",\"version\":\"v9.9.9\"}}}");
@@ -360,11 +373,7 @@ class ClusterPolicyReconcilerIT {
                   .isEqualTo(p.getMetadata().getGeneration());
             });
     Thread.sleep(2_000);
-    Map<String, String> after =
-        daemonSets().stream()
-            .collect(
-                Collectors.toMap(
-                    d -> d.getMetadata().getName(), d -> d.getMetadata().getResourceVersion()));
+    Map<String, String> after = daemonSetVersions();
     assertThat(after).isEqualTo(before);
     assertThat(admin.v1().events().inNamespace(ReconcilerKeys.EVENTS_NAMESPACE).list().getItems())
         .anyMatch(
@@ -377,17 +386,7 @@ class ClusterPolicyReconcilerIT {
     patchPolicy("{\"spec\":{\"devicePlugin\":{\"repository\":\"nvcr.io/nvidia\"}}}");
     await()
         .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () ->
-                assertThat(
-                        daemonSet("nvidia-device-plugin-daemonset")
-                            .getSpec()
-                            .getTemplate()
-                            .getSpec()
-                            .getContainers()
-                            .get(0)
-                            .getImage())
-                    .endsWith(":v9.9.9"));
+        .untilAsserted(() -> assertThat(devicePluginContainer().getImage()).endsWith(":v9.9.9"));
   }
 
   @Test
@@ -542,23 +541,12 @@ class ClusterPolicyReconcilerIT {
               addTaint(n, taint("nvidia.com/gpu", "manual", "NoSchedule"));
               return n;
             });
-    admin
-        .resources(ClusterPolicy.class)
-        .withName(SECOND)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeTaint\":{}}}");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () ->
-                assertThat(GPU_NODES)
-                    .allSatisfy(
-                        n -> {
-                          assertThat(gpuTaints(n))
-                              .as(n)
-                              .extracting(this::format)
-                              .containsExactly(OURS);
-                          assertThat(annotations(n)).containsEntry(Labels.TAINT_OWNER, OURS);
-                        }));
+    patchPolicy(SECOND, "{\"spec\":{\"nodeTaint\":{}}}");
+    awaitEachGpuNode(
+        n -> {
+          assertThat(gpuTaints(n)).as(n).extracting(this::format).containsExactly(OURS);
+          assertThat(annotations(n)).containsEntry(Labels.TAINT_OWNER, OURS);
+        });
     // Not a GPU node and not tainted by the operator: the hand-set taint stays, unrecorded.
     assertThat(gpuTaints(CPU_NODE))
         .extracting(this::format)
@@ -566,20 +554,12 @@ class ClusterPolicyReconcilerIT {
     assertThat(annotations(CPU_NODE)).doesNotContainKey(Labels.TAINT_OWNER);
 
     // nodeTaint removed: the operator's taints and records go.
-    admin
-        .resources(ClusterPolicy.class)
-        .withName(SECOND)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeTaint\":null}}");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () ->
-                assertThat(GPU_NODES)
-                    .allSatisfy(
-                        n -> {
-                          assertThat(gpuTaints(n)).as(n).isEmpty();
-                          assertThat(annotations(n)).doesNotContainKey(Labels.TAINT_OWNER);
-                        }));
+    patchPolicy(SECOND, "{\"spec\":{\"nodeTaint\":null}}");
+    awaitEachGpuNode(
+        n -> {
+          assertThat(gpuTaints(n)).as(n).isEmpty();
+          assertThat(annotations(n)).doesNotContainKey(Labels.TAINT_OWNER);
+        });
 
     // A user taints a GPU node by hand (as under the original): the operator leaves it. Its
     // pass over the node is seen by a deploy label it puts back.
@@ -608,10 +588,7 @@ class ClusterPolicyReconcilerIT {
   void deletingEveryPolicyRemovesTheGpuTaintItAddedAndKeepsTheLabels() {
     // nodeTaint again: the operator taints the GPU nodes and records it (adopting the hand-set
     // taint of the step before, which the policy now names).
-    admin
-        .resources(ClusterPolicy.class)
-        .withName(SECOND)
-        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeTaint\":{}}}");
+    patchPolicy(SECOND, "{\"spec\":{\"nodeTaint\":{}}}");
     String other = GPU_NODES.get(1);
     await()
         .atMost(Duration.ofSeconds(30))

@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
+import org.awaitility.core.ThrowingRunnable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -135,17 +136,35 @@ class NvidiaDriverIT {
         "apiVersion: nvidia.com/v1alpha1\nkind: NVIDIADriver\n" + yaml, NVIDIADriver.class);
   }
 
+  /** The driver pods not being deleted, scheduled or not. */
+  static List<Pod> livePods() {
+    return admin
+        .pods()
+        .inNamespace(ns)
+        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .toList();
+  }
+
+  /** The driver DaemonSets, of every pool. */
+  static List<DaemonSet> driverDaemonSets() {
+    return admin
+        .apps()
+        .daemonSets()
+        .inNamespace(ns)
+        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
+        .list()
+        .getItems();
+  }
+
   /** Live driver pods by node: the name of the DaemonSet that controls each (null: orphaned). */
   static Map<String, String> driverPods() {
     Map<String, String> out = new TreeMap<>();
-    for (Pod p :
-        admin
-            .pods()
-            .inNamespace(ns)
-            .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
-            .list()
-            .getItems()) {
-      if (p.getMetadata().getDeletionTimestamp() != null || p.getSpec().getNodeName() == null) {
+    for (Pod p : livePods()) {
+      if (p.getSpec().getNodeName() == null) {
         continue;
       }
       String owner =
@@ -161,29 +180,15 @@ class NvidiaDriverIT {
 
   /** The UID of the live driver pod on a node. */
   static String podUid(String node) {
-    return admin
-        .pods()
-        .inNamespace(ns)
-        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
-        .list()
-        .getItems()
-        .stream()
+    return livePods().stream()
         .filter(p -> node.equals(p.getSpec().getNodeName()))
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .map(p -> p.getMetadata().getUid())
         .findFirst()
         .orElse(null);
   }
 
   static Map<String, String> images() {
-    return admin
-        .pods()
-        .inNamespace(ns)
-        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+    return livePods().stream()
         .filter(p -> p.getSpec().getNodeName() != null)
         .filter(NvidiaDriverIT::ready)
         .collect(
@@ -199,6 +204,11 @@ class NvidiaDriverIT {
                 TreeMap::new));
   }
 
+  /** Waits up to {@code limit} for the check, looking every 2 s (each look lists the pods). */
+  static void eventually(Duration limit, ThrowingRunnable check) {
+    await().atMost(limit).pollInterval(Duration.ofSeconds(2)).untilAsserted(check);
+  }
+
   static boolean ready(Pod p) {
     return p.getStatus() != null
         && p.getStatus().getConditions() != null
@@ -207,17 +217,7 @@ class NvidiaDriverIT {
   }
 
   static List<String> daemonSets() {
-    return admin
-        .apps()
-        .daemonSets()
-        .inNamespace(ns)
-        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
-        .list()
-        .getItems()
-        .stream()
-        .map(ds -> ds.getMetadata().getName())
-        .sorted()
-        .toList();
+    return driverDaemonSets().stream().map(ds -> ds.getMetadata().getName()).sorted().toList();
   }
 
   static Map<String, String> labels(String node) {
@@ -255,14 +255,7 @@ class NvidiaDriverIT {
 
   /** The DaemonSets' generations by name: a rewrite of a template shows here. */
   static Map<String, Long> generations() {
-    return admin
-        .apps()
-        .daemonSets()
-        .inNamespace(ns)
-        .withLabel(UpgradeKeys.COMPONENT, UpgradeKeys.DRIVER_COMPONENT)
-        .list()
-        .getItems()
-        .stream()
+    return driverDaemonSets().stream()
         .collect(
             Collectors.toMap(
                 ds -> ds.getMetadata().getName(),
@@ -311,25 +304,23 @@ class NvidiaDriverIT {
                       spec: {default: true, repository: nvcr.io/nvidia, image: driver, version: "550.54.15"}
                       """))
               .create();
-      await()
-          .atMost(Duration.ofMinutes(3))
-          .pollInterval(Duration.ofSeconds(2))
-          .untilAsserted(
-              () -> {
-                assertThat(daemonSets())
-                    .containsExactly(
-                        "nvidia-gpu-driver-default-rhel9", "nvidia-gpu-driver-default-ubuntu22.04");
-                assertThat(driverPods())
-                    .containsEntry(UB0, "nvidia-gpu-driver-default-ubuntu22.04")
-                    .containsEntry(UB1, "nvidia-gpu-driver-default-ubuntu22.04")
-                    .containsEntry(UB2, "nvidia-gpu-driver-default-ubuntu22.04")
-                    .containsEntry(RH0, "nvidia-gpu-driver-default-rhel9");
-                assertThat(images())
-                    .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9")
-                    .containsEntry(UB0, "nvcr.io/nvidia/driver:550.54.15-ubuntu22.04")
-                    .hasSize(4);
-                assertThat(seen).last().isEqualTo("ready/" + Conditions.RECONCILED);
-              });
+      eventually(
+          Duration.ofMinutes(3),
+          () -> {
+            assertThat(daemonSets())
+                .containsExactly(
+                    "nvidia-gpu-driver-default-rhel9", "nvidia-gpu-driver-default-ubuntu22.04");
+            assertThat(driverPods())
+                .containsEntry(UB0, "nvidia-gpu-driver-default-ubuntu22.04")
+                .containsEntry(UB1, "nvidia-gpu-driver-default-ubuntu22.04")
+                .containsEntry(UB2, "nvidia-gpu-driver-default-ubuntu22.04")
+                .containsEntry(RH0, "nvidia-gpu-driver-default-rhel9");
+            assertThat(images())
+                .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9")
+                .containsEntry(UB0, "nvcr.io/nvidia/driver:550.54.15-ubuntu22.04")
+                .hasSize(4);
+            assertThat(seen).last().isEqualTo("ready/" + Conditions.RECONCILED);
+          });
     } finally {
       watch.close();
     }
@@ -347,19 +338,17 @@ class NvidiaDriverIT {
     }
     // A new version rolls out node by node through the driver upgrade, with no policy either.
     patch(NVIDIADriver.class, "default", "{\"spec\":{\"version\":\"570.172.08\"}}");
-    await()
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              assertThat(images())
-                  .containsEntry(UB0, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
-                  .containsEntry(UB1, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
-                  .containsEntry(UB2, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
-                  .containsEntry(RH0, "nvcr.io/nvidia/driver:570.172.08-rhel9");
-              everyNodeUpgradeDone();
-              assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
-            });
+    eventually(
+        Duration.ofMinutes(3),
+        () -> {
+          assertThat(images())
+              .containsEntry(UB0, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
+              .containsEntry(UB1, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
+              .containsEntry(UB2, "nvcr.io/nvidia/driver:570.172.08-ubuntu22.04")
+              .containsEntry(RH0, "nvcr.io/nvidia/driver:570.172.08-rhel9");
+          everyNodeUpgradeDone();
+          assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
+        });
     // What the pods run with besides the DaemonSets, owned by the resource.
     String uid = created.getMetadata().getUid();
     assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).containsExactly(uid);
@@ -372,77 +361,67 @@ class NvidiaDriverIT {
     ClusterPolicy policy = policy();
     policy.getSpec().driver.useNvidiaDriverCRD = true;
     String policyUid = admin.resource(policy).create().getMetadata().getUid();
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              ClusterPolicy p =
-                  admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
-              assertThat(p.getStatus()).isNotNull();
-              assertThat(p.getStatus().state.value()).isEqualTo("ready");
-              // The policy took the driver's service account over beside the resource.
-              assertThat(ownerUids(ServiceAccount.class, "nvidia-driver"))
-                  .containsExactlyInAnyOrder(uid, policyUid);
-              everyNodeUpgradeDone();
-            });
+    eventually(
+        Duration.ofMinutes(2),
+        () -> {
+          ClusterPolicy p = admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
+          assertThat(p.getStatus()).isNotNull();
+          assertThat(p.getStatus().state.value()).isEqualTo("ready");
+          // The policy took the driver's service account over beside the resource.
+          assertThat(ownerUids(ServiceAccount.class, "nvidia-driver"))
+              .containsExactlyInAnyOrder(uid, policyUid);
+          everyNodeUpgradeDone();
+        });
     assertThat(podUids()).isEqualTo(pods);
     assertThat(generations()).isEqualTo(generations);
     admin.resources(ClusterPolicy.class).withName("cluster-policy").delete();
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              assertThat(admin.resources(ClusterPolicy.class).withName("cluster-policy").get())
-                  .isNull();
-              // The garbage collector dropped the policy from the owners, keeping the objects.
-              assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).containsExactly(uid);
-              assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe"))
-                  .containsExactly(uid);
-            });
+    eventually(
+        Duration.ofMinutes(2),
+        () -> {
+          assertThat(admin.resources(ClusterPolicy.class).withName("cluster-policy").get())
+              .isNull();
+          // The garbage collector dropped the policy from the owners, keeping the objects.
+          assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).containsExactly(uid);
+          assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe"))
+              .containsExactly(uid);
+        });
     assertThat(podUids()).isEqualTo(pods);
     assertThat(generations()).isEqualTo(generations);
     assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
 
     // Deleting the resource removes what it rendered.
     admin.resources(NVIDIADriver.class).withName("default").delete();
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              assertThat(daemonSets()).isEmpty();
-              assertThat(driverPods()).isEmpty();
-              assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).isNull();
-              assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe")).isNull();
-            });
+    eventually(
+        Duration.ofMinutes(2),
+        () -> {
+          assertThat(daemonSets()).isEmpty();
+          assertThat(driverPods()).isEmpty();
+          assertThat(ownerUids(ServiceAccount.class, "nvidia-driver")).isNull();
+          assertThat(ownerUids(ConfigMap.class, "nvidia-driver-startup-probe")).isNull();
+        });
   }
 
   @Test
   @Order(1)
   void theClusterPolicyRunsOneDriverDaemonSetPerOs() {
     admin.resource(policy()).create();
-    await()
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              assertThat(daemonSets())
-                  .containsExactly(
-                      "nvidia-driver-daemonset-rhel9", "nvidia-driver-daemonset-ubuntu22.04");
-              assertThat(images())
-                  .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9")
-                  .containsEntry(UB0, "nvcr.io/nvidia/driver:550.54.15-ubuntu22.04")
-                  .hasSize(4);
-              everyNodeUpgradeDone();
-              ClusterPolicy p =
-                  admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
-              assertThat(p.getStatus()).isNotNull();
-              assertThat(p.getStatus().driverPools)
-                  .extracting(s -> s.name + "=" + s.state)
-                  .containsExactly("rhel9=ready", "ubuntu22.04=ready");
-            });
+    eventually(
+        Duration.ofMinutes(3),
+        () -> {
+          assertThat(daemonSets())
+              .containsExactly(
+                  "nvidia-driver-daemonset-rhel9", "nvidia-driver-daemonset-ubuntu22.04");
+          assertThat(images())
+              .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9")
+              .containsEntry(UB0, "nvcr.io/nvidia/driver:550.54.15-ubuntu22.04")
+              .hasSize(4);
+          everyNodeUpgradeDone();
+          ClusterPolicy p = admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
+          assertThat(p.getStatus()).isNotNull();
+          assertThat(p.getStatus().driverPools)
+              .extracting(s -> s.name + "=" + s.state)
+              .containsExactly("rhel9=ready", "ubuntu22.04=ready");
+        });
   }
 
   @Test
@@ -478,26 +457,24 @@ class NvidiaDriverIT {
         ClusterPolicy.class,
         "cluster-policy",
         "{\"spec\":{\"driver\":{\"useNvidiaDriverCRD\":true}}}");
-    await()
-        .atMost(Duration.ofMinutes(4))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              assertThat(daemonSets())
-                  .containsExactly(
-                      "nvidia-gpu-driver-default-rhel9",
-                      "nvidia-gpu-driver-default-ubuntu22.04",
-                      "nvidia-gpu-driver-pool-b-ubuntu22.04");
-              assertThat(driverPods())
-                  .containsEntry(UB0, "nvidia-gpu-driver-default-ubuntu22.04")
-                  .containsEntry(UB1, "nvidia-gpu-driver-pool-b-ubuntu22.04")
-                  .containsEntry(UB2, "nvidia-gpu-driver-pool-b-ubuntu22.04")
-                  .containsEntry(RH0, "nvidia-gpu-driver-default-rhel9");
-              assertThat(images()).hasSize(4);
-              everyNodeUpgradeDone();
-              assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
-              assertThat(get("pool-b").getStatus().state.value()).isEqualTo("ready");
-            });
+    eventually(
+        Duration.ofMinutes(4),
+        () -> {
+          assertThat(daemonSets())
+              .containsExactly(
+                  "nvidia-gpu-driver-default-rhel9",
+                  "nvidia-gpu-driver-default-ubuntu22.04",
+                  "nvidia-gpu-driver-pool-b-ubuntu22.04");
+          assertThat(driverPods())
+              .containsEntry(UB0, "nvidia-gpu-driver-default-ubuntu22.04")
+              .containsEntry(UB1, "nvidia-gpu-driver-pool-b-ubuntu22.04")
+              .containsEntry(UB2, "nvidia-gpu-driver-pool-b-ubuntu22.04")
+              .containsEntry(RH0, "nvidia-gpu-driver-default-rhel9");
+          assertThat(images()).hasSize(4);
+          everyNodeUpgradeDone();
+          assertThat(get("default").getStatus().state.value()).isEqualTo("ready");
+          assertThat(get("pool-b").getStatus().state.value()).isEqualTo("ready");
+        });
     assertThat(labels(UB0)).containsEntry(DriverOwners.OWNER, "default");
     assertThat(labels(UB1)).containsEntry(DriverOwners.OWNER, "pool-b");
     assertThat(labels(RH0)).containsEntry(DriverOwners.OWNER, "default");
@@ -557,24 +534,22 @@ class NvidiaDriverIT {
     // Volta GPUs are supported up to branch 580: a 590 driver is refused on the RHEL pool only.
     patch(Node.class, RH0, "{\"metadata\":{\"labels\":{\"nvidia.com/gpu.family\":\"volta\"}}}");
     patch(NVIDIADriver.class, "default", "{\"spec\":{\"version\":\"590.48.01\"}}");
-    await()
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              NVIDIADriver d = get("default");
-              assertThat(readyReason(d)).isEqualTo(Conditions.DRIVER_INCOMPATIBLE);
-              assertThat(d.getStatus().driverPools)
-                  .extracting((DriverPoolStatus s) -> s.name + "=" + s.state)
-                  .containsExactly("rhel9=refused", "ubuntu22.04=ready");
-              assertThat(d.getStatus().driverPools.get(0).reason)
-                  .contains("volta GPUs are supported up to driver branch 580, not 590")
-                  .contains(RH0);
-              assertThat(images())
-                  .containsEntry(UB0, "nvcr.io/nvidia/driver:590.48.01-ubuntu22.04")
-                  .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9");
-              everyNodeUpgradeDone();
-            });
+    eventually(
+        Duration.ofMinutes(3),
+        () -> {
+          NVIDIADriver d = get("default");
+          assertThat(readyReason(d)).isEqualTo(Conditions.DRIVER_INCOMPATIBLE);
+          assertThat(d.getStatus().driverPools)
+              .extracting((DriverPoolStatus s) -> s.name + "=" + s.state)
+              .containsExactly("rhel9=refused", "ubuntu22.04=ready");
+          assertThat(d.getStatus().driverPools.get(0).reason)
+              .contains("volta GPUs are supported up to driver branch 580, not 590")
+              .contains(RH0);
+          assertThat(images())
+              .containsEntry(UB0, "nvcr.io/nvidia/driver:590.48.01-ubuntu22.04")
+              .containsEntry(RH0, "nvcr.io/nvidia/driver:550.54.15-rhel9");
+          everyNodeUpgradeDone();
+        });
     DaemonSet rhel =
         admin.apps().daemonSets().inNamespace(ns).withName("nvidia-gpu-driver-default-rhel9").get();
     assertThat(rhel.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
@@ -609,10 +584,7 @@ class NvidiaDriverIT {
   @Test
   @Order(6)
   void backToThePolicyWithPrecompiledDriversOneDaemonSetPerKernelAndStaleOnesRemoved() {
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(NvidiaDriverIT::everyNodeUpgradeDone);
+    eventually(Duration.ofMinutes(2), NvidiaDriverIT::everyNodeUpgradeDone);
     String rhelPod = podUid(RH0);
     patch(
         ClusterPolicy.class,
@@ -620,32 +592,29 @@ class NvidiaDriverIT {
         "{\"spec\":{\"driver\":{\"useNvidiaDriverCRD\":false,\"usePrecompiled\":true,"
             + "\"version\":\"550\"}}}");
     String kernel105 = "nvidia-driver-daemonset-5.15.0-105-generic-ubuntu22.04";
-    await()
-        .atMost(Duration.ofMinutes(4))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              // No precompiled images for RHEL: that pool is refused and keeps what it runs.
-              assertThat(daemonSets()).containsExactly(kernel105);
-              assertThat(driverPods())
-                  .containsEntry(UB0, kernel105)
-                  .containsEntry(UB1, kernel105)
-                  .containsEntry(UB2, kernel105)
-                  .containsEntry(RH0, "null");
-              assertThat(images())
-                  .containsEntry(UB0, "nvcr.io/nvidia/driver:550-5.15.0-105-generic-ubuntu22.04");
-              for (String n : List.of(UB0, UB1, UB2)) {
-                assertThat(labels(n)).as(n).containsEntry(UpgradeKeys.STATE, "upgrade-done");
-              }
-              ClusterPolicy p =
-                  admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
-              assertThat(PolicyStatusModel.ready(p.getStatus()).getReason())
-                  .isEqualTo(Conditions.DRIVER_INCOMPATIBLE);
-              assertThat(p.getStatus().driverPools)
-                  .extracting(x -> x.name + "=" + x.state)
-                  .contains("rhel9/5.14.0-427.el9.x86_64=refused");
-              assertThat(get("default").getStatus().state.value()).isEqualTo("ignored");
-            });
+    eventually(
+        Duration.ofMinutes(4),
+        () -> {
+          // No precompiled images for RHEL: that pool is refused and keeps what it runs.
+          assertThat(daemonSets()).containsExactly(kernel105);
+          assertThat(driverPods())
+              .containsEntry(UB0, kernel105)
+              .containsEntry(UB1, kernel105)
+              .containsEntry(UB2, kernel105)
+              .containsEntry(RH0, "null");
+          assertThat(images())
+              .containsEntry(UB0, "nvcr.io/nvidia/driver:550-5.15.0-105-generic-ubuntu22.04");
+          for (String n : List.of(UB0, UB1, UB2)) {
+            assertThat(labels(n)).as(n).containsEntry(UpgradeKeys.STATE, "upgrade-done");
+          }
+          ClusterPolicy p = admin.resources(ClusterPolicy.class).withName("cluster-policy").get();
+          assertThat(PolicyStatusModel.ready(p.getStatus()).getReason())
+              .isEqualTo(Conditions.DRIVER_INCOMPATIBLE);
+          assertThat(p.getStatus().driverPools)
+              .extracting(x -> x.name + "=" + x.state)
+              .contains("rhel9/5.14.0-427.el9.x86_64=refused");
+          assertThat(get("default").getStatus().state.value()).isEqualTo("ignored");
+        });
     assertThat(podUid(RH0)).as("the refused pool's node keeps its driver pod").isEqualTo(rhelPod);
     // A kernel update: the new kernel's DaemonSet appears; the old one goes with its last node.
     String kernel106 = "nvidia-driver-daemonset-5.15.0-106-generic-ubuntu22.04";
@@ -662,16 +631,14 @@ class NvidiaDriverIT {
                 () -> assertThat(daemonSets()).containsExactlyInAnyOrder(kernel105, kernel106));
       }
     }
-    await()
-        .atMost(Duration.ofMinutes(3))
-        .pollInterval(Duration.ofSeconds(2))
-        .untilAsserted(
-            () -> {
-              assertThat(daemonSets()).containsExactly(kernel106);
-              assertThat(images())
-                  .containsEntry(UB0, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04")
-                  .containsEntry(UB1, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04")
-                  .containsEntry(UB2, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04");
-            });
+    eventually(
+        Duration.ofMinutes(3),
+        () -> {
+          assertThat(daemonSets()).containsExactly(kernel106);
+          assertThat(images())
+              .containsEntry(UB0, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04")
+              .containsEntry(UB1, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04")
+              .containsEntry(UB2, "nvcr.io/nvidia/driver:550-5.15.0-106-generic-ubuntu22.04");
+        });
   }
 }
