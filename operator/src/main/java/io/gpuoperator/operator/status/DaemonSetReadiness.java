@@ -56,22 +56,15 @@ public final class DaemonSetReadiness {
     }
     int ready = Math.min(available, updated);
     if (updated < desired || available < desired) {
-      return new Verdict(
-          false,
-          ready,
-          desired,
-          id
-              + ": "
-              + ready
-              + "/"
-              + desired
-              + " nodes ready (updated "
-              + updated
-              + ", available "
-              + available
-              + ")");
+      return notReady(
+          id, ready, desired, "nodes ready (updated " + updated + ", available " + available + ")");
     }
     return new Verdict(true, ready, desired, null);
+  }
+
+  /** Not ready, saying how many of the nodes are: "{id}: {ready}/{desired} {what}". */
+  private static Verdict notReady(String id, int ready, int desired, String what) {
+    return new Verdict(false, ready, desired, id + ": " + ready + "/" + desired + " " + what);
   }
 
   /**
@@ -82,8 +75,7 @@ public final class DaemonSetReadiness {
     DaemonSetStatus st = ds.getStatus();
     int desired = n(st.getDesiredNumberScheduled());
     int ready = n(st.getNumberReady());
-    return new Verdict(
-        false, ready, desired, id(ds) + ": " + ready + "/" + desired + " nodes have a ready pod");
+    return notReady(id(ds), ready, desired, "nodes have a ready pod");
   }
 
   /**
@@ -125,17 +117,11 @@ public final class DaemonSetReadiness {
             .count();
     int ready = (int) current;
     if (ready < desired) {
-      return new Verdict(
-          false,
+      return notReady(
+          id,
           ready,
           desired,
-          id
-              + ": "
-              + ready
-              + "/"
-              + desired
-              + " nodes run a ready pod of the newest revision "
-              + newest.get().getRevision());
+          "nodes run a ready pod of the newest revision " + newest.get().getRevision());
     }
     return new Verdict(true, ready, desired, null);
   }

@@ -45,36 +45,8 @@ final class Pki {
             + "DNS:kubernetes.default.svc.cluster.local\n"
             + "keyUsage=critical,digitalSignature,keyEncipherment\n"
             + "extendedKeyUsage=serverAuth\n");
-    openssl(
-        dir,
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "3650",
-        "-subj",
-        "/CN=gpu-operator-sim-ca",
-        "-keyout",
-        pki.caKey.toString(),
-        "-out",
-        pki.caCert.toString());
-    openssl(
-        dir,
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "3650",
-        "-subj",
-        "/CN=front-proxy-ca",
-        "-keyout",
-        frontProxyKey.toString(),
-        "-out",
-        pki.frontProxyCaCert.toString());
+    selfSignedCa(dir, "/CN=gpu-operator-sim-ca", pki.caKey, pki.caCert);
+    selfSignedCa(dir, "/CN=front-proxy-ca", frontProxyKey, pki.frontProxyCaCert);
     openssl(
         dir,
         "req",
@@ -114,6 +86,26 @@ final class Pki {
         "-out",
         pki.serviceAccountPub.toString());
     return pki;
+  }
+
+  /** A CA: a new RSA key and its self-signed certificate, valid for ten years. */
+  private static void selfSignedCa(Path dir, String subject, Path key, Path cert)
+      throws IOException, InterruptedException {
+    openssl(
+        dir,
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "3650",
+        "-subj",
+        subject,
+        "-keyout",
+        key.toString(),
+        "-out",
+        cert.toString());
   }
 
   private static void openssl(Path dir, String... args) throws IOException, InterruptedException {
