@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:stopped by a signal",
+      "143:stopped by SIGTERM after a clean shutdown (130 by SIGINT: the JVM ends with 128 + the signal)",
       "1:the node cannot be read (with --node-selector)",
       "2:bad input: a --run or --node-selector that does not parse"
     })

@@ -198,6 +198,29 @@ class ZapLoggingIT {
             l -> CONSOLE.matcher(l).matches() && l.contains("\tINFO\t") && l.contains("labels"));
   }
 
+  /**
+   * A SIGTERM while the controllers start (a rollout replacing a pod that has just started) is a
+   * stop as asked: the exit code of any SIGTERM (143, as the help's exit codes say) and JSON lines
+   * to the end, no "internal error" line.
+   */
+  @Test
+  void aSigtermWhileTheControllersStartIsAStop() throws Exception {
+    Path log = run("operator-early-stop", "operator", "--leader-elect=false");
+    Process p = STARTED.get(STARTED.size() - 1);
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> {
+              assertThat(p.isAlive()).as("operator running; see %s", log).isTrue();
+              assertThat(Files.readAllLines(log)).anyMatch(l -> l.contains("Starting '"));
+            });
+    p.destroy();
+    assertThat(exit(p)).as("exit code; see %s", log).isEqualTo(143);
+    assertThat(Files.readAllLines(log)).noneMatch(l -> l.contains("internal error"));
+    assertThat(jsonLines(log)).isNotEmpty();
+  }
+
   @Test
   void aBadValueIsOneLineAndExitCode2() throws Exception {
     Path log = run("operator-bad", "operator", "--zap-log-level=warn");

@@ -64,9 +64,12 @@ public final class Failures
               + " (check --kubeconfig and that the cluster answers)";
     } else {
       code = ExitCodes.FAILED;
+      // The exception's simple name, which a bug report needs; its message may name Java types,
+      // which plain() hides as elsewhere.
       message =
           "internal error: "
-              + Values.plain(t.toString())
+              + t.getClass().getSimpleName()
+              + (t.getMessage() == null ? "" : ": " + Values.plain(t.getMessage()))
               + (verbose ? "" : " (run with -v for the stack trace, and please report it)");
     }
     err.println(qualifiedName(commandLine) + ": " + firstLine(message));

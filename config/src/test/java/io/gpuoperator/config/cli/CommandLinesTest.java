@@ -152,7 +152,10 @@ class CommandLinesTest {
     err.getBuffer().setLength(0);
     agent.fail = new IllegalStateException("boom");
     assertThat(cl.execute("agent")).isEqualTo(ExitCodes.FAILED);
-    assertThat(err.toString()).startsWith("top agent: internal error:").doesNotContain("\tat ");
+    // The exception's name and message, which a bug report needs; no stack trace without -v.
+    assertThat(err.toString())
+        .startsWith("top agent: internal error: IllegalStateException: boom")
+        .doesNotContain("\tat ");
     err.getBuffer().setLength(0);
     assertThat(cl.execute("agent", "-v")).isEqualTo(ExitCodes.FAILED);
     assertThat(err.toString()).contains("\tat ");

@@ -36,7 +36,7 @@ import picocli.CommandLine.Command;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:stopped by a signal",
+      "143:stopped by SIGTERM after a clean shutdown (130 by SIGINT: the JVM ends with 128 + the signal)",
       "1:the GPUs cannot be read (with failOnInitError) or the kubelet cannot be reached",
       "2:bad input: a flag, variable or config file (the message names it)"
     })

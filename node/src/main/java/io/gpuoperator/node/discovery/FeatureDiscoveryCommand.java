@@ -39,7 +39,8 @@ import picocli.CommandLine.Command;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:labelled (--oneshot) or stopped by a signal",
+      "0:labelled (--oneshot)",
+      "143:stopped by SIGTERM after a clean shutdown (130 by SIGINT: the JVM ends with 128 + the signal)",
       "1:the GPUs or the cluster failed",
       "2:bad input: a flag, variable or config file (the message names it)"
     })

@@ -28,7 +28,7 @@ import picocli.CommandLine.Command;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:stopped by a signal",
+      "143:stopped by SIGTERM after a clean shutdown (130 by SIGINT: the JVM ends with 128 + the signal)",
       "1:the GPUs could not be read or the address is taken",
       "2:bad input: a flag, variable or counters file (the message names it)"
     })

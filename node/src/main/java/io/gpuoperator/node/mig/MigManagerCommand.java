@@ -35,7 +35,7 @@ import picocli.CommandLine.Command;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:stopped by a signal",
+      "143:stopped by SIGTERM after a clean shutdown (130 by SIGINT: the JVM ends with 128 + the signal)",
       "1:the GPUs or the cluster failed",
       "2:bad input: a flag, variable or MIG config file (the message names it)"
     })

@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:stopped by a signal",
+      "143:stopped by SIGTERM after a clean shutdown (130 by SIGINT: the JVM ends with 128 + the signal)",
       "1:the cluster failed (API server unreachable, lease lost)",
       "2:bad input: a flag, a variable or the kubeconfig (the message names it)"
     })
