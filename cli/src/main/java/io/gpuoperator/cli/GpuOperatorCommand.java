@@ -3,6 +3,7 @@ package io.gpuoperator.cli;
 import io.gpuoperator.cli.images.ImagesCommand;
 import io.gpuoperator.cli.simulate.SimulateCommand;
 import io.gpuoperator.config.cli.CommandLines;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.cdi.CdiCommand;
 import io.gpuoperator.node.deviceplugin.DevicePluginCommand;
 import io.gpuoperator.node.discovery.FeatureDiscoveryCommand;
@@ -72,8 +73,8 @@ public class GpuOperatorCommand implements Runnable {
 
   /**
    * The same command line with {@code env} as every agent's environment instead of the process's
-   * (agents take it through a public {@code (Map<String, String> env)} constructor), so a test can
-   * give each agent the same bad value as a flag and as a variable.
+   * ({@link AgentCommand#withEnv}), so a test can give each agent the same bad value as a flag and
+   * as a variable.
    */
   public static CommandLine commandLine(Map<String, String> env) {
     CommandLine.IFactory defaults = CommandLine.defaultFactory();
@@ -81,11 +82,11 @@ public class GpuOperatorCommand implements Runnable {
         new CommandLine.IFactory() {
           @Override
           public <K> K create(Class<K> cls) throws Exception {
-            try {
-              return cls.getConstructor(Map.class).newInstance(env);
-            } catch (NoSuchMethodException e) {
-              return defaults.create(cls);
+            K command = defaults.create(cls);
+            if (command instanceof AgentCommand agent) {
+              agent.withEnv(env);
             }
+            return command;
           }
         };
     return CommandLines.configure(new CommandLine(GpuOperatorCommand.class, withEnv));

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.AgentEnv;
 import io.gpuoperator.node.agent.AgentSelector;
 import io.gpuoperator.node.agent.NodeAgentOptions;
@@ -15,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +33,8 @@ import picocli.CommandLine.Option;
  * <p>Each agent reads the environment it would have in its own container: the process's, without
  * any agent's own variables ({@code <AGENT>__NAME}, e.g. {@code DEVICE_PLUGIN__MIG_STRATEGY}), plus
  * its own with the prefix taken off. The operator renders the variables two agents disagree on so.
+ * The {@code --zap-*} flags set the process's logging, every agent's lines included (an agent's own
+ * {@code --zap-*} is refused).
  */
 @Command(
     name = "node-agents",
@@ -49,7 +51,7 @@ import picocli.CommandLine.Option;
       "1:the node cannot be read (with --node-selector)",
       "2:bad input: a --run or --node-selector that does not parse"
     })
-public class NodeAgentsCommand implements Callable<Integer> {
+public class NodeAgentsCommand extends AgentCommand {
   private static final Logger LOG = LoggerFactory.getLogger(NodeAgentsCommand.class);
 
   /** The agents that may share a JVM: long-running node agents of this binary. */
@@ -94,20 +96,6 @@ public class NodeAgentsCommand implements Callable<Integer> {
       paramLabel = "N",
       description = "First restart delay of an agent that ended (doubles up to 5 minutes; 10).")
   long restartDelaySeconds = 10;
-
-  /** The process's logging, every agent's lines included (an agent's own --zap-* is refused). */
-  @CommandLine.Mixin ZapOptions zap;
-
-  private final Map<String, String> env;
-
-  public NodeAgentsCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's. */
-  public NodeAgentsCommand(Map<String, String> env) {
-    this.env = env;
-  }
 
   /** The environment an agent sees ({@link AgentEnv}: its own prefixed variables, no other's). */
   public static Map<String, String> agentEnv(String agent, Map<String, String> env) {

@@ -5,7 +5,7 @@ import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.WritablePaths;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.agent.StopHooks;
@@ -16,12 +16,9 @@ import io.gpuoperator.node.gpu.HealthMonitor;
 import io.gpuoperator.node.gpu.XidPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code gpu-operator device-plugin}: the kubelet device plugin for NVIDIA GPUs. */
@@ -40,7 +37,7 @@ import picocli.CommandLine.Command;
       "1:the GPUs cannot be read (with failOnInitError) or the kubelet cannot be reached",
       "2:bad input: a flag, variable or config file (the message names it)"
     })
-public class DevicePluginCommand implements Callable<Integer> {
+public class DevicePluginCommand extends AgentCommand {
   private static final Logger LOG = LoggerFactory.getLogger(DevicePluginCommand.class);
 
   /** The options: the plugin's settings, then the ones every node agent shares. */
@@ -51,22 +48,6 @@ public class DevicePluginCommand implements Callable<Integer> {
           group("GPU fault conditions:", GpuFaultSettings.ALL),
           NodeAgentOptions.GROUP);
     }
-  }
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
-  private final Map<String, String> env;
-
-  public DevicePluginCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public DevicePluginCommand(Map<String, String> env) {
-    this.env = env;
   }
 
   @Override

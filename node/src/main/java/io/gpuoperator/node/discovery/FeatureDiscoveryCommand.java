@@ -6,7 +6,7 @@ import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.WritablePaths;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
@@ -18,12 +18,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code gpu-operator feature-discovery}: GPU feature discovery, labelling this node. */
@@ -44,7 +41,7 @@ import picocli.CommandLine.Command;
       "1:the GPUs or the cluster failed",
       "2:bad input: a flag, variable or config file (the message names it)"
     })
-public class FeatureDiscoveryCommand implements Callable<Integer> {
+public class FeatureDiscoveryCommand extends AgentCommand {
   private static final Logger LOG = LoggerFactory.getLogger(FeatureDiscoveryCommand.class);
 
   /** The options: feature discovery's settings, then the ones every node agent shares. */
@@ -52,23 +49,6 @@ public class FeatureDiscoveryCommand implements Callable<Integer> {
     public Options() {
       super(group("Feature discovery:", DiscoverySettings.ALL), NodeAgentOptions.GROUP);
     }
-  }
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
-  /** The environment; tests replace it. */
-  Map<String, String> env;
-
-  public FeatureDiscoveryCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public FeatureDiscoveryCommand(Map<String, String> env) {
-    this.env = env;
   }
 
   @Override

@@ -7,15 +7,13 @@ import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.sim.NodeProfile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
@@ -41,7 +39,7 @@ import picocli.CommandLine.Command;
       "1:sysfs or the cluster failed",
       "2:bad input: a flag or variable (the message names it)"
     })
-public class PciDiscoveryCommand implements Callable<Integer> {
+public class PciDiscoveryCommand extends AgentCommand {
   /** sysfs root with {@code bus/pci/devices}. */
   public static final Setting<Path> SYSFS_ROOT =
       Setting.of("--sysfs-root", Parse::path)
@@ -73,14 +71,9 @@ public class PciDiscoveryCommand implements Callable<Integer> {
     }
   }
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
   @Override
   public Integer call() throws Exception {
-    Settings s = SettingOptions.settings(spec, System.getenv(), null);
+    Settings s = SettingOptions.settings(spec, env, null);
     String node = NodeAgentOptions.nodeName(s);
     if (node == null) {
       throw new ConfigException("--node-name (or NODE_NAME) is required");

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.fault.GpuFaultSettings;
@@ -14,12 +14,9 @@ import io.gpuoperator.node.gpu.XidPolicy;
 import io.gpuoperator.node.gpu.nvml.NvidiaSmi;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code gpu-operator dra-plugin}: the kubelet plugin of the {@code gpu.nvidia.com} DRA driver. */
@@ -38,7 +35,7 @@ import picocli.CommandLine.Command;
       "1:the GPUs, the kubelet's directories or the cluster failed",
       "2:bad input: a flag or variable (the message names it)"
     })
-public class DraPluginCommand implements Callable<Integer> {
+public class DraPluginCommand extends AgentCommand {
   private static final Logger LOG = LoggerFactory.getLogger(DraPluginCommand.class);
 
   /** The options: the DRA plugin's settings, then the ones every node agent shares. */
@@ -46,22 +43,6 @@ public class DraPluginCommand implements Callable<Integer> {
     public Options() {
       super(group("DRA plugin:", DraPluginSettings.ALL), NodeAgentOptions.GROUP);
     }
-  }
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
-  private final Map<String, String> env;
-
-  public DraPluginCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public DraPluginCommand(Map<String, String> env) {
-    this.env = env;
   }
 
   @Override

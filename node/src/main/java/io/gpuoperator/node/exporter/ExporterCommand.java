@@ -3,16 +3,13 @@ package io.gpuoperator.node.exporter;
 import io.gpuoperator.config.EnvironmentException;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code gpu-operator exporter}: GPU metrics with the DCGM exporter's names, for Prometheus. */
@@ -32,29 +29,13 @@ import picocli.CommandLine.Command;
       "1:the GPUs could not be read or the address is taken",
       "2:bad input: a flag, variable or counters file (the message names it)"
     })
-public class ExporterCommand implements Callable<Integer> {
+public class ExporterCommand extends AgentCommand {
 
   /** The options: the exporter's settings, then the node and GPU backend ones agents share. */
   public static final class Options extends SettingOptions {
     public Options() {
       super(group("Exporter:", ExporterSettings.ALL), NodeAgentOptions.GPU_GROUP);
     }
-  }
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
-  private final Map<String, String> env;
-
-  public ExporterCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public ExporterCommand(Map<String, String> env) {
-    this.env = env;
   }
 
   @Override

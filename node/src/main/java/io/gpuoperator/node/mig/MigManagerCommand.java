@@ -7,7 +7,7 @@ import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.DriverReady;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -17,9 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code gpu-operator mig-manager}: applies the node's {@code nvidia.com/mig.config}. */
@@ -39,7 +36,7 @@ import picocli.CommandLine.Command;
       "1:the GPUs or the cluster failed",
       "2:bad input: a flag, variable or MIG config file (the message names it)"
     })
-public class MigManagerCommand implements Callable<Integer> {
+public class MigManagerCommand extends AgentCommand {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(MigManagerCommand.class);
   public static final Setting<Path> CONFIG_FILE =
@@ -126,23 +123,6 @@ public class MigManagerCommand implements Callable<Integer> {
     public Options() {
       super(group("MIG manager:", ALL), NodeAgentOptions.GROUP);
     }
-  }
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
-  /** The environment; tests replace it. */
-  Map<String, String> env;
-
-  public MigManagerCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public MigManagerCommand(Map<String, String> env) {
-    this.env = env;
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.gpuoperator.node.toolkit;
 
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.IoErrors;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.DriverReady;
 import java.io.PrintWriter;
 import java.util.List;
@@ -31,13 +31,8 @@ import picocli.CommandLine.Mixin;
           + " default."
     },
     subcommands = {ToolkitCommand.Install.class, ToolkitCommand.Uninstall.class})
-public class ToolkitCommand implements Callable<Integer> {
+public class ToolkitCommand extends AgentCommand {
   private static final Logger LOG = LoggerFactory.getLogger(ToolkitCommand.class);
-
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
 
   @Mixin ToolkitOptions options;
 
@@ -48,18 +43,6 @@ public class ToolkitCommand implements Callable<Integer> {
       fallbackValue = "true",
       description = "Configure and exit instead of waiting to revert (env NO_DAEMON)")
   String noDaemon;
-
-  /** The environment; tests replace it. */
-  Map<String, String> env;
-
-  public ToolkitCommand() {
-    this(System.getenv());
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public ToolkitCommand(Map<String, String> env) {
-    this.env = env;
-  }
 
   @Override
   public Integer call() {

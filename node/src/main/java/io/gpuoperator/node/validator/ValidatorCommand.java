@@ -3,10 +3,9 @@ package io.gpuoperator.node.validator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
-import io.gpuoperator.config.zap.ZapOptions;
+import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -27,7 +26,7 @@ import picocli.CommandLine.Command;
       "1:validation failed (the reason on stderr)",
       "2:bad input: a flag or variable (the message names it)"
     })
-public class ValidatorCommand implements Callable<Integer> {
+public class ValidatorCommand extends AgentCommand {
   /** The options: the validator's settings, then the ones every node agent shares. */
   public static final class Options extends SettingOptions {
     public Options() {
@@ -35,23 +34,12 @@ public class ValidatorCommand implements Callable<Integer> {
     }
   }
 
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-  /** controller-runtime's --zap-* flags; the process's entry point applies them. */
-  @CommandLine.Mixin ZapOptions zap;
-
-  private final Map<String, String> env;
   private final Supplier<KubernetesClient> client;
   private final Function<ValidatorConfig, GpuBackendOpener> opener;
 
   /** The command as the CLI runs it: process environment, in-cluster/kubeconfig client. */
   public ValidatorCommand() {
     this(System.getenv(), null, null);
-  }
-
-  /** The command with this environment instead of the process's (tests run every agent so). */
-  public ValidatorCommand(Map<String, String> env) {
-    this(env, null, null);
   }
 
   /**
@@ -63,7 +51,7 @@ public class ValidatorCommand implements Callable<Integer> {
       Map<String, String> env,
       Supplier<KubernetesClient> client,
       Function<ValidatorConfig, GpuBackendOpener> opener) {
-    this.env = env;
+    withEnv(env);
     this.client = client;
     this.opener = opener;
   }

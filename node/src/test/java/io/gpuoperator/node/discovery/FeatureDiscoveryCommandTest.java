@@ -28,7 +28,7 @@ class FeatureDiscoveryCommandTest {
 
   private Run run(Map<String, String> env, String... args) {
     FeatureDiscoveryCommand cmd = new FeatureDiscoveryCommand();
-    cmd.env = env;
+    cmd.withEnv(env);
     CommandLine cl = CommandLines.configure(new CommandLine(cmd));
     StringWriter out = new StringWriter();
     cl.setOut(new PrintWriter(out));

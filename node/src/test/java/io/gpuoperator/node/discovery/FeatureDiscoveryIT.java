@@ -198,7 +198,7 @@ class FeatureDiscoveryIT {
     await().atMost(Duration.ofSeconds(30)).until(() -> NodeFeatureSink.available(admin));
     String ns = ControlPlaneExtension.newNamespace(admin, "gfd");
     FeatureDiscoveryCommand cmd = new FeatureDiscoveryCommand();
-    cmd.env = Map.of("POD_NAMESPACE", ns, "NODE_NAME", "gfd-h200");
+    cmd.withEnv(Map.of("POD_NAMESPACE", ns, "NODE_NAME", "gfd-h200"));
     CommandLine cl = new CommandLine(cmd);
     StringWriter out = new StringWriter();
     cl.setErr(new PrintWriter(out));

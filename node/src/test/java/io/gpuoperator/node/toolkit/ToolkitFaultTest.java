@@ -165,7 +165,7 @@ class ToolkitFaultTest {
   }
 
   private Result toolkit(String step, Path config, String... more) {
-    CommandLine cl = new CommandLine(new ToolkitCommand(Map.of()));
+    CommandLine cl = new CommandLine(new ToolkitCommand().withEnv(Map.of()));
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err, true));
     List<String> args =

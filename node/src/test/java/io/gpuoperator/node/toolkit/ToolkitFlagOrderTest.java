@@ -134,7 +134,8 @@ class ToolkitFlagOrderTest {
   record Result(int code, String err) {}
 
   private static Result run(List<String> args) {
-    CommandLine cl = CommandLines.configure(new CommandLine(new ToolkitCommand(Map.of())));
+    CommandLine cl =
+        CommandLines.configure(new CommandLine(new ToolkitCommand().withEnv(Map.of())));
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err, true));
     int code = cl.execute(args.toArray(String[]::new));
