@@ -27,6 +27,40 @@ class DeviceInventoryModelTest {
     return NodeGpus.read(b, PcieRoots.simulated());
   }
 
+  /** The inventory with MIG placements published as partitionable devices. */
+  static DeviceInventory partitionable(SimulatedBackend b) {
+    return DeviceInventoryModel.build(
+        gpus(b), new DeviceInventoryModel.Options(true, Set.of(), Set.of()));
+  }
+
+  /** The first GPU's counters, as numbers: what a scheduler starts from. */
+  static Map<String, Long> counters(DeviceInventory inv) {
+    Map<String, Long> left = new java.util.HashMap<>();
+    inv.counterSets()
+        .get(0)
+        .getCounters()
+        .forEach((k, v) -> left.put(k, Quantity.getAmountInBytes(v.getValue()).longValueExact()));
+    return left;
+  }
+
+  /**
+   * As the scheduler allocates: the first device of the profile whose consumption fits what is
+   * left, taken off {@code left}; empty when none fits.
+   */
+  static java.util.Optional<DraDevice> firstFit(
+      DeviceInventory inv, Map<String, Long> left, String profile) {
+    java.util.Optional<DraDevice> chosen =
+        inv.devices().stream()
+            .filter(d -> d.mig().profile().equals(profile))
+            .filter(
+                d ->
+                    d.consumes().entrySet().stream()
+                        .allMatch(e -> left.get(e.getKey()) >= e.getValue()))
+            .findFirst();
+    chosen.ifPresent(d -> d.consumes().forEach((k, v) -> left.merge(k, -v, Long::sum)));
+    return chosen;
+  }
+
   @Test
   void wholeGpusCarryNvidiasAttributeNamesAndTypes() {
     try (var b =
@@ -98,9 +132,7 @@ class DeviceInventoryModelTest {
   @Test
   void aPartitionableGpuOffersEveryPlacementAgainstItsCounters() {
     try (var b = backend("gpus: [{model: H100-SXM5-80GB, count: 1, mig: {enabled: true}}]\n")) {
-      DeviceInventory inv =
-          DeviceInventoryModel.build(
-              gpus(b), new DeviceInventoryModel.Options(true, Set.of(), Set.of()));
+      DeviceInventory inv = partitionable(b);
       assertThat(inv.counterSets()).hasSize(1);
       CounterSet set = inv.counterSets().get(0);
       assertThat(set.getName()).isEqualTo("gpu-0-counters");
@@ -177,33 +209,17 @@ class DeviceInventoryModelTest {
       for (int round = 0; round < 20; round++) {
         try (var b =
             backend("gpus: [{model: " + hw.model() + ", count: 1, mig: {enabled: true}}]\n")) {
-          DeviceInventory inv =
-              DeviceInventoryModel.build(
-                  gpus(b), new DeviceInventoryModel.Options(true, Set.of(), Set.of()));
-          Map<String, Long> left = new java.util.HashMap<>();
-          inv.counterSets()
-              .get(0)
-              .getCounters()
-              .forEach(
-                  (k, v) -> left.put(k, Quantity.getAmountInBytes(v.getValue()).longValueExact()));
+          DeviceInventory inv = partitionable(b);
+          Map<String, Long> left = counters(inv);
           List<String> profiles =
               inv.devices().stream().map(d -> d.mig().profile()).distinct().toList();
           Map<String, Integer> counts = new java.util.TreeMap<>();
           for (int step = 0; step < 12; step++) {
             String want = profiles.get(random.nextInt(profiles.size()));
-            DraDevice chosen =
-                inv.devices().stream()
-                    .filter(d -> d.mig().profile().equals(want))
-                    .filter(
-                        d ->
-                            d.consumes().entrySet().stream()
-                                .allMatch(e -> left.get(e.getKey()) >= e.getValue()))
-                    .findFirst()
-                    .orElse(null);
+            DraDevice chosen = firstFit(inv, left, want).orElse(null);
             if (chosen == null) {
               continue; // the scheduler would refuse this claim
             }
-            chosen.consumes().forEach((k, v) -> left.merge(k, -v, Long::sum));
             counts.merge(want, 1, Integer::sum);
             var slot = chosen.mig();
             var gi = b.createGpuInstance(0, slot.gpuInstanceProfileId(), slot.placement());
@@ -220,28 +236,11 @@ class DeviceInventoryModelTest {
   @Test
   void firstFitPlacesA3gAndTwo2gOnOneH100() {
     try (var b = backend("gpus: [{model: H100-SXM5-80GB, count: 1, mig: {enabled: true}}]\n")) {
-      DeviceInventory inv =
-          DeviceInventoryModel.build(
-              gpus(b), new DeviceInventoryModel.Options(true, Set.of(), Set.of()));
-      Map<String, Long> left = new java.util.HashMap<>();
-      inv.counterSets()
-          .get(0)
-          .getCounters()
-          .forEach((k, v) -> left.put(k, Quantity.getAmountInBytes(v.getValue()).longValueExact()));
+      DeviceInventory inv = partitionable(b);
+      Map<String, Long> left = counters(inv);
       List<String> placed = new java.util.ArrayList<>();
       for (String want : List.of("3g.40gb", "2g.20gb", "2g.20gb", "1g.10gb")) {
-        inv.devices().stream()
-            .filter(d -> d.mig().profile().equals(want))
-            .filter(
-                d ->
-                    d.consumes().entrySet().stream()
-                        .allMatch(e -> left.get(e.getKey()) >= e.getValue()))
-            .findFirst()
-            .ifPresent(
-                d -> {
-                  d.consumes().forEach((k, v) -> left.merge(k, -v, Long::sum));
-                  placed.add(d.name());
-                });
+        firstFit(inv, left, want).ifPresent(d -> placed.add(d.name()));
       }
       // The fourth (1g.10gb) does not fit: all 8 memory slices and 7 compute slices are used.
       assertThat(placed)

@@ -92,14 +92,25 @@ class ValidatorIT {
     assertThat(tmp.resolve("validations/plugin-ready")).doesNotExist();
   }
 
+  /** A simulated kubelet for the node, started (closed again if it does not start). */
+  SimulatedKubelet started(KubernetesClient client, NodeDescription d, int index) throws Exception {
+    SimulatedKubelet kubelet =
+        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, d.name())).index(index).build();
+    try {
+      kubelet.start();
+      return kubelet;
+    } catch (Exception | Error e) {
+      kubelet.close();
+      throw e;
+    }
+  }
+
   @Test
   void cudaRunsAWorkloadPodOnTheNodeAndCleansUp(KubernetesClient client) throws Exception {
     String ns = ControlPlaneExtension.newNamespace(client, "cuda");
     String node = "validator-cuda-node";
     NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
-    try (SimulatedKubelet kubelet =
-        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(7).build()) {
-      kubelet.start();
+    try (SimulatedKubelet kubelet = started(client, d, 7)) {
       publishGpus(client, node);
       new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).run();
       assertThat(tmp.resolve("validations/cuda-ready")).exists();
@@ -121,22 +132,8 @@ class ValidatorIT {
                         null,
                         DeclaredBehaviour.fails(Duration.ofMillis(200), 2))));
     ValidatorConfig config =
-        ValidatorConfig.fromEnv(
-                Map.of(
-                    "NODE_NAME",
-                    node,
-                    "VALIDATIONS_DIR",
-                    tmp.resolve("validations").toString(),
-                    "OPERATOR_NAMESPACE",
-                    ns,
-                    "VALIDATION_TIMEOUT",
-                    "8",
-                    "SLEEP_INTERVAL",
-                    "1"))
-            .withComponent(Component.CUDA);
-    try (SimulatedKubelet kubelet =
-        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(8).build()) {
-      kubelet.start();
+        config(node, Component.CUDA, ns).withTimeouts(Duration.ofSeconds(8), Duration.ofSeconds(1));
+    try (SimulatedKubelet kubelet = started(client, d, 8)) {
       publishGpus(client, node);
       // restartPolicy OnFailure: the pod keeps crashing and never completes.
       assertThatThrownBy(() -> new Validator(config, r -> null, () -> client).run())
@@ -151,9 +148,7 @@ class ValidatorIT {
     String ns = ControlPlaneExtension.newNamespace(client, "cuda-nogpu");
     String node = "validator-cuda-nogpu";
     NodeDescription d = NodeDescription.gpuNode(node, "H100-SXM5-80GB", 8);
-    try (SimulatedKubelet kubelet =
-        SimulatedKubelet.builder(client, d, NodeDirs.create(tmp, node)).index(9).build()) {
-      kubelet.start();
+    try (SimulatedKubelet kubelet = started(client, d, 9)) {
       // No device plugin published nvidia.com/gpu: no workload pod is even tried.
       ValidatorConfig config =
           config(node, Component.CUDA, ns)
