@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
+import io.gpuoperator.node.gpu.PciDevices;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,22 +1,49 @@
 package io.gpuoperator.node.validator;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
- * The validation steps, in the order of the original's validator init chain (driver, toolkit, cuda,
- * plugin): each writes its marker file, and with {@code --wait} each waits for the previous step's
- * marker first.
+ * The original validator's components, by its names and marker files. The operator validator's init
+ * chain runs driver, toolkit, cuda, plugin (the driver step also checks the GPUDirect modules its
+ * driver container enabled); the sandbox validator's runs cc-manager, vfio-pci, vgpu-manager,
+ * vgpu-devices; mofed is run on its own. With {@code --wait} a step first waits for the marker of
+ * the step it {@link #after() follows}, where it has one.
  */
 public enum Component {
-  DRIVER("driver-ready"),
-  TOOLKIT("toolkit-ready"),
-  CUDA("cuda-ready"),
-  PLUGIN("plugin-ready");
+  DRIVER("driver-ready", null),
+  NVIDIA_FS("nvidia-fs-ready", DRIVER),
+  GDRCOPY("gdrcopy-ready", DRIVER),
+  NVIDIA_PEERMEM("nvidia-peermem-ready", DRIVER),
+  TOOLKIT("toolkit-ready", DRIVER),
+  CUDA("cuda-ready", TOOLKIT),
+  PLUGIN("plugin-ready", CUDA),
+  MOFED("mofed-ready", null),
+  CC_MANAGER("cc-manager-ready", null),
+  VFIO_PCI("vfio-pci-ready", null),
+  VGPU_MANAGER("vgpu-manager-ready", null),
+  VGPU_DEVICES("vgpu-devices-ready", null);
+
+  /** The operator validator's init containers, in the original's order. */
+  public static final List<Component> OPERATOR_CHAIN = List.of(DRIVER, TOOLKIT, CUDA, PLUGIN);
+
+  /**
+   * The sandbox validator's init containers, in the original's order: each runs after the one
+   * before has finished, but none waits for another's marker (each may be skipped on a node).
+   */
+  public static final List<Component> SANDBOX_CHAIN =
+      List.of(CC_MANAGER, VFIO_PCI, VGPU_MANAGER, VGPU_DEVICES);
+
+  /** What vgpu-manager writes instead of its marker when the vGPU manager is on the host. */
+  public static final String HOST_VGPU_MANAGER_READY = "host-vgpu-manager-ready";
 
   private final String marker;
+  private final Component after;
 
-  Component(String marker) {
+  Component(String marker, Component after) {
     this.marker = marker;
+    this.after = after;
   }
 
   /** The marker file this step writes into the validations directory. */
@@ -24,16 +51,20 @@ public enum Component {
     return marker;
   }
 
-  /** The step before this one; null for the driver. */
-  public Component previous() {
-    return ordinal() == 0 ? null : values()[ordinal() - 1];
+  /**
+   * The step whose marker this one waits for with {@code --wait}; null where the original waits for
+   * no marker (the driver waits for its container's own file, see {@link Validator}).
+   */
+  public Component after() {
+    return after;
   }
 
+  /** The original's component name: {@code nvidia-fs}, {@code vgpu-manager} ... */
   public String cliName() {
-    return name().toLowerCase(Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
-  /** Parses driver|toolkit|cuda|plugin. */
+  /** Parses one of the names {@link #cliName()} gives. */
   public static Component parse(String name) {
     for (Component c : values()) {
       if (c.cliName().equals(name.trim().toLowerCase(Locale.ROOT))) {
@@ -43,6 +74,7 @@ public enum Component {
     throw new IllegalArgumentException(
         "unknown component "
             + io.gpuoperator.config.Values.quote(name)
-            + "; expected driver, toolkit, cuda or plugin");
+            + "; expected one of "
+            + String.join(", ", Arrays.stream(values()).map(Component::cliName).toList()));
   }
 }

@@ -18,11 +18,14 @@ import picocli.CommandLine.Command;
     header = "Validates one layer of this node's GPU stack and writes its marker file.",
     description = {
       "The layers in order: driver (driver-ready), toolkit (toolkit-ready), cuda (cuda-ready),"
-          + " plugin (plugin-ready). Flags override the environment variables named below."
+          + " plugin (plugin-ready); GPUDirect: nvidia-fs, gdrcopy, nvidia-peermem, mofed;"
+          + " sandbox: cc-manager, vfio-pci, vgpu-manager, vgpu-devices. A step whose feature is"
+          + " off on this node is skipped (exit 0, no marker). Flags override the environment"
+          + " variables named below."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:valid; the marker was written",
+      "0:valid, the marker was written; or skipped, its feature off",
       "1:validation failed (the reason on stderr)",
       "2:bad input: a flag or variable (the message names it)"
     })
@@ -66,7 +69,8 @@ public class ValidatorCommand extends AgentCommand {
             HostDriver.HOST_ROOT_MOUNT);
     if (config.component() == null) {
       throw new CommandLine.ParameterException(
-          spec.commandLine(), "missing --component (driver|toolkit|cuda|plugin) or COMPONENT");
+          spec.commandLine(),
+          "missing --component NAME (driver, toolkit, cuda, plugin ...) or COMPONENT");
     }
     KubernetesClient[] created = new KubernetesClient[1];
     Supplier<KubernetesClient> clients =
@@ -79,13 +83,15 @@ public class ValidatorCommand extends AgentCommand {
     GpuBackendOpener backends =
         opener != null ? opener.apply(config) : new DefaultBackendOpener(config, settings);
     try {
-      new Validator(config, backends, clients).run();
+      Verdict verdict = new Validator(config, backends, clients).run();
       spec.commandLine()
           .getOut()
           .println(
               config.component().cliName()
-                  + " validation passed: "
-                  + config.validationsDir().resolve(config.component().marker()));
+                  + (verdict.isSkipped()
+                      ? " validation skipped: " + verdict.skipped()
+                      : " validation passed: "
+                          + config.validationsDir().resolve(verdict.marker())));
       return 0;
     } catch (ValidationException e) {
       spec.commandLine()

@@ -24,6 +24,14 @@ import java.util.Map;
  *     <driverRoot>/node-profile.yaml}
  * @param runtime containerd, crio or docker
  * @param timeout for waits and polls; zero waits for markers forever
+ * @param systemRoot where {@code proc}, {@code sys} and {@code run/mellanox} are read, and the
+ *     host's {@code /} is mounted at {@code host} ({@code /} in a pod; tests: a fake tree)
+ * @param gdsEnabled GPUDirect Storage on, so the nvidia-fs step checks {@code nvidia_fs}
+ * @param gdrcopyEnabled GDRCopy on, so the gdrcopy step checks {@code gdrdrv}
+ * @param rdmaEnabled GPUDirect RDMA on: nvidia-peermem and mofed are checked
+ * @param hostMofed MOFED installed on the host ({@code mlx5_core} loaded) rather than by a driver
+ *     container ({@code /run/mellanox/drivers/.driver-ready})
+ * @param defaultWorkload the sandbox steps' workload where the node has no label
  */
 public record ValidatorConfig(
     Component component,
@@ -43,13 +51,22 @@ public record ValidatorConfig(
     String namespace,
     String cudaImage,
     Duration timeout,
-    Duration poll) {
+    Duration poll,
+    Path systemRoot,
+    boolean gdsEnabled,
+    boolean gdrcopyEnabled,
+    boolean rdmaEnabled,
+    boolean hostMofed,
+    WorkloadConfig defaultWorkload) {
 
   public static final Setting<Component> COMPONENT =
       Setting.of("--component", Component::parse)
           .env(ValidatorEnv.COMPONENT)
-          .label("driver|toolkit|cuda|plugin")
-          .help("The step to validate (required).");
+          .label("NAME")
+          .help(
+              "The step to validate (required): driver, toolkit, cuda, plugin, nvidia-fs,"
+                  + " gdrcopy, nvidia-peermem, mofed, cc-manager, vfio-pci, vgpu-manager or"
+                  + " vgpu-devices.");
   public static final Setting<Boolean> WITH_WAIT =
       Setting.bool("--wait")
           .env(ValidatorEnv.WITH_WAIT)
@@ -118,6 +135,27 @@ public record ValidatorConfig(
           .env(ValidatorEnv.SLEEP_INTERVAL)
           .orElse(Duration.ofSeconds(5), "5");
 
+  public static final Setting<Path> SYSTEM_ROOT =
+      Setting.of("--system-root", Parse::path)
+          .env(ValidatorEnv.SYSTEM_ROOT)
+          .label("DIR")
+          .help(
+              "Where proc, sys and run/mellanox are read, the host's / mounted at host"
+                  + " (tests: a fake tree).")
+          .orElse(Path.of("/"), "/");
+  public static final Setting<Boolean> GDS =
+      Setting.bool(null).env(ValidatorEnv.GDS_ENABLED).orElse(false);
+  public static final Setting<Boolean> GDRCOPY =
+      Setting.bool(null).env(ValidatorEnv.GDRCOPY_ENABLED).orElse(false);
+  public static final Setting<Boolean> RDMA =
+      Setting.bool(null).env(ValidatorEnv.GPU_DIRECT_RDMA_ENABLED).orElse(false);
+  public static final Setting<Boolean> HOST_MOFED =
+      Setting.bool(null).env(ValidatorEnv.USE_HOST_MOFED).orElse(false);
+  public static final Setting<WorkloadConfig> DEFAULT_WORKLOAD =
+      Setting.of(null, WorkloadConfig::parse)
+          .env(ValidatorEnv.DEFAULT_GPU_WORKLOAD_CONFIG)
+          .orElse(WorkloadConfig.VM_PASSTHROUGH, WorkloadConfig.VM_PASSTHROUGH.label());
+
   /** Every setting of the validator itself (the node-agent ones are shared), in help order. */
   public static final List<Setting<?>> ALL =
       List.of(
@@ -135,7 +173,13 @@ public record ValidatorConfig(
           RUNTIME_NAME,
           CDI_ENABLED,
           CUDA_IMAGE,
-          POLL);
+          POLL,
+          SYSTEM_ROOT,
+          GDS,
+          GDRCOPY,
+          RDMA,
+          HOST_MOFED,
+          DEFAULT_WORKLOAD);
 
   /** Resolves every setting: flag, then environment, then the original's default. */
   public static ValidatorConfig resolve(Settings s) {
@@ -157,7 +201,13 @@ public record ValidatorConfig(
         s.get(NAMESPACE),
         s.get(CUDA_IMAGE),
         s.get(TIMEOUT),
-        s.get(POLL));
+        s.get(POLL),
+        s.get(SYSTEM_ROOT),
+        s.get(GDS),
+        s.get(GDRCOPY),
+        s.get(RDMA),
+        s.get(HOST_MOFED),
+        s.get(DEFAULT_WORKLOAD));
   }
 
   /** The toolkit's drop-in file: by default its containerd drop-in, none for other runtimes. */
@@ -229,6 +279,12 @@ public record ValidatorConfig(
         namespace,
         cudaImage,
         timeout,
-        poll);
+        poll,
+        systemRoot,
+        gdsEnabled,
+        gdrcopyEnabled,
+        rdmaEnabled,
+        hostMofed,
+        defaultWorkload);
   }
 }

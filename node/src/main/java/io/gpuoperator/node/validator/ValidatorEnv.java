@@ -32,6 +32,24 @@ public final class ValidatorEnv {
   public static final String VALIDATION_TIMEOUT = "VALIDATION_TIMEOUT";
   public static final String SLEEP_INTERVAL = "SLEEP_INTERVAL";
 
+  /** GPUDirect Storage on: the driver container loads {@code nvidia_fs} (the original's name). */
+  public static final String GDS_ENABLED = "GDS_ENABLED";
+
+  /** GDRCopy on: the driver container loads {@code gdrdrv}. */
+  public static final String GDRCOPY_ENABLED = "GDRCOPY_ENABLED";
+
+  /** GPUDirect RDMA on: the driver container loads {@code nvidia_peermem}; MOFED is checked. */
+  public static final String GPU_DIRECT_RDMA_ENABLED = "GPU_DIRECT_RDMA_ENABLED";
+
+  /** MOFED is installed on the host, not by NVIDIA's network operator's driver container. */
+  public static final String USE_HOST_MOFED = "USE_HOST_MOFED";
+
+  /** The workload a node runs when it has no {@code nvidia.com/gpu.workload.config} label. */
+  public static final String DEFAULT_GPU_WORKLOAD_CONFIG = "DEFAULT_GPU_WORKLOAD_CONFIG";
+
+  /** Where /proc, /sys and /run/mellanox are read and the host's / is mounted at host/. */
+  public static final String SYSTEM_ROOT = "VALIDATOR_SYSTEM_ROOT";
+
   public static final String DEFAULT_VALIDATIONS_DIR = "/run/nvidia/validations";
   public static final String DEFAULT_DRIVER_ROOT = "/run/nvidia/driver";
   public static final String DEFAULT_RUNTIME_CONFIG = "/etc/containerd/config.toml";
@@ -48,6 +66,21 @@ public final class ValidatorEnv {
 
   /** The driver container's own readiness file in the validations directory. */
   public static final String DRIVER_CONTAINER_READY = ".driver-ctr-ready";
+
+  /** The CC manager's own readiness file in the validations directory. */
+  public static final String CC_MANAGER_CONTAINER_READY = ".cc-manager-ctr-ready";
+
+  /** The sandbox steps' record of the node's workload: one line, the workload's name. */
+  public static final String WORKLOAD_TYPE = "workload-type";
+
+  /** The readiness file of NVIDIA's network operator's MOFED driver container, under the root. */
+  public static final String MOFED_DRIVER_READY = "run/mellanox/drivers/.driver-ready";
+
+  /** NFD's label on a node with a Mellanox (vendor 15b3) PCI device. */
+  public static final String MELLANOX_LABEL = "feature.node.kubernetes.io/pci-15b3.present";
+
+  /** GFD's label on a node whose GPUs can run in confidential-computing mode. */
+  public static final String CC_CAPABLE_LABEL = "nvidia.com/cc.capable";
 
   /** Extended resources that prove the device plugin works. */
   public static final String GPU_RESOURCE = "nvidia.com/gpu";

@@ -9,6 +9,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -304,8 +305,9 @@ class ValidatorChainTest {
     assertThat(run("--component", "gpu")).isEqualTo(2);
     assertThat(err.toString())
         .contains(
-            "validator: --component: unknown component \"gpu\"; expected driver, toolkit, cuda"
-                + " or plugin");
+            "validator: --component: unknown component \"gpu\"; expected one of driver,"
+                + " nvidia-fs, gdrcopy, nvidia-peermem, toolkit, cuda, plugin, mofed, cc-manager,"
+                + " vfio-pci, vgpu-manager, vgpu-devices");
     assertThat(run()).isEqualTo(2);
     assertThat(err.toString()).contains("missing --component");
     env.put("WITH_WAIT", "maybe");
@@ -315,10 +317,50 @@ class ValidatorChainTest {
   }
 
   @Test
-  void componentsAreChainedInOrder() {
-    assertThat(Component.DRIVER.previous()).isNull();
-    assertThat(Component.TOOLKIT.previous()).isEqualTo(Component.DRIVER);
-    assertThat(Component.CUDA.previous()).isEqualTo(Component.TOOLKIT);
-    assertThat(Component.PLUGIN.previous()).isEqualTo(Component.CUDA);
+  void componentsAreChainedInTheOriginalsOrder() {
+    assertThat(Component.OPERATOR_CHAIN)
+        .containsExactly(Component.DRIVER, Component.TOOLKIT, Component.CUDA, Component.PLUGIN);
+    assertThat(Component.SANDBOX_CHAIN)
+        .containsExactly(
+            Component.CC_MANAGER,
+            Component.VFIO_PCI,
+            Component.VGPU_MANAGER,
+            Component.VGPU_DEVICES);
+    // With --wait, each operator step waits for the one before; the GPUDirect steps for the
+    // driver; the sandbox steps and mofed for no marker (each may be skipped on a node).
+    assertThat(Component.DRIVER.after()).isNull();
+    assertThat(Component.TOOLKIT.after()).isEqualTo(Component.DRIVER);
+    assertThat(Component.CUDA.after()).isEqualTo(Component.TOOLKIT);
+    assertThat(Component.PLUGIN.after()).isEqualTo(Component.CUDA);
+    for (Component c : List.of(Component.NVIDIA_FS, Component.GDRCOPY, Component.NVIDIA_PEERMEM)) {
+      assertThat(c.after()).as(c.cliName()).isEqualTo(Component.DRIVER);
+    }
+    for (Component c : Component.SANDBOX_CHAIN) {
+      assertThat(c.after()).as(c.cliName()).isNull();
+    }
+    assertThat(Component.MOFED.after()).isNull();
+  }
+
+  @Test
+  void everyComponentHasTheOriginalsNameAndMarker() {
+    Map<String, String> expected = new java.util.LinkedHashMap<>();
+    expected.put("driver", "driver-ready");
+    expected.put("nvidia-fs", "nvidia-fs-ready");
+    expected.put("gdrcopy", "gdrcopy-ready");
+    expected.put("nvidia-peermem", "nvidia-peermem-ready");
+    expected.put("toolkit", "toolkit-ready");
+    expected.put("cuda", "cuda-ready");
+    expected.put("plugin", "plugin-ready");
+    expected.put("mofed", "mofed-ready");
+    expected.put("cc-manager", "cc-manager-ready");
+    expected.put("vfio-pci", "vfio-pci-ready");
+    expected.put("vgpu-manager", "vgpu-manager-ready");
+    expected.put("vgpu-devices", "vgpu-devices-ready");
+    Map<String, String> actual = new java.util.LinkedHashMap<>();
+    for (Component c : Component.values()) {
+      actual.put(c.cliName(), c.marker());
+      assertThat(Component.parse(c.cliName())).isEqualTo(c);
+    }
+    assertThat(actual).containsExactlyEntriesOf(expected);
   }
 }

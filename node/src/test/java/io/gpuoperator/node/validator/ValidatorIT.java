@@ -160,6 +160,40 @@ class ValidatorIT {
     }
   }
 
+  @Test
+  void theNodesLabelsFromTheApiServerSwitchTheSandboxAndCcSteps(KubernetesClient client)
+      throws Exception {
+    String name = "validator-sandbox-node";
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels("nvidia.com/gpu.workload.config", "vm-vgpu")
+                .addToLabels("nvidia.com/cc.capable", "true")
+                .endMetadata()
+                .build())
+        .create();
+    ValidatorConfig vfio = config(name, Component.VFIO_PCI, "default");
+    Verdict skipped = new Validator(vfio, r -> null, () -> client).run();
+    assertThat(skipped.skipped()).isEqualTo("the node's workload is vm-vgpu, not vm-passthrough");
+    assertThat(Files.readString(tmp.resolve("validations/workload-type"))).isEqualTo("vm-vgpu\n");
+
+    ValidatorConfig cc =
+        config(name, Component.CC_MANAGER, "default")
+            .withTimeouts(Duration.ofSeconds(1), Duration.ofMillis(200));
+    assertThatThrownBy(() -> new Validator(cc, r -> null, () -> client).run())
+        .hasMessageContaining(".cc-manager-ctr-ready");
+    Files.writeString(tmp.resolve("validations/.cc-manager-ctr-ready"), "");
+    new Validator(cc, r -> null, () -> client).run();
+    assertThat(tmp.resolve("validations/cc-manager-ready")).exists();
+
+    ValidatorConfig missing = config("no-such-node", Component.CC_MANAGER, "default");
+    assertThatThrownBy(() -> new Validator(missing, r -> null, () -> client).run())
+        .hasMessage("node no-such-node does not exist");
+  }
+
   static void publishGpus(KubernetesClient client, String node) {
     Node n = client.nodes().withName(node).get();
     assertThat(n).isNotNull();

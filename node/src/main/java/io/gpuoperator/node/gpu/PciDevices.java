@@ -1,6 +1,5 @@
-package io.gpuoperator.node.discovery;
+package io.gpuoperator.node.gpu;
 
-import io.gpuoperator.node.gpu.GpuDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -60,6 +59,19 @@ public final class PciDevices {
   /** Whether any NVIDIA GPU is among the devices. */
   public static boolean hasNvidiaGpu(List<Device> devices) {
     return devices.stream().anyMatch(Device::isNvidiaGpu);
+  }
+
+  /**
+   * The kernel driver bound to the device at {@code address}: the name its {@code driver} link
+   * points at, or null when no driver is bound.
+   */
+  public static String driver(Path sysfsRoot, String address) throws IOException {
+    Path link = sysfsRoot.resolve("bus/pci/devices").resolve(address).resolve("driver");
+    if (!Files.isSymbolicLink(link)) {
+      return null;
+    }
+    Path target = Files.readSymbolicLink(link).getFileName();
+    return target == null ? null : target.toString();
   }
 
   private static Integer hex(Path file) {

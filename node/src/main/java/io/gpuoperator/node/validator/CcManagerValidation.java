@@ -1,0 +1,42 @@
+package io.gpuoperator.node.validator;
+
+/**
+ * The cc-manager step: on a node whose GPUs can run confidential computing ({@code
+ * nvidia.com/cc.capable=true}), the CC manager has applied the CC mode ({@code
+ * .cc-manager-ctr-ready}); any other node passes at once. Its marker is written in both cases, as
+ * the original writes it: the step is off only where the operator does not render it.
+ */
+final class CcManagerValidation {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(CcManagerValidation.class);
+
+  private final ValidatorConfig config;
+  private final NodeLabels labels;
+
+  CcManagerValidation(ValidatorConfig config, NodeLabels labels) {
+    this.config = config;
+    this.labels = labels;
+  }
+
+  Verdict validate() throws ValidationException, InterruptedException {
+    if (!"true".equals(labels.get().get(ValidatorEnv.CC_CAPABLE_LABEL))) {
+      LOG.info(
+          "not a CC-capable node (no {}=true label): nothing to wait for",
+          ValidatorEnv.CC_CAPABLE_LABEL);
+      return Verdict.ready(Component.CC_MANAGER, "");
+    }
+    MarkerFiles markers = new MarkerFiles(config.validationsDir());
+    Retry.until(
+        config,
+        "CC manager",
+        () -> {
+          if (!markers.exists(ValidatorEnv.CC_MANAGER_CONTAINER_READY)) {
+            throw new ValidationException(
+                "the CC manager has not applied the CC mode: no "
+                    + markers.path(ValidatorEnv.CC_MANAGER_CONTAINER_READY));
+          }
+          return null;
+        });
+    return Verdict.ready(Component.CC_MANAGER, "");
+  }
+}

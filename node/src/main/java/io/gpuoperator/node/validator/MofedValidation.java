@@ -1,0 +1,51 @@
+package io.gpuoperator.node.validator;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The mofed step: with GPUDirect RDMA on and a Mellanox NIC on the node (NFD's label), the MOFED
+ * driver is ready: {@code mlx5_core} loaded when MOFED is on the host, else the readiness file of
+ * NVIDIA's network operator's driver container. Otherwise skipped, as in the original.
+ */
+final class MofedValidation {
+  private final ValidatorConfig config;
+  private final NodeLabels labels;
+
+  MofedValidation(ValidatorConfig config, NodeLabels labels) {
+    this.config = config;
+    this.labels = labels;
+  }
+
+  Verdict validate() throws ValidationException, InterruptedException {
+    if (!config.rdmaEnabled()) {
+      return Verdict.skip(
+          "GPUDirect RDMA is off (" + ValidatorEnv.GPU_DIRECT_RDMA_ENABLED + " is not true)");
+    }
+    if (!"true".equals(labels.get().get(ValidatorEnv.MELLANOX_LABEL))) {
+      return Verdict.skip(
+          "no Mellanox device on this node (no label " + ValidatorEnv.MELLANOX_LABEL + "=true)");
+    }
+    Path root = config.systemRoot();
+    Retry.until(
+        config,
+        "MOFED driver",
+        () -> {
+          if (config.hostMofed()) {
+            KernelModules.require(root, "mlx5_core", "MOFED on the host");
+          } else {
+            Path ready = root.resolve(ValidatorEnv.MOFED_DRIVER_READY);
+            if (!Files.exists(ready)) {
+              throw new ValidationException(
+                  "the MOFED driver container is not ready: no "
+                      + ready
+                      + " (set "
+                      + ValidatorEnv.USE_HOST_MOFED
+                      + "=true for MOFED installed on the host)");
+            }
+          }
+          return null;
+        });
+    return Verdict.ready(Component.MOFED, "");
+  }
+}

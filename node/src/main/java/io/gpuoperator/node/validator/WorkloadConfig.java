@@ -1,0 +1,76 @@
+package io.gpuoperator.node.validator;
+
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * What a node runs, by its {@code nvidia.com/gpu.workload.config} label: containers, VMs with whole
+ * GPUs passed through, or VMs with vGPUs. The sandbox steps check only what their workload needs
+ * and record it in {@code workload-type}, which the sandbox device plugins read.
+ */
+public enum WorkloadConfig {
+  CONTAINER("container"),
+  VM_PASSTHROUGH("vm-passthrough"),
+  VM_VGPU("vm-vgpu");
+
+  /** The node label that picks the workload (set by the cluster's admin). */
+  public static final String LABEL = "nvidia.com/gpu.workload.config";
+
+  private final String label;
+
+  WorkloadConfig(String label) {
+    this.label = label;
+  }
+
+  /** The label value and the content of {@code workload-type}. */
+  public String label() {
+    return label;
+  }
+
+  /** Parses container, vm-passthrough or vm-vgpu. */
+  public static WorkloadConfig parse(String value) {
+    WorkloadConfig w = find(value);
+    if (w == null) {
+      throw new IllegalArgumentException(
+          "unknown workload "
+              + io.gpuoperator.config.Values.quote(value)
+              + "; expected container, vm-passthrough or vm-vgpu");
+    }
+    return w;
+  }
+
+  /**
+   * The node's workload: its label when that names one, else {@code fallback}. An unknown label
+   * value falls back too, as in the original, since the label is the admin's and a typo there must
+   * not stop validation; {@code why} receives the reason for the log.
+   */
+  static WorkloadConfig of(
+      Map<String, String> labels,
+      WorkloadConfig fallback,
+      java.util.function.Consumer<String> why) {
+    String value = labels.get(LABEL);
+    if (value == null) {
+      why.accept("no " + LABEL + " label; the default workload " + fallback.label);
+      return fallback;
+    }
+    WorkloadConfig w = find(value);
+    if (w == null) {
+      why.accept(
+          LABEL
+              + "="
+              + value
+              + " is no workload (container, vm-passthrough, vm-vgpu); the default "
+              + fallback.label);
+      return fallback;
+    }
+    why.accept(LABEL + "=" + value);
+    return w;
+  }
+
+  private static WorkloadConfig find(String value) {
+    return Arrays.stream(values())
+        .filter(w -> w.label.equals(value == null ? null : value.trim()))
+        .findFirst()
+        .orElse(null);
+  }
+}
