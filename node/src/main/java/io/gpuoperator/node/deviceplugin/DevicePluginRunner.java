@@ -137,6 +137,8 @@ public final class DevicePluginRunner implements AutoCloseable {
 
   /** Starts the agent and the config watches. */
   public synchronized DevicePluginRunner start() throws IOException {
+    GpuFaultReporter faults =
+        GpuFaultReporter.fromSettings(backend, settings, client, nodeName, recovery);
     agent =
         new DevicePluginAgent(
                 backend,
@@ -147,17 +149,28 @@ public final class DevicePluginRunner implements AutoCloseable {
                 recovery,
                 supervise)
             .withCdiSpecDir(cdiSpecDir)
-            .withFaultReporter(
-                GpuFaultReporter.fromSettings(backend, settings, client, nodeName, recovery))
+            .withFaultReporter(faults)
             .start();
     long period = Math.max(200, supervise.toMillis() * 2);
     // A file's time checked, batched with every plugin of the JVM; a change reloads on the lane.
     fileWatch.scheduleBatched(this::checkFileQuietly, period, TimeUnit.MILLISECONDS);
-    if (source.labelled() && (client != null || nodes != null) && nodeName != null) {
+    boolean labelled = source.labelled() && (client != null || nodes != null) && nodeName != null;
+    if (labelled || faults != null) {
       // Not waited for, and retried when its first list fails: the plugin serves its devices
-      // meanwhile, and a label change is applied once the watch is up.
+      // meanwhile, and a label change or a GPU reset request is acted on once the watch is up.
+      // One watch of the node for both.
       nodeWatch =
-          (nodes != null ? nodes : NodeWatch.informer(client)).watch(nodeName, this::onNode);
+          (nodes != null ? nodes : NodeWatch.informer(client))
+              .watch(
+                  nodeName,
+                  node -> {
+                    if (labelled) {
+                      onNode(node);
+                    }
+                    if (faults != null) {
+                      faults.onNode(node);
+                    }
+                  });
     }
     return this;
   }

@@ -117,6 +117,24 @@ public final class FaultTracker {
     escalatedOnce.add(c);
   }
 
+  /**
+   * The GPUs with an escalated fault, by UUID; an empty UUID stands for a condition restored from
+   * before a restart, whose GPUs are not known.
+   */
+  public Set<String> faultyGpus() {
+    Set<String> out = new TreeSet<>();
+    entries.values().stream().filter(e -> e.escalated).forEach(e -> out.add(e.gpuUuid));
+    return out;
+  }
+
+  /**
+   * Forgets every fault of these GPUs (and the restored ones of unknown GPUs): they were reset, so
+   * what they showed before says nothing about them now. A fault seen again afterwards counts anew.
+   */
+  public void reset(Set<String> gpuUuids) {
+    entries.values().removeIf(e -> e.gpuUuid.isEmpty() || gpuUuids.contains(e.gpuUuid));
+  }
+
   /** Forgets escalated faults quiet for the recovery period; true when any recovered. */
   public boolean tick(long now) {
     if (recoveryMillis <= 0) {

@@ -1,7 +1,9 @@
 package io.gpuoperator.node.fault;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.AgentLane;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -15,7 +17,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +45,10 @@ public final class GpuFaultReporter implements GpuEventObserver, AutoCloseable {
   private final String nodeName;
   private final AgentLane lane = new AgentLane("gpu-fault-conditions");
   private boolean restored;
+
+  /** The last reset request token answered (written on the lane, read by the node watch). */
+  private volatile String answered;
+
   private boolean dirty = true;
   private String lastError;
 
@@ -194,6 +203,83 @@ public final class GpuFaultReporter implements GpuEventObserver, AutoCloseable {
             nodeName,
             lastError);
       }
+    }
+  }
+
+  /**
+   * A change of this reporter's Node: a GPU reset request ({@link
+   * GpuFaultContract#RESET_REQUESTED}) not answered yet is carried out on the reporter's lane, once
+   * per request token, even across a restart (the answer on the Node says it was).
+   */
+  public void onNode(Node node) {
+    Map<String, String> a = node.getMetadata().getAnnotations();
+    String token = a == null ? null : a.get(GpuFaultContract.RESET_REQUESTED);
+    if (token == null || token.equals(answered)) {
+      return;
+    }
+    boolean answeredBefore =
+        node.getStatus() != null
+            && node.getStatus().getConditions() != null
+            && node.getStatus().getConditions().stream()
+                .anyMatch(
+                    c ->
+                        GpuFaultContract.RESET_CONDITION.equals(c.getType())
+                            && c.getMessage() != null
+                            && c.getMessage().startsWith(GpuFaultContract.answerPrefix(token)));
+    if (answeredBefore) {
+      answered = token;
+      return;
+    }
+    lane.execute(() -> reset(token));
+  }
+
+  /**
+   * Resets every GPU with a fault through the backend (every GPU when the faults were restored from
+   * before a restart and their GPUs are unknown), forgets the faults of those reset, writes the
+   * conditions (a reset GPU's turn False) and then the answer.
+   */
+  private void reset(String token) {
+    if (token.equals(answered)) {
+      return;
+    }
+    Set<String> faulty;
+    synchronized (tracker) {
+      faulty = tracker.faultyGpus();
+    }
+    Set<String> done = new TreeSet<>();
+    List<String> failed = new ArrayList<>();
+    try {
+      for (GpuDevice gpu : backend.devices()) {
+        if (!faulty.contains(gpu.uuid()) && !faulty.contains("")) {
+          continue;
+        }
+        try {
+          backend.resetGpu(gpu.index());
+          done.add(gpu.uuid());
+        } catch (GpuBackendException e) {
+          failed.add(gpu.uuid() + " (" + e.getMessage() + ")");
+        }
+      }
+    } catch (GpuBackendException e) {
+      failed.add("the GPUs cannot be listed (" + e.getMessage() + ")");
+    }
+    synchronized (tracker) {
+      tracker.reset(done);
+      dirty = true;
+    }
+    flush();
+    String detail =
+        (done.isEmpty() ? "no GPU reset" : "reset " + String.join(", ", done))
+            + (failed.isEmpty() ? "" : "; failed: " + String.join(", ", failed));
+    try {
+      sink.writeResetAnswer(token, failed.isEmpty(), detail, System.currentTimeMillis());
+      answered = token;
+      LOG.info("kind=Node name={}: GPU reset request {}: {}", nodeName, token, detail);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "kind=Node name={}: GPU reset answer not written, the next node change retries: {}",
+          nodeName,
+          e.getMessage());
     }
   }
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.api.PatchTarget;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,6 +58,31 @@ public final class NodeFaultConditions {
       }
     }
     return ours;
+  }
+
+  /**
+   * Writes the answer to a GPU reset request: the {@link GpuFaultContract#RESET_CONDITION}
+   * condition, True when every faulty GPU was reset, its message starting with the request's token.
+   */
+  public void writeResetAnswer(String token, boolean done, String detail, long now) {
+    Map<String, Object> cond = new LinkedHashMap<>();
+    cond.put("type", GpuFaultContract.RESET_CONDITION);
+    cond.put("status", done ? FaultCondition.TRUE : FaultCondition.FALSE);
+    cond.put("reason", done ? GpuFaultContract.RESET_DONE : GpuFaultContract.RESET_FAILED);
+    cond.put("message", GpuFaultContract.answerPrefix(token) + " " + detail);
+    cond.put("lastHeartbeatTime", FaultCondition.time(now));
+    cond.put("lastTransitionTime", FaultCondition.time(now));
+    String body;
+    try {
+      body = JSON.writeValueAsString(Map.of("status", Map.of("conditions", List.of(cond))));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    client
+        .nodes()
+        .resource(PatchTarget.of(Node::new, null, nodeName))
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
   }
 
   /** Patches the conditions that changed; true when it wrote. */

@@ -115,4 +115,25 @@ class FaultTrackerTest {
     t.tick(T0 + 65_000);
     assertThat(only(t).status()).isEqualTo("False");
   }
+
+  /** A GPU reset forgets that GPU's faults (and restored ones of unknown GPUs), not another's. */
+  @Test
+  void aResetGpuLosesItsFaultsAndTheConditionTurnsFalse() {
+    FaultTracker t = new FaultTracker(Duration.ofSeconds(30), Duration.ofMinutes(5));
+    t.observe(lost(G0), T0);
+    t.observe(lost(G1), T0);
+    assertThat(t.faultyGpus()).containsExactly(G0, G1);
+    t.reset(java.util.Set.of(G0));
+    assertThat(t.faultyGpus()).containsExactly(G1);
+    assertThat(only(t).status()).isEqualTo(FaultCondition.TRUE);
+    assertThat(only(t).message()).contains(G1).doesNotContain(G0);
+    t.reset(java.util.Set.of(G1));
+    assertThat(only(t).status()).isEqualTo(FaultCondition.FALSE);
+
+    FaultTracker restored = new FaultTracker(Duration.ofSeconds(30), Duration.ofMinutes(5));
+    restored.restore(FaultClass.ECC, "DoubleBitEcc", "GPU-9: XID 48", T0, T0);
+    assertThat(restored.faultyGpus()).containsExactly("");
+    restored.reset(java.util.Set.of());
+    assertThat(only(restored).status()).isEqualTo(FaultCondition.FALSE);
+  }
 }

@@ -104,7 +104,7 @@ public record PolicyFile(
       Map<String, Object> body = new LinkedHashMap<>(document);
       body.remove("apiVersion");
       body.remove("kind");
-      policy = SERIALIZATION.convertValue(body, ClusterPolicy.class);
+      policy = SERIALIZATION.convertValue(ints(body), ClusterPolicy.class);
     } catch (RuntimeException e) {
       errors.add(bindingError(e));
       return new PolicyFile(null, errors, schema.droppedFields(), doc);
@@ -113,6 +113,30 @@ public record PolicyFile(
     List<Violation> warnings = new ArrayList<>(schema.droppedFields());
     warnings.addAll(IgnoredFields.of(policy));
     return new PolicyFile(policy, errors, warnings, doc);
+  }
+
+  /**
+   * The document with whole numbers that fit an int as Integer: the YAML reader gives Long, which
+   * fabric8's IntOrString refuses ("Either integer or string value needs to be provided"), so
+   * {@code maxConcurrent: 3} failed where {@code "10%"} passed.
+   */
+  @SuppressWarnings("unchecked")
+  static Object ints(Object value) {
+    if (value instanceof Map<?, ?> m) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      ((Map<String, Object>) m).forEach((k, v) -> out.put(k, ints(v)));
+      return out;
+    }
+    if (value instanceof List<?> l) {
+      return l.stream().map(PolicyFile::ints).toList();
+    }
+    if (value instanceof Long l && l.intValue() == l) {
+      return l.intValue();
+    }
+    if (value instanceof java.math.BigInteger b && b.bitLength() < 32) {
+      return b.intValue();
+    }
+    return value;
   }
 
   /** Labels and annotations must be maps of strings, as the API server's ObjectMeta has them. */

@@ -30,6 +30,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
+import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -243,12 +244,25 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
 
   /** Writes a step in one merge patch, records its Event and counts it; the node after it. */
   private Node write(Node node, RemediationNode v, RemediationStep step) {
-    String patch = RemediationPatch.of(v, step, node.getMetadata().getResourceVersion());
-    Node result =
-        client
-            .nodes()
-            .resource(PatchTarget.of(Node::new, null, v.name()))
-            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    Node result;
+    try {
+      result =
+          patch(v.name(), RemediationPatch.of(v, step, node.getMetadata().getResourceVersion()));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        throw e;
+      }
+      // The node changed since the cache saw it (its kubelet writes status every few seconds):
+      // the step stands, only the taint list is taken again from the node as it is now.
+      Node fresh = client.nodes().withName(v.name()).get();
+      result =
+          patch(
+              v.name(),
+              RemediationPatch.of(
+                  RemediationNode.of(fresh, List.of()),
+                  step,
+                  fresh.getMetadata().getResourceVersion()));
+    }
     written.put(v.name(), RemediationView.slim(result));
     String fault =
         v.fault() != null
@@ -269,6 +283,13 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
     }
     metrics.remediationAction(fault == null ? "none" : fault, label(step.to()));
     return result;
+  }
+
+  private Node patch(String name, String patch) {
+    return client
+        .nodes()
+        .resource(PatchTarget.of(Node::new, null, name))
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   private static String label(RemediationState s) {

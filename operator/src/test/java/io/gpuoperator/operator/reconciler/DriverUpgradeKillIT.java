@@ -415,6 +415,11 @@ class DriverUpgradeKillIT {
 
   /** Live (not terminating) pods matching the selector, name by node. */
   static Map<String, String> livePods(String namespace, String selector) {
+    return livePodsIn(admin, namespace, selector);
+  }
+
+  /** Live (not terminating) pods matching the selector, name by node, read with this client. */
+  static Map<String, String> livePodsIn(KubernetesClient admin, String namespace, String selector) {
     return admin
         .pods()
         .inNamespace(namespace)

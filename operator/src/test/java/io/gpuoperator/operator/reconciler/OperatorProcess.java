@@ -117,6 +117,11 @@ final class OperatorProcess implements AutoCloseable {
    * operator_sdk_reconciliations_success_total{controller="driverupgrade"}}), 0 before the first.
    */
   long upgradePasses() {
+    return passes("driverupgrade");
+  }
+
+  /** Completed passes of one controller in this process, 0 before the first. */
+  long passes(String controller) {
     String body;
     try {
       body =
@@ -134,7 +139,9 @@ final class OperatorProcess implements AutoCloseable {
     }
     Matcher m =
         Pattern.compile(
-                "^operator_sdk_reconciliations_success_total\\{controller=\"driverupgrade\"\\}"
+                "^operator_sdk_reconciliations_success_total\\{controller=\""
+                    + controller
+                    + "\"\\}"
                     + " ([0-9.eE+]+)$",
                 Pattern.MULTILINE)
             .matcher(body);
@@ -143,14 +150,19 @@ final class OperatorProcess implements AutoCloseable {
 
   /** Waits until this process has completed {@code n} more upgrade passes than now. */
   void awaitPasses(int n) {
-    long from = upgradePasses();
+    awaitPasses("driverupgrade", n);
+  }
+
+  /** Waits until this process has completed {@code n} more passes of the controller than now. */
+  void awaitPasses(String controller, int n) {
+    long from = passes(controller);
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))
         .until(
             () -> {
               assertThat(process.isAlive()).as("operator running; see %s", log).isTrue();
-              return upgradePasses() >= from + n;
+              return passes(controller) >= from + n;
             });
   }
 

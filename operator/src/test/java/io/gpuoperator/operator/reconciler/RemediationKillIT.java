@@ -1,0 +1,353 @@
+package io.gpuoperator.operator.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.GpuFaultContract;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.RemediationSpec;
+import io.gpuoperator.operator.remediation.RemediationKeys;
+import io.gpuoperator.operator.remediation.RemediationState;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import io.gpuoperator.sim.kubelet.NodeDescription;
+import io.gpuoperator.sim.kubelet.SimulatedNodes;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 34's acceptance for restarts: the operator, its own JVM, is SIGKILLed at each step of GPU
+ * fault remediation and started again; from the node labels and annotations it carries on, and the
+ * API server's audit log shows that no GPU pod was evicted twice and no second GPU reset was asked
+ * for; the node remediation cordoned ends uncordoned and untainted, the node a human had cordoned
+ * stays cordoned.
+ *
+ * <p>Two simulated GPU nodes on a real control plane: {@value #OURS} and {@value #HUMANS} (cordoned
+ * by a human before the fault). The test writes the fault conditions and the reset answer as the
+ * nodes' device plugins would (the plugin side is GpuRemediationIT's). Each step is held by
+ * something the test lets go of after the kill:
+ *
+ * <ol>
+ *   <li>draining: a finalizer on each evicted GPU pod keeps it terminating;
+ *   <li>reset requested: nobody answers until the test does;
+ *   <li>back in service: a kill after it must undo nothing and redo nothing.
+ * </ol>
+ *
+ * After each restart the new process completes two remediation passes before the hold is released.
+ */
+class RemediationKillIT {
+  static final String OURS = "rem-ours";
+  static final String HUMANS = "rem-humans";
+  static final List<String> NODES = List.of(OURS, HUMANS);
+  static final String HOLD = "gpu-operator.test/hold";
+
+  static ControlPlane cp;
+  static KubernetesClient admin;
+  static SimulatedNodes kubelets;
+  static String ns;
+  static String work;
+  static AuditLog audit;
+  static OperatorProcess operator;
+  static int starts;
+  static long faultMark;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cp = ControlPlane.builder().controllerManager(true).scheduler(true).nodes(NODES).start();
+    admin = cp.client();
+    audit = new AuditLog(cp.auditLog());
+    Crds.apply(admin);
+    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
+    work = ControlPlaneExtension.newNamespace(admin, "work");
+    kubelets =
+        ItCluster.kubelets(
+            cp, NODES.stream().map(n -> NodeDescription.gpuNode(n, "H100-SXM5-80GB", 8)).toList());
+    ItCluster.giveGpus(admin, NODES, 8);
+    operator = startOperator();
+  }
+
+  static OperatorProcess startOperator() throws Exception {
+    return OperatorProcess.start(
+        cp.kubeconfig(),
+        ns,
+        Path.of("target", "failsafe-reports", "RemediationKillIT-operator-" + ++starts + ".log"));
+  }
+
+  static void killAndRestart(String step) throws Exception {
+    operator.kill();
+    System.out.printf("operator %d SIGKILLed %s%n", starts, step);
+    operator = startOperator();
+    operator.awaitPasses("remediation", 2);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    ItCluster.closeAll(operator, kubelets, cp);
+  }
+
+  static ClusterPolicy policy() {
+    ClusterPolicy p = ItCluster.driverOnlyPolicy("autoUpgrade: false\n");
+    p.getSpec().remediation = new RemediationSpec();
+    p.getSpec().remediation.enabled = true;
+    p.getSpec().remediation.maxConcurrent = new IntOrString(2);
+    p.getSpec().remediation.maxFaultyNodes = new IntOrString(2);
+    return p;
+  }
+
+  @Test
+  void killedAtEachStepOfRemediation() throws Exception {
+    Map<String, String> gpuPods = theClusterRunsAGpuPodOnEachNode();
+    killedWhileDraining(gpuPods);
+    String token = killedWhileTheResetIsRequested();
+    killedAfterTheNodesAreBackInService(gpuPods, token);
+  }
+
+  Map<String, String> theClusterRunsAGpuPodOnEachNode() {
+    admin.resource(policy()).create();
+    admin
+        .resource(
+            new DeploymentBuilder()
+                .withNewMetadata()
+                .withName("train")
+                .withNamespace(work)
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(NODES.size())
+                .withNewSelector()
+                .addToMatchLabels("app", "train")
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels("app", "train")
+                .endMetadata()
+                .withNewSpec()
+                .withTerminationGracePeriodSeconds(1L)
+                .withAutomountServiceAccountToken(false)
+                .addNewContainer()
+                .withName("main")
+                .withImage("registry.example/train:1")
+                .withNewResources()
+                .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
+                .endResources()
+                .endContainer()
+                .withNewAffinity()
+                .withNewPodAntiAffinity()
+                .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+                .withTopologyKey("kubernetes.io/hostname")
+                .withNewLabelSelector()
+                .addToMatchLabels("app", "train")
+                .endLabelSelector()
+                .endRequiredDuringSchedulingIgnoredDuringExecution()
+                .endPodAntiAffinity()
+                .endAffinity()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              assertThat(DriverUpgradeKillIT.livePodsIn(admin, work, "app=train").keySet())
+                  .containsExactlyInAnyOrderElementsOf(NODES);
+              for (String n : NODES) {
+                assertThat(node(n).getMetadata().getLabels())
+                    .containsEntry("nvidia.com/gpu.present", "true");
+              }
+            });
+    Map<String, String> pods = DriverUpgradeKillIT.livePodsIn(admin, work, "app=train");
+    pods.values().forEach(pod -> finalizer(pod, true));
+    admin
+        .nodes()
+        .withName(HUMANS)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
+    return pods;
+  }
+
+  void killedWhileDraining(Map<String, String> gpuPods) throws Exception {
+    faultMark = audit.mark();
+    for (String n : NODES) {
+      condition(n, GpuFaultContract.ECC, "True", "DoubleBitEcc", "GPU-1: XID 48");
+    }
+    awaitState(RemediationState.DRAINING);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(evictions()).containsOnlyKeys(gpuPods.values()));
+    for (String n : NODES) {
+      assertThat(node(n).getSpec().getUnschedulable()).as(n).isTrue();
+      assertThat(taint(n)).as(n).isEqualTo(GpuFaultContract.ECC);
+    }
+    assertThat(node(OURS).getMetadata().getAnnotations())
+        .containsEntry(RemediationKeys.INITIAL_UNSCHEDULABLE, "false");
+    assertThat(node(HUMANS).getMetadata().getAnnotations())
+        .containsEntry(RemediationKeys.INITIAL_UNSCHEDULABLE, "true");
+
+    long mark = audit.mark();
+    killAndRestart("while draining, GPU pods terminating");
+
+    assertStates(RemediationState.DRAINING);
+    assertThat(evictionsSince(mark)).as("the restarted operator evicts nothing again").isEmpty();
+    gpuPods.values().forEach(pod -> finalizer(pod, false));
+  }
+
+  String killedWhileTheResetIsRequested() throws Exception {
+    awaitState(RemediationState.RESET_REQUESTED);
+    Map<String, String> tokens =
+        NODES.stream()
+            .collect(
+                Collectors.toMap(
+                    n -> n,
+                    n ->
+                        node(n)
+                            .getMetadata()
+                            .getAnnotations()
+                            .get(RemediationKeys.RESET_REQUESTED)));
+    assertThat(tokens.values()).doesNotContainNull();
+
+    killAndRestart("with the GPU reset requested, not answered");
+
+    assertStates(RemediationState.RESET_REQUESTED);
+    for (String n : NODES) {
+      assertThat(node(n).getMetadata().getAnnotations())
+          .as("%s: the same request, not a second one", n)
+          .containsEntry(RemediationKeys.RESET_REQUESTED, tokens.get(n));
+    }
+    // The device plugins' answer: the faulty GPU reset, its condition False.
+    for (String n : NODES) {
+      condition(n, GpuFaultContract.ECC, "False", "Recovered", "reset");
+      condition(
+          n,
+          GpuFaultContract.RESET_CONDITION,
+          "True",
+          GpuFaultContract.RESET_DONE,
+          GpuFaultContract.answerPrefix(tokens.get(n)) + " reset GPU-1");
+    }
+    return tokens.get(OURS);
+  }
+
+  void killedAfterTheNodesAreBackInService(Map<String, String> gpuPods, String token)
+      throws Exception {
+    awaitState(RemediationState.RECOVERED);
+    long mark = audit.mark();
+    killAndRestart("after the nodes came back in service");
+    assertStates(RemediationState.RECOVERED);
+    assertThat(
+            audit.writesSince(mark, OperatorProcess.USER_AGENT).stream()
+                .filter(w -> "nodes".equals(w.resource())))
+        .as("the restarted operator writes no node")
+        .isEmpty();
+
+    assertThat(node(OURS).getSpec().getUnschedulable())
+        .as("the node remediation cordoned is uncordoned")
+        .isNotEqualTo(Boolean.TRUE);
+    assertThat(node(HUMANS).getSpec().getUnschedulable()).as("the human's cordon is kept").isTrue();
+    for (String n : NODES) {
+      assertThat(taint(n)).as("%s untainted", n).isNull();
+      assertThat(node(n).getMetadata().getAnnotations())
+          .containsKey(RemediationKeys.RECOVERED_AT)
+          .doesNotContainKeys(
+              RemediationKeys.INITIAL_UNSCHEDULABLE,
+              RemediationKeys.RESET_REQUESTED,
+              RemediationKeys.FAULT);
+    }
+    // Across four operator processes: each GPU pod evicted once, nothing else evicted.
+    assertThat(evictions()).as("evictions by pod").containsOnlyKeys(gpuPods.values());
+    assertThat(evictions().values()).as("evictions per pod").containsOnly(1L);
+  }
+
+  static Map<String, Long> evictions() {
+    return evictionsSince(faultMark);
+  }
+
+  static Map<String, Long> evictionsSince(long mark) {
+    return audit.writesSince(mark, OperatorProcess.USER_AGENT).stream()
+        .filter(w -> "eviction".equals(w.sub()) && w.code() == 201)
+        .collect(Collectors.groupingBy(AuditLog.Write::name, Collectors.counting()));
+  }
+
+  /** Writes a node condition as the node's device plugin does (strategic merge by type). */
+  static void condition(String node, String type, String status, String reason, String message) {
+    String now = Instant.now().toString();
+    admin
+        .nodes()
+        .withName(node)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            io.fabric8.kubernetes.client.utils.Serialization.asJson(
+                Map.of(
+                    "status",
+                    Map.of(
+                        "conditions",
+                        List.of(
+                            Map.of(
+                                "type", type,
+                                "status", status,
+                                "reason", reason,
+                                "message", message,
+                                "lastHeartbeatTime", now,
+                                "lastTransitionTime", now))))));
+  }
+
+  static void finalizer(String pod, boolean add) {
+    admin
+        .pods()
+        .inNamespace(work)
+        .withName(pod)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            add
+                ? "{\"metadata\":{\"finalizers\":[\"" + HOLD + "\"]}}"
+                : "{\"metadata\":{\"finalizers\":null}}");
+  }
+
+  static Node node(String name) {
+    return admin.nodes().withName(name).get();
+  }
+
+  static String taint(String node) {
+    var taints = node(node).getSpec().getTaints();
+    return taints == null
+        ? null
+        : taints.stream()
+            .filter(t -> RemediationKeys.TAINT.equals(t.getKey()))
+            .map(t -> t.getValue())
+            .findFirst()
+            .orElse(null);
+  }
+
+  static RemediationState state(String node) {
+    Map<String, String> labels = node(node).getMetadata().getLabels();
+    return RemediationState.of(labels == null ? null : labels.get(RemediationKeys.STATE));
+  }
+
+  static void awaitState(RemediationState state) {
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(() -> assertStates(state));
+  }
+
+  static void assertStates(RemediationState state) {
+    for (String n : NODES) {
+      assertThat(state(n)).as(n).isEqualTo(state);
+    }
+  }
+}
