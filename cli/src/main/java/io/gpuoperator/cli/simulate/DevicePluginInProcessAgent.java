@@ -1,7 +1,6 @@
 package io.gpuoperator.cli.simulate;
 
 import io.gpuoperator.config.Settings;
-import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.deviceplugin.ConfigSource;
 import io.gpuoperator.node.deviceplugin.DevicePluginRunner;
 import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
@@ -9,8 +8,6 @@ import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Runs {@code gpu-operator device-plugin} in-process for a simulated node's pod: the real plugin
@@ -26,9 +23,7 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
 
   @Override
   public int run(AgentContext ctx) throws Exception {
-    Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
-    Settings settings = Settings.ofEnv(env);
+    Settings settings = Settings.ofEnv(InProcessEnv.of(ctx));
     Path socket = ctx.hostPath(settings.get(DevicePluginSettings.KUBELET_SOCKET).toString());
     ConfigSource source =
         new ConfigSource(

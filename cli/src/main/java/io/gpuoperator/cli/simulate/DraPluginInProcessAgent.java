@@ -9,7 +9,6 @@ import io.gpuoperator.node.dra.TimeSlicing;
 import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -36,8 +35,7 @@ public final class DraPluginInProcessAgent implements InProcessAgent {
 
   @Override
   public int run(AgentContext ctx) throws Exception {
-    Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(DraNames.ENV_NODE_NAME, ctx.nodeName());
+    Map<String, String> env = InProcessEnv.of(ctx);
     String kubelet = DraConstants.KUBELET_ROOT + "/";
     host(ctx, env, DraNames.ENV_REGISTRAR_DIR, kubelet + DraConstants.PLUGINS_REGISTRY_DIR);
     host(ctx, env, DraNames.ENV_PLUGINS_DIR, kubelet + DraConstants.PLUGINS_DIR);

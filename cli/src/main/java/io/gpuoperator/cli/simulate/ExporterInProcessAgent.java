@@ -6,7 +6,6 @@ import io.gpuoperator.node.exporter.FieldList;
 import io.gpuoperator.node.exporter.PodResourcesClient;
 import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -32,8 +31,7 @@ public final class ExporterInProcessAgent implements InProcessAgent {
 
   @Override
   public int run(AgentContext ctx) throws Exception {
-    Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(ExporterSettings.ENV_NODE_NAME, ctx.nodeName());
+    Map<String, String> env = InProcessEnv.of(ctx);
     env.put(ExporterSettings.ENV_LISTEN, "127.0.0.1:0");
     env.put(
         ExporterSettings.ENV_POD_RESOURCES_SOCKET,

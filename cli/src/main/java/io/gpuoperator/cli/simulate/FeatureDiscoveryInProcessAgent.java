@@ -2,7 +2,6 @@ package io.gpuoperator.cli.simulate;
 
 import io.gpuoperator.config.Document;
 import io.gpuoperator.config.Settings;
-import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
 import io.gpuoperator.node.config.ReloadingConfig;
@@ -14,8 +13,6 @@ import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Runs {@code gpu-operator feature-discovery} in-process for a simulated node's pod: the real
@@ -31,9 +28,7 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
 
   @Override
   public int run(AgentContext ctx) throws Exception {
-    Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
-    Settings settings = Settings.ofEnv(env);
+    Settings settings = Settings.ofEnv(InProcessEnv.of(ctx));
     Path file = settings.get(DiscoverySettings.CONFIG_FILE);
     // Through the container's mounts: under the original's contract the file is in an emptyDir
     // that NVIDIA's config-manager fills and updates.

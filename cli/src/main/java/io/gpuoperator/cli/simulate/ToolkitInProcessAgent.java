@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -31,8 +30,7 @@ public final class ToolkitInProcessAgent implements InProcessAgent {
 
   @Override
   public int run(AgentContext ctx) throws Exception {
-    Map<String, String> env = new HashMap<>(ctx.env());
-    env.put("NODE_NAME", ctx.nodeName());
+    Map<String, String> env = InProcessEnv.of(ctx);
     Map<Setting, String> flags = new EnumMap<>(Setting.class);
     flags.put(Setting.RESTART_MODE, "none");
     flags.put(Setting.CONFIG_SOURCE, "file");

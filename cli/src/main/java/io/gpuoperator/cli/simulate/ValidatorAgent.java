@@ -3,12 +3,10 @@ package io.gpuoperator.cli.simulate;
 import static io.gpuoperator.node.validator.ValidatorEnv.*;
 
 import io.gpuoperator.config.cli.CommandLines;
-import io.gpuoperator.node.agent.NodeAgentOptions;
 import io.gpuoperator.node.validator.GpuBackendOpener;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.sim.kubelet.AgentContext;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -32,8 +30,7 @@ public final class ValidatorAgent implements InProcessAgent {
 
   @Override
   public int run(AgentContext ctx) {
-    Map<String, String> env = new HashMap<>(ctx.env());
-    env.put(NodeAgentOptions.NODE_NAME.env().get(0), ctx.nodeName());
+    Map<String, String> env = InProcessEnv.of(ctx);
     for (var path :
         List.of(
             Map.entry(VALIDATIONS_DIR, DEFAULT_VALIDATIONS_DIR),
