@@ -1,6 +1,7 @@
 package io.gpuoperator.api;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -9,6 +10,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /** The CRDs generated from this module's classes at build time, and their installation. */
@@ -64,5 +68,39 @@ public final class Crds {
         && crd.getStatus().getConditions() != null
         && crd.getStatus().getConditions().stream()
             .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  /**
+   * Every property path of a schema, sorted: {@code driver.version}; below an array's items {@code
+   * tolerations[].key}, below a map's values {@code nodeSelector{}.x}. The operator compares an
+   * installed CRD's paths with this release's (CrdUpgrade); a test looks for accessor-like names
+   * among them.
+   */
+  public static SortedSet<String> fieldPaths(JSONSchemaProps schema) {
+    SortedSet<String> out = new TreeSet<>();
+    collect(schema, "", out);
+    return out;
+  }
+
+  private static void collect(JSONSchemaProps schema, String prefix, Set<String> out) {
+    if (schema == null) {
+      return;
+    }
+    if (schema.getProperties() != null) {
+      schema
+          .getProperties()
+          .forEach(
+              (name, child) -> {
+                String path = prefix.isEmpty() ? name : prefix + "." + name;
+                out.add(path);
+                collect(child, path, out);
+              });
+    }
+    if (schema.getItems() != null) {
+      collect(schema.getItems().getSchema(), prefix + "[]", out);
+    }
+    if (schema.getAdditionalProperties() != null) {
+      collect(schema.getAdditionalProperties().getSchema(), prefix + "{}", out);
+    }
   }
 }

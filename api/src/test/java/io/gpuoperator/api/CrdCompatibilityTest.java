@@ -29,7 +29,7 @@ class CrdCompatibilityTest {
     for (CustomResourceDefinition crd : Crds.load()) {
       List<String> found = new ArrayList<>();
       for (var version : crd.getSpec().getVersions()) {
-        getterLike("", version.getSchema().getOpenAPIV3Schema(), found);
+        getterLike(version.getSchema().getOpenAPIV3Schema(), found);
       }
       assertThat(found).as("getter-like properties in %s", crd.getMetadata().getName()).isEmpty();
     }
@@ -44,8 +44,8 @@ class CrdCompatibilityTest {
     JSONSchemaProps root = new JSONSchemaProps();
     root.setProperties(Map.of("devicePlugin", leaked));
     List<String> found = new ArrayList<>();
-    getterLike("", root, found);
-    assertThat(found).containsExactly(".devicePlugin.getAdditionalProperties");
+    getterLike(root, found);
+    assertThat(found).containsExactly("devicePlugin.getAdditionalProperties");
   }
 
   /** The comparison reports a dropped and a retyped field. */
@@ -71,26 +71,12 @@ class CrdCompatibilityTest {
     return p;
   }
 
-  private static void getterLike(String path, JSONSchemaProps schema, List<String> out) {
-    if (schema == null) {
-      return;
-    }
-    if (schema.getProperties() != null) {
-      schema
-          .getProperties()
-          .forEach(
-              (name, child) -> {
-                if (GETTER_LIKE.matcher(name).matches()) {
-                  out.add(path + "." + name);
-                }
-                getterLike(path + "." + name, child, out);
-              });
-    }
-    if (schema.getItems() != null) {
-      getterLike(path + "[]", schema.getItems().getSchema(), out);
-    }
-    if (schema.getAdditionalProperties() != null) {
-      getterLike(path + "{}", schema.getAdditionalProperties().getSchema(), out);
+  /** The schema's property paths whose own name (the last one) looks like a Java accessor. */
+  private static void getterLike(JSONSchemaProps schema, List<String> out) {
+    for (String path : Crds.fieldPaths(schema)) {
+      if (GETTER_LIKE.matcher(path.substring(path.lastIndexOf('.') + 1)).matches()) {
+        out.add(path);
+      }
     }
   }
 

@@ -2,14 +2,12 @@ package io.gpuoperator.operator.runtime;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.gpuoperator.api.Crds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,33 +52,9 @@ public final class CrdUpgrade {
   }
 
   private static Set<String> fields(CustomResourceDefinitionVersion version) {
-    Set<String> out = new TreeSet<>();
-    if (version.getSchema() != null) {
-      collect(version.getSchema().getOpenAPIV3Schema(), "", out);
-    }
-    return out;
-  }
-
-  private static void collect(JSONSchemaProps schema, String prefix, Set<String> out) {
-    if (schema == null) {
-      return;
-    }
-    if (schema.getProperties() != null) {
-      schema
-          .getProperties()
-          .forEach(
-              (name, child) -> {
-                String path = prefix.isEmpty() ? name : prefix + "." + name;
-                out.add(path);
-                collect(child, path, out);
-              });
-    }
-    if (schema.getItems() != null) {
-      collect(schema.getItems().getSchema(), prefix + "[]", out);
-    }
-    if (schema.getAdditionalProperties() != null) {
-      collect(schema.getAdditionalProperties().getSchema(), prefix + "{}", out);
-    }
+    return version.getSchema() == null
+        ? Set.of()
+        : Crds.fieldPaths(version.getSchema().getOpenAPIV3Schema());
   }
 
   /**
