@@ -48,6 +48,8 @@ public final class ValidatorAgent implements InProcessAgent {
         return 1;
       }
     }
+    // The node's /proc and /sys are its directory's (the simulated driver writes proc/modules).
+    env.putIfAbsent(SYSTEM_ROOT, ctx.dirs().host().toString());
     // Simulated layers come up in seconds; poll markers every second, not every five.
     env.putIfAbsent(SLEEP_INTERVAL, "1");
     GpuBackendOpener opener = backends.apply(ctx.nodeName());

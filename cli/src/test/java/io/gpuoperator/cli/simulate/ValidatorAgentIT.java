@@ -108,6 +108,32 @@ class ValidatorAgentIT {
   }
 
   @Test
+  void withGdsOnTheDriverStepChecksNvidiaFsAndWritesItsMarker(KubernetesClient client)
+      throws Exception {
+    String ns = ControlPlaneExtension.newNamespace(client, "validator-agent-gds");
+    NodeDescription d = NodeDescription.gpuNode("agent-gds", "H100-SXM5-80GB", 8);
+    backends = new SimulatedGpuBackends(List.of(d));
+    SimulatedKubelet k = start(client, List.of(d), d, 23);
+    Pod driver = driverPod(d.name());
+    driver
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .setEnv(List.of(new io.fabric8.kubernetes.api.model.EnvVar("GDS_ENABLED", "true", null)));
+    client.pods().inNamespace(ns).resource(driver).create();
+    client.pods().inNamespace(ns).resource(validatorPod(d.name())).create();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(ready(client, ns, "toolkit-agent-gds")).isTrue());
+    // The driver container's flags enabled GDS; its modules include nvidia_fs; the validator
+    // checked it and wrote the marker before driver-ready; the others are off: no markers.
+    assertThat(k.dirs().validations().resolve("nvidia-fs-ready")).exists();
+    assertThat(k.dirs().validations().resolve("driver-ready")).exists();
+    assertThat(k.dirs().validations().resolve("gdrcopy-ready")).doesNotExist();
+    assertThat(k.dirs().validations().resolve("nvidia-peermem-ready")).doesNotExist();
+  }
+
+  @Test
   void driverValidationFailsOnANodeWithoutGpus(KubernetesClient client) throws Exception {
     String ns = ControlPlaneExtension.newNamespace(client, "validator-agent-cpu");
     NodeDescription cpu = NodeDescription.cpuNode("agent-cpu");

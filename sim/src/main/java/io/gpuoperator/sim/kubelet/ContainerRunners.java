@@ -105,13 +105,38 @@ public final class ContainerRunners {
           base.withFiles(
               Map.of(
                   KubeletConstants.HOST_VALIDATIONS + "/" + KubeletConstants.DRIVER_CONTAINER_READY,
-                  flags));
+                  flags,
+                  KubeletConstants.PROC_MODULES,
+                  driverModules(env)));
     } else if (!init
         && (TOOLKIT_PROGRAM.equals(ep.program()) || TOOLKIT_AGENT.equals(agentName(c)))) {
       // NVIDIA's toolkit, or ours when no in-process agent is registered for it.
       base = base.withFiles(ToolkitFiles.forNode(node));
     }
     return base.withWaitFor(ep.waits());
+  }
+
+  /**
+   * The node's {@code /proc/modules} while NVIDIA's driver container runs: the driver's modules and
+   * the GPUDirect ones its sidecars load when their feature is on (nvidia_fs for GDS, gdrdrv for
+   * GDRCopy, nvidia_peermem for RDMA), so the validator's module checks see what a real node shows.
+   */
+  static String driverModules(Map<String, String> env) {
+    StringBuilder out = new StringBuilder();
+    List<String> modules = new ArrayList<>(List.of("nvidia", "nvidia_uvm", "nvidia_modeset"));
+    if ("true".equals(env.get("GDS_ENABLED"))) {
+      modules.add("nvidia_fs");
+    }
+    if ("true".equals(env.get("GDRCOPY_ENABLED"))) {
+      modules.add("gdrdrv");
+    }
+    if ("true".equals(env.get("GPU_DIRECT_RDMA_ENABLED"))) {
+      modules.add("nvidia_peermem");
+    }
+    for (String m : modules) {
+      out.append(m).append(" 16384 0 - Live 0x0000000000000000\n");
+    }
+    return out.toString();
   }
 
   /**

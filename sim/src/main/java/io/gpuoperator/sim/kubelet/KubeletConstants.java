@@ -54,6 +54,9 @@ public final class KubeletConstants {
   /** The file NVIDIA's driver container writes into the validations directory once it is up. */
   public static final String DRIVER_CONTAINER_READY = ".driver-ctr-ready";
 
+  /** The kernel's list of loaded modules, which the validator reads for the GPUDirect ones. */
+  public static final String PROC_MODULES = "/proc/modules";
+
   /** Container states' reasons, as the kubelet writes them. */
   public static final String REASON_CONTAINER_CREATING = "ContainerCreating";
 

@@ -140,6 +140,9 @@ class ContainerRunnersTest {
         .containsEntry(
             "/run/nvidia/validations/.driver-ctr-ready",
             "GDRCOPY_ENABLED: false\nGDS_ENABLED: true\nGPU_DIRECT_RDMA_ENABLED: false\n");
+    // While it runs, the node's kernel lists the driver's modules and GDS's nvidia_fs only.
+    assertThat(b.files().get("/proc/modules").lines().map(l -> l.split(" ")[0]))
+        .containsExactly("nvidia", "nvidia_uvm", "nvidia_modeset", "nvidia_fs");
   }
 
   @Test
