@@ -30,8 +30,8 @@ public class RemediationSpec {
   public Boolean dryRun;
 
   @JsonPropertyDescription(
-      "Most GPU nodes in remediation at once, per node pool: a number, or a percentage of the"
-          + " pool's GPU nodes rounded up. Default 1.")
+      "Most GPU nodes in remediation at once: a number, or a percentage of the cluster's GPU"
+          + " nodes rounded up. Default 1.")
   public IntOrString maxConcurrent;
 
   @JsonPropertyDescription(
