@@ -53,17 +53,6 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       String nodeReady,
       boolean driverSettled) {
 
-    public NodeRow(
-        String name,
-        int gpus,
-        String product,
-        Map<String, Long> resources,
-        int operandsReady,
-        int operands,
-        String nodeReady) {
-      this(name, gpus, product, resources, operandsReady, operands, nodeReady, true);
-    }
-
     /** Allocatable {@code nvidia.com/gpu}, 0 when absent. */
     public long gpuAllocatable() {
       return resources.getOrDefault(GPU_RESOURCE, 0L);

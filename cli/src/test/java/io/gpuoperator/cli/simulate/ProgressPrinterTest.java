@@ -23,10 +23,11 @@ class ProgressPrinterTest {
               l ? Map.of("nvidia.com/gpu", 8L) : Map.of(),
               l ? 6 : 2,
               6,
-              "True"));
+              "True",
+              true));
     }
     for (int i = 0; i < cpuNodes; i++) {
-      out.add(new SimulationStatus.NodeRow("cpu-" + i, 0, null, Map.of(), 0, 0, "False"));
+      out.add(new SimulationStatus.NodeRow("cpu-" + i, 0, null, Map.of(), 0, 0, "False", true));
     }
     return out;
   }

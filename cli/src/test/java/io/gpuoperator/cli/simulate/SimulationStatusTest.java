@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class SimulationStatusTest {
   static SimulationStatus.NodeRow row(
       String name, int gpus, String product, Map<String, Long> resources) {
-    return new SimulationStatus.NodeRow(name, gpus, product, resources, 3, 3, "True");
+    return new SimulationStatus.NodeRow(name, gpus, product, resources, 3, 3, "True", true);
   }
 
   @Test
