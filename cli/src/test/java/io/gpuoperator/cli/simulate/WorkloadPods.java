@@ -5,11 +5,11 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 /** The workload pods the simulation ITs schedule: a training container asking for GPUs. */
-final class WorkloadPods {
+public final class WorkloadPods {
   private WorkloadPods() {}
 
   /** A pod asking for {@code gpus} nvidia.com/gpu, pinned to {@code node} where not null. */
-  static Pod gpuPod(String name, int gpus, String node) {
+  public static Pod gpuPod(String name, int gpus, String node) {
     PodBuilder b =
         new PodBuilder()
             .withNewMetadata()

@@ -105,8 +105,11 @@ public record ValidatorConfig(
       Setting.of(null, Parse::path).env(ValidatorEnv.RUNTIME_DROP_IN_CONFIG);
   public static final Setting<String> RUNTIME_NAME =
       Setting.string(null).env(ValidatorEnv.NVIDIA_RUNTIME_NAME).orElse("nvidia");
+  // Off unless asked for: NVIDIA's validator checks no CDI spec, and NVIDIA's operator sets no
+  // CDI_ENABLED on it when CDI is off (its chart's default), so a toolkit that wrote no spec must
+  // pass; this project's operator sets the variable on its agent either way.
   public static final Setting<Boolean> CDI_ENABLED =
-      Setting.bool(null).env(ValidatorEnv.CDI_ENABLED).orElse(true);
+      Setting.bool(null).env(ValidatorEnv.CDI_ENABLED).orElse(false);
   public static final Setting<Path> CDI_DIR =
       Setting.of("--cdi-dir", Parse::path)
           .env(ValidatorEnv.CDI_SPEC_DIR)
