@@ -20,6 +20,7 @@ import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,7 +159,6 @@ class MigrationIT {
             NodeDescription.gpuNode("gpu-b", "H100-SXM5-80GB", 8),
             NodeDescription.cpuNode("cpu-a"));
     List<String> names = nodes.stream().map(NodeDescription::name).toList();
-    Path logs = Path.of("target", "migration-it");
     try (ControlPlane cp =
             ControlPlane.builder().controllerManager(true).scheduler(true).nodes(names).start();
         SimulatedCluster cluster =
@@ -189,12 +189,7 @@ class MigrationIT {
       long t0 = System.nanoTime();
       Map<String, String> uids;
       Map<String, Map<String, String>> labels;
-      try (OriginalOperator original =
-          OriginalOperator.start(
-              work.resolve("original-1"),
-              cp.kubeconfigFor("admin"),
-              NS,
-              logs.resolve("original-1.log"))) {
+      try (OriginalOperator original = startOriginal(cp, work, "original-1")) {
         awaitReady(admin, nodes, "the original", () -> original.tail(40), original::alive);
         awaitOperands(admin, "the original", d -> !ours(d));
         System.out.printf("[MigrationIT] the original ready in %d s%n", seconds(t0));
@@ -258,18 +253,23 @@ class MigrationIT {
                   .getItems()
                   .isEmpty());
       applyOriginalCrds(admin);
-      try (OriginalOperator again =
-          OriginalOperator.start(
-              work.resolve("original-2"),
-              cp.kubeconfigFor("admin"),
-              NS,
-              logs.resolve("original-2.log"))) {
+      try (OriginalOperator again = startOriginal(cp, work, "original-2")) {
         awaitOperands(admin, "the original", d -> !ours(d));
         awaitReady(admin, nodes, "the original again", () -> again.tail(40), again::alive);
         System.out.printf("[MigrationIT] the original ready again in %d s%n", seconds(t0));
         assertUndisturbed(admin, cp, spec, uids, labels, "the switch back to the original");
       }
     }
+  }
+
+  /** The original as a process, its root under {@code work}, its log in target/migration-it. */
+  private static OriginalOperator startOriginal(ControlPlane cp, Path work, String run)
+      throws IOException {
+    return OriginalOperator.start(
+        work.resolve(run),
+        cp.kubeconfigFor("admin"),
+        NS,
+        Path.of("target", "migration-it", run + ".log"));
   }
 
   private void assertUndisturbed(
