@@ -180,6 +180,10 @@ class ToolkitFaultTest {
                 "file",
                 "--restart-mode",
                 "none"));
+    if (!List.of(more).contains("--cdi-output-dir")) {
+      // uninstall removes the CDI spec: never the host's (a real node's kubelet may use it).
+      args.addAll(List.of("--cdi-output-dir", dir.resolve("cdi").toString()));
+    }
     args.addAll(List.of(more));
     int code = cl.execute(args.toArray(String[]::new));
     return new Result(code, err.toString());

@@ -27,7 +27,11 @@ import picocli.CommandLine;
  */
 class ToolkitFlagOrderTest {
   private static final List<Path> HOST_CONFIGS =
-      List.of(Path.of("/etc/containerd"), Path.of("/etc/crio"), Path.of("/run/nvidia/toolkit"));
+      List.of(
+          Path.of("/etc/containerd"),
+          Path.of("/etc/crio"),
+          Path.of("/run/nvidia/toolkit"),
+          Path.of("/var/run/cdi"));
 
   @TempDir Path dir;
   private Path config;
@@ -122,7 +126,10 @@ class ToolkitFlagOrderTest {
         "--restart-mode",
         "none",
         "--pid-file",
-        dir.resolve("toolkit.pid").toString());
+        dir.resolve("toolkit.pid").toString(),
+        // uninstall removes the CDI spec: never the host's (a real node's kubelet may use it).
+        "--cdi-output-dir",
+        dir.resolve("cdi").toString());
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
