@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.cluster.WrittenNodes;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.driver.NvidiaDriverModel;
@@ -94,7 +95,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
    * The node as our last patch returned it, by name: while the cache still shows an older version,
    * the pass works from this one, so that no step is taken twice and no slot is given out twice.
    */
-  private final Map<String, Node> written = new ConcurrentHashMap<>();
+  private final WrittenNodes written = new WrittenNodes();
 
   /**
    * Driver pods this process deleted whose deletion the cache has not shown yet, by UID: they count
@@ -396,7 +397,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
     deleted.retainAll(live);
     Map<String, Node> nodeByName = new HashMap<>();
     for (Node cached : caches.nodes().list().toList()) {
-      Node node = freshest(cached);
+      Node node = written.freshest(cached);
       nodeByName.put(node.getMetadata().getName(), node);
     }
     for (Pod p : pods) {
@@ -473,7 +474,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
                               p.getMetadata().getDeletionTimestamp() == null
                                   && UpgradeViews.podReady(p))));
     }
-    written.keySet().retainAll(seen);
+    written.retainOnly(seen);
     return out;
   }
 
@@ -504,26 +505,5 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
             })
         .min(java.util.Comparator.comparing(ds -> ds.getMetadata().getName()))
         .orElse(null);
-  }
-
-  /** The cached node, or the one our last write returned when the cache has not caught up. */
-  private Node freshest(Node cached) {
-    Node ours = written.get(cached.getMetadata().getName());
-    if (ours == null) {
-      return cached;
-    }
-    if (version(cached) >= version(ours)) {
-      written.remove(cached.getMetadata().getName(), ours);
-      return cached;
-    }
-    return ours;
-  }
-
-  private static long version(Node n) {
-    try {
-      return Long.parseLong(n.getMetadata().getResourceVersion());
-    } catch (RuntimeException e) {
-      return Long.MAX_VALUE;
-    }
   }
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.cluster.WrittenNodes;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
@@ -74,7 +75,7 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
   private final Set<String> told = ConcurrentHashMap.newKeySet();
 
   /** The node as our last patch returned it, while the cache still shows an older one. */
-  private final Map<String, Node> written = new ConcurrentHashMap<>();
+  private final WrittenNodes written = new WrittenNodes();
 
   private volatile IndexerResourceCache<ClusterPolicy> policies;
   private volatile InformerEventSource<Node, ClusterPolicy> nodes;
@@ -129,12 +130,12 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
             .collect(Collectors.groupingBy(p -> p.getSpec().getNodeName()));
     List<Node> gpuNodes = new ArrayList<>();
     for (Node cached : nodes.list().toList()) {
-      Node n = freshest(cached);
+      Node n = written.freshest(cached);
       if (RemediationView.gpuNode(n)) {
         gpuNodes.add(n);
       }
     }
-    written.keySet().retainAll(gpuNodes.stream().map(n -> n.getMetadata().getName()).toList());
+    written.retainOnly(gpuNodes.stream().map(n -> n.getMetadata().getName()).toList());
     List<RemediationNode> views =
         gpuNodes.stream()
             .map(
@@ -301,25 +302,5 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
       return b;
     }
     return b == null || a.compareTo(b) <= 0 ? a : b;
-  }
-
-  private Node freshest(Node cached) {
-    Node ours = written.get(cached.getMetadata().getName());
-    if (ours == null) {
-      return cached;
-    }
-    if (version(cached) >= version(ours)) {
-      written.remove(cached.getMetadata().getName(), ours);
-      return cached;
-    }
-    return ours;
-  }
-
-  private static long version(Node n) {
-    try {
-      return Long.parseLong(n.getMetadata().getResourceVersion());
-    } catch (RuntimeException e) {
-      return Long.MAX_VALUE;
-    }
   }
 }

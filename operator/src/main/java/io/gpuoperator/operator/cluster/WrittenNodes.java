@@ -1,0 +1,47 @@
+package io.gpuoperator.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Nodes a controller's own patches returned, kept until the informer's cache catches up: a pass
+ * that runs right after a write must act on what it wrote, not on the older cached copy (else it
+ * would repeat a step, such as an eviction). The driver upgrade and remediation controllers share
+ * it.
+ */
+public final class WrittenNodes {
+  private final Map<String, Node> written = new ConcurrentHashMap<>();
+
+  /** What our write of {@code name} returned. */
+  public void put(String name, Node node) {
+    written.put(name, node);
+  }
+
+  /** The cached node, or the one our last write returned when the cache has not caught up. */
+  public Node freshest(Node cached) {
+    Node ours = written.get(cached.getMetadata().getName());
+    if (ours == null) {
+      return cached;
+    }
+    if (version(cached) >= version(ours)) {
+      written.remove(cached.getMetadata().getName(), ours);
+      return cached;
+    }
+    return ours;
+  }
+
+  /** Forgets the nodes not named (deleted, or no longer GPU nodes). */
+  public void retainOnly(Collection<String> names) {
+    written.keySet().retainAll(names);
+  }
+
+  private static long version(Node n) {
+    try {
+      return Long.parseLong(n.getMetadata().getResourceVersion());
+    } catch (RuntimeException e) {
+      return Long.MAX_VALUE;
+    }
+  }
+}
