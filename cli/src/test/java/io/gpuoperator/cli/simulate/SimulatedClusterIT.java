@@ -87,8 +87,17 @@ class SimulatedClusterIT {
                       .as(() -> describe(admin, p))
                       .isEqualTo(io.gpuoperator.api.common.State.READY);
                 });
-        assertThat(gpus(admin, "h100-0")).isEqualTo("8");
-        assertThat(gpus(admin, "l4-0")).isEqualTo("2");
+        // Seen once in CI: right after the policy turned ready, h100-0 had no nvidia.com/gpu yet
+        // (the
+        // policy's state comes from the DaemonSets, the count from the kubelet's node status). Not
+        // explained yet; the count must still come, so wait for it a little.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(
+                () -> {
+                  assertThat(gpus(admin, "h100-0")).isEqualTo("8");
+                  assertThat(gpus(admin, "l4-0")).isEqualTo("2");
+                });
         assertThat(gpus(admin, "cpu-0")).isNull();
         assertThat(admin.nodes().withName("h100-0").get().getMetadata().getLabels())
             .hasEntrySatisfying("nvidia.com/gpu.product", v -> assertThat(v).contains("H100"));
