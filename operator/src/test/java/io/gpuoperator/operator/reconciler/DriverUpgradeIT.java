@@ -6,9 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -123,58 +120,6 @@ class DriverUpgradeIT {
         """);
   }
 
-  static Deployment deployment(String name, int replicas, boolean gpu) {
-    var container =
-        new io.fabric8.kubernetes.api.model.ContainerBuilder()
-            .withName("main")
-            .withImage("registry.example/" + name + ":1");
-    if (gpu) {
-      container
-          .withNewResources()
-          .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
-          .endResources();
-    }
-    return new DeploymentBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(work)
-        .endMetadata()
-        .withNewSpec()
-        .withReplicas(replicas)
-        .withNewSelector()
-        .addToMatchLabels("app", name)
-        .endSelector()
-        .withNewTemplate()
-        .withNewMetadata()
-        .addToLabels("app", name)
-        .endMetadata()
-        .withNewSpec()
-        .withTerminationGracePeriodSeconds(1L)
-        .withAutomountServiceAccountToken(false)
-        .withContainers(container.build())
-        // Every node is a GPU node; CPU pods need to tolerate the GPU taint to run at all.
-        .addNewToleration()
-        .withKey("nvidia.com/gpu")
-        .withOperator("Exists")
-        .withEffect("NoSchedule")
-        .endToleration()
-        // One per node, so that every node has a GPU pod to evict.
-        .withNewAffinity()
-        .withNewPodAntiAffinity()
-        .addNewRequiredDuringSchedulingIgnoredDuringExecution()
-        .withTopologyKey("kubernetes.io/hostname")
-        .withNewLabelSelector()
-        .addToMatchLabels("app", name)
-        .endLabelSelector()
-        .endRequiredDuringSchedulingIgnoredDuringExecution()
-        .endPodAntiAffinity()
-        .endAffinity()
-        .endSpec()
-        .endTemplate()
-        .endSpec()
-        .build();
-  }
-
   static Map<String, Node> nodes() {
     return admin.nodes().list().getItems().stream()
         .collect(Collectors.toMap(n -> n.getMetadata().getName(), n -> n));
@@ -197,8 +142,8 @@ class DriverUpgradeIT {
   @Order(1)
   void theClusterComesUpWithEveryNodeUpgradeDone() {
     admin.resource(policy()).create();
-    admin.resource(deployment("train", NODES.size(), true)).create();
-    admin.resource(deployment("web", 2, false)).create();
+    admin.resource(GpuWorkloads.onePerNode(work, "train", NODES.size(), true, true)).create();
+    admin.resource(GpuWorkloads.onePerNode(work, "web", 2, false, true)).create();
     await()
         .atMost(Duration.ofMinutes(4))
         .pollInterval(Duration.ofSeconds(2))

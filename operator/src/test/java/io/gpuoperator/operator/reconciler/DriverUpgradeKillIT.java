@@ -5,10 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -160,48 +157,7 @@ class DriverUpgradeKillIT {
 
   void theClusterComesUpUpgradeDone() {
     admin.resource(policy()).create();
-    admin
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName("train")
-                .withNamespace(work)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(NODES.size())
-                .withNewSelector()
-                .addToMatchLabels("app", "train")
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", "train")
-                .endMetadata()
-                .withNewSpec()
-                .withTerminationGracePeriodSeconds(1L)
-                .withAutomountServiceAccountToken(false)
-                .addNewContainer()
-                .withName("main")
-                .withImage("registry.example/train:1")
-                .withNewResources()
-                .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
-                .endResources()
-                .endContainer()
-                // One per node, so that each node has a GPU pod to evict.
-                .withNewAffinity()
-                .withNewPodAntiAffinity()
-                .addNewRequiredDuringSchedulingIgnoredDuringExecution()
-                .withTopologyKey("kubernetes.io/hostname")
-                .withNewLabelSelector()
-                .addToMatchLabels("app", "train")
-                .endLabelSelector()
-                .endRequiredDuringSchedulingIgnoredDuringExecution()
-                .endPodAntiAffinity()
-                .endAffinity()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
+    admin.resource(GpuWorkloads.onePerNode(work, "train", NODES.size(), true, false)).create();
     await()
         .atMost(Duration.ofMinutes(3))
         .pollInterval(Duration.ofSeconds(1))
@@ -415,23 +371,7 @@ class DriverUpgradeKillIT {
 
   /** Live (not terminating) pods matching the selector, name by node. */
   static Map<String, String> livePods(String namespace, String selector) {
-    return livePodsIn(admin, namespace, selector);
-  }
-
-  /** Live (not terminating) pods matching the selector, name by node, read with this client. */
-  static Map<String, String> livePodsIn(KubernetesClient admin, String namespace, String selector) {
-    return admin
-        .pods()
-        .inNamespace(namespace)
-        .withLabelSelector(selector)
-        .list()
-        .getItems()
-        .stream()
-        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> p.getSpec().getNodeName() != null)
-        .collect(
-            Collectors.toMap(
-                p -> p.getSpec().getNodeName(), (Pod p) -> p.getMetadata().getName(), (a, b) -> a));
+    return GpuWorkloads.livePods(admin, namespace, selector);
   }
 
   static Node node(String name) {

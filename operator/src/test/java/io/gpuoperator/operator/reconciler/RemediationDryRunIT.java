@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.api.v1.ClusterPolicy;
@@ -19,7 +18,6 @@ import io.gpuoperator.operator.remediation.RemediationState;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -197,25 +195,6 @@ class RemediationDryRunIT {
 
   static void condition(
       KubernetesClient admin, String type, String status, String reason, String message) {
-    String now = Instant.now().toString();
-    admin
-        .nodes()
-        .withName(NODE)
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.STRATEGIC_MERGE),
-            Serialization.asJson(
-                Map.of(
-                    "status",
-                    Map.of(
-                        "conditions",
-                        List.of(
-                            Map.of(
-                                "type", type,
-                                "status", status,
-                                "reason", reason,
-                                "message", message,
-                                "lastHeartbeatTime", now,
-                                "lastTransitionTime", now))))));
+    NodeConditions.write(admin, NODE, type, status, reason, message);
   }
 }

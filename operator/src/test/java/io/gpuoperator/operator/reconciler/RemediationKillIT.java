@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -22,7 +20,6 @@ import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -139,60 +136,20 @@ class RemediationKillIT {
 
   Map<String, String> theClusterRunsAGpuPodOnEachNode() {
     admin.resource(policy()).create();
-    admin
-        .resource(
-            new DeploymentBuilder()
-                .withNewMetadata()
-                .withName("train")
-                .withNamespace(work)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(NODES.size())
-                .withNewSelector()
-                .addToMatchLabels("app", "train")
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels("app", "train")
-                .endMetadata()
-                .withNewSpec()
-                .withTerminationGracePeriodSeconds(1L)
-                .withAutomountServiceAccountToken(false)
-                .addNewContainer()
-                .withName("main")
-                .withImage("registry.example/train:1")
-                .withNewResources()
-                .withLimits(Map.of("nvidia.com/gpu", new Quantity("1")))
-                .endResources()
-                .endContainer()
-                .withNewAffinity()
-                .withNewPodAntiAffinity()
-                .addNewRequiredDuringSchedulingIgnoredDuringExecution()
-                .withTopologyKey("kubernetes.io/hostname")
-                .withNewLabelSelector()
-                .addToMatchLabels("app", "train")
-                .endLabelSelector()
-                .endRequiredDuringSchedulingIgnoredDuringExecution()
-                .endPodAntiAffinity()
-                .endAffinity()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build())
-        .create();
+    admin.resource(GpuWorkloads.onePerNode(work, "train", NODES.size(), true, false)).create();
     await()
         .atMost(Duration.ofMinutes(2))
         .pollInterval(Duration.ofSeconds(1))
         .untilAsserted(
             () -> {
-              assertThat(DriverUpgradeKillIT.livePodsIn(admin, work, "app=train").keySet())
+              assertThat(GpuWorkloads.livePods(admin, work, "app=train").keySet())
                   .containsExactlyInAnyOrderElementsOf(NODES);
               for (String n : NODES) {
                 assertThat(node(n).getMetadata().getLabels())
                     .containsEntry("nvidia.com/gpu.present", "true");
               }
             });
-    Map<String, String> pods = DriverUpgradeKillIT.livePodsIn(admin, work, "app=train");
+    Map<String, String> pods = GpuWorkloads.livePods(admin, work, "app=train");
     pods.values().forEach(pod -> finalizer(pod, true));
     admin
         .nodes()
@@ -304,26 +261,7 @@ class RemediationKillIT {
 
   /** Writes a node condition as the node's device plugin does (strategic merge by type). */
   static void condition(String node, String type, String status, String reason, String message) {
-    String now = Instant.now().toString();
-    admin
-        .nodes()
-        .withName(node)
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.STRATEGIC_MERGE),
-            io.fabric8.kubernetes.client.utils.Serialization.asJson(
-                Map.of(
-                    "status",
-                    Map.of(
-                        "conditions",
-                        List.of(
-                            Map.of(
-                                "type", type,
-                                "status", status,
-                                "reason", reason,
-                                "message", message,
-                                "lastHeartbeatTime", now,
-                                "lastTransitionTime", now))))));
+    NodeConditions.write(admin, node, type, status, reason, message);
   }
 
   static void finalizer(String pod, boolean add) {

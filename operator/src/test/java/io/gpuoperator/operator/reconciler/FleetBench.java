@@ -1,0 +1,142 @@
+package io.gpuoperator.operator.reconciler;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.Crds;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * What the fleet benchmarks (driver upgrade, GPU fault remediation) stand on: a real control plane
+ * with the scheduler and the given controllers, N NFD-labelled GPU nodes bench-0000... served by
+ * one {@link FleetKubelet}, the CRDs, the operator's and the workloads' namespaces, the audit log,
+ * and the operator in-process without leader election. Progress lines are timed from the start.
+ */
+final class FleetBench implements AutoCloseable {
+  final List<String> names;
+  final ControlPlane cp;
+  final KubernetesClient admin;
+  final String work;
+  final AuditLog audit;
+  final OperatorInstance operator;
+  private final FleetKubelet fleet;
+  private final long startup;
+
+  private FleetBench(
+      List<String> names,
+      ControlPlane cp,
+      FleetKubelet fleet,
+      String work,
+      OperatorInstance operator,
+      long startup) {
+    this.names = names;
+    this.cp = cp;
+    this.admin = cp.client();
+    this.fleet = fleet;
+    this.work = work;
+    this.audit = new AuditLog(cp.auditLog());
+    this.operator = operator;
+    this.startup = startup;
+  }
+
+  /**
+   * Starts it all; {@code controllers} are the controller-manager's beyond the garbage collector,
+   * {@code install} how long the fleet's driver containers take to become ready.
+   */
+  static FleetBench start(int count, String controllers, Duration install) throws Exception {
+    long startup = System.nanoTime();
+    List<String> names =
+        IntStream.range(0, count).mapToObj(i -> String.format("bench-%04d", i)).toList();
+    ControlPlane cp =
+        ControlPlane.builder()
+            .controllers(ControlPlane.GC_CONTROLLERS + "," + controllers)
+            .scheduler(true)
+            .start();
+    FleetKubelet fleet = null;
+    try {
+      fleet = new FleetKubelet(cp.client(), names, install);
+      KubernetesClient admin = cp.client();
+      Crds.apply(admin);
+      String ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
+      String work = ControlPlaneExtension.newNamespace(admin, "work");
+      fleet.start(ItCluster.NFD_GPU);
+      progress(startup, count + " nodes registered");
+      OperatorInstance operator =
+          OperatorInstance.start(
+              cp,
+              ns,
+              "bench",
+              new OperandRegistryRenderer(),
+              new NodeLabelRulesPlanner(),
+              Map.of("LEADER_ELECT", "false"));
+      return new FleetBench(names, cp, fleet, work, operator, startup);
+    } catch (Exception | Error e) {
+      if (fleet != null) {
+        fleet.close();
+      }
+      cp.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Waits (up to 30 minutes, polling every {@code poll}) until the condition holds, then says so.
+   */
+  void waitFor(String what, Duration poll, BooleanSupplier until) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofMinutes(30).toNanos();
+    while (!until.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out waiting for " + what);
+      }
+      Thread.sleep(poll.toMillis());
+    }
+    progress(startup, what);
+  }
+
+  /** The operator's writes since the mark, counted by verb and resource[/subresource]. */
+  String operatorWritesSince(long mark, int per, String perWhat) {
+    var writes = audit.writesSince(mark, operator.userAgent);
+    return String.format(
+        "operator writes: %d (%.1f per %s): %s",
+        writes.size(),
+        writes.size() / (double) per,
+        perWhat,
+        writes.stream()
+            .collect(
+                Collectors.groupingBy(
+                    w -> w.verb() + " " + w.resource() + (w.sub() == null ? "" : "/" + w.sub()),
+                    Collectors.counting())));
+  }
+
+  /** "p50 X s, p90 Y s, max Z s" of sorted seconds, with the given number of decimals. */
+  static String percentiles(List<Double> sorted, int decimals) {
+    String f = "%." + decimals + "f";
+    return String.format(
+        "p50 " + f + " s, p90 " + f + " s, max " + f + " s",
+        NodeLabelBenchmark.pct(sorted, 50),
+        NodeLabelBenchmark.pct(sorted, 90),
+        NodeLabelBenchmark.pct(sorted, 100));
+  }
+
+  private static void progress(long since, String what) {
+    System.out.printf("[%4.0f s] %s%n", (System.nanoTime() - since) / 1e9, what);
+  }
+
+  @Override
+  public void close() {
+    try {
+      operator.close();
+    } finally {
+      try {
+        fleet.close();
+      } finally {
+        cp.close();
+      }
+    }
+  }
+}
