@@ -51,7 +51,6 @@ final class ItCluster {
                             java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(4))));
   }
 
-  /** Closes each in order (nulls skipped), all of them even when one fails. */
   /**
    * Waits for each node to register, then gives it {@code gpus} GPUs in its capacity and
    * allocatable directly: for tests without a device plugin.
@@ -76,6 +75,7 @@ final class ItCluster {
     }
   }
 
+  /** Closes each in order (nulls skipped), all of them even when one fails. */
   static void closeAll(AutoCloseable... all) throws Exception {
     Exception first = null;
     for (AutoCloseable c : all) {

@@ -99,21 +99,9 @@ class NvidiaDriverIT {
 
   static NodeDescription gpu(
       String name, String os, String version, String kernel, Map<String, String> labels) {
-    return new NodeDescription(
-        name,
-        "H100-SXM5-80GB",
-        8,
-        os,
-        version,
-        kernel,
-        null,
-        null,
-        0,
-        null,
-        labels,
-        null,
-        null,
-        true);
+    return NodeDescription.gpuNode(name, "H100-SXM5-80GB", 8)
+        .withOs(os, version, kernel)
+        .withLabels(labels);
   }
 
   @AfterAll

@@ -79,36 +79,79 @@ public record NodeDescription(
   }
 
   public NodeDescription withOverrides(List<BehaviourOverride> list) {
-    return copy(list, mig, nfd);
+    Parts p = new Parts(this);
+    p.overrides = list;
+    return p.build();
   }
 
   /** This node with its GPUs starting in MIG mode with these devices each (profile: count). */
   public NodeDescription withMig(Map<String, Integer> devices) {
-    return copy(overrides, devices, nfd);
+    Parts p = new Parts(this);
+    p.mig = devices;
+    return p.build();
   }
 
   /** This node with or without NFD's labels. */
   public NodeDescription withNfd(boolean labels) {
-    return copy(overrides, mig, labels);
+    Parts p = new Parts(this);
+    p.nfd = labels;
+    return p.build();
   }
 
-  /** A copy that differs only in what a cluster file or test varies per node. */
-  private NodeDescription copy(
-      List<BehaviourOverride> overrides, Map<String, Integer> mig, boolean nfd) {
-    return new NodeDescription(
-        name,
-        profile,
-        gpus,
-        osId,
-        osVersionId,
-        kernel,
-        cpu,
-        memory,
-        maxPods,
-        containerRuntimeVersion,
-        labels,
-        overrides,
-        mig,
-        nfd);
+  /** This node running another OS (os-release ID and VERSION_ID) and kernel. */
+  public NodeDescription withOs(String id, String versionId, String kernelRelease) {
+    Parts p = new Parts(this);
+    p.osId = id;
+    p.osVersionId = versionId;
+    p.kernel = kernelRelease;
+    return p.build();
+  }
+
+  /** This node with these extra labels (instead of any it had). */
+  public NodeDescription withLabels(Map<String, String> extra) {
+    Parts p = new Parts(this);
+    p.labels = extra;
+    return p.build();
+  }
+
+  /** The fields of a copy that differs only in what a cluster file or test varies per node. */
+  private static final class Parts {
+    private final NodeDescription from;
+    private String osId;
+    private String osVersionId;
+    private String kernel;
+    private Map<String, String> labels;
+    private List<BehaviourOverride> overrides;
+    private Map<String, Integer> mig;
+    private boolean nfd;
+
+    Parts(NodeDescription from) {
+      this.from = from;
+      this.osId = from.osId;
+      this.osVersionId = from.osVersionId;
+      this.kernel = from.kernel;
+      this.labels = from.labels;
+      this.overrides = from.overrides;
+      this.mig = from.mig;
+      this.nfd = from.nfd;
+    }
+
+    NodeDescription build() {
+      return new NodeDescription(
+          from.name,
+          from.profile,
+          from.gpus,
+          osId,
+          osVersionId,
+          kernel,
+          from.cpu,
+          from.memory,
+          from.maxPods,
+          from.containerRuntimeVersion,
+          labels,
+          overrides,
+          mig,
+          nfd);
+    }
   }
 }
