@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.gpuoperator.api.common.ComponentSpec;
 
-/** The confidential-computing manager; not deployed by this operator yet. */
+/** The confidential-computing manager (sandbox workloads in kata mode). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class CcManagerSpec extends ComponentSpec {
   @JsonPropertyDescription(

@@ -106,32 +106,29 @@ public class ClusterPolicySpec {
   public HostPathsSpec hostPaths;
 
   @JsonPropertyDescription(
-      "VM workloads: node labels only in this operator, whose sandbox operands are not built yet.")
+      "VM workloads: each GPU node's nvidia.com/gpu.workload.config label picks its operands.")
   public SandboxWorkloadsSpec sandboxWorkloads;
 
-  @JsonPropertyDescription("The vGPU manager (sandbox workloads; not deployed by this operator).")
+  @JsonPropertyDescription("The vGPU manager (sandbox workloads, vm-vgpu nodes).")
   public VgpuManagerSpec vgpuManager;
 
   @JsonPropertyDescription(
-      "The vGPU device manager (sandbox workloads; not deployed by this operator).")
+      "The vGPU device manager (sandbox workloads; not deployed by this operator yet).")
   public VgpuDeviceManagerSpec vgpuDeviceManager;
 
-  @JsonPropertyDescription("The VFIO manager (sandbox workloads; not deployed by this operator).")
+  @JsonPropertyDescription("The VFIO manager (sandbox workloads, vm-passthrough nodes).")
   public VfioManagerSpec vfioManager;
 
-  @JsonPropertyDescription(
-      "The KubeVirt GPU device plugin (sandbox workloads; not deployed by this operator).")
+  @JsonPropertyDescription("The KubeVirt GPU device plugin (sandbox workloads, kubevirt mode).")
   public ComponentSpec sandboxDevicePlugin;
 
-  @JsonPropertyDescription(
-      "The kata sandbox device plugin (sandbox workloads; not deployed by this operator).")
+  @JsonPropertyDescription("The kata sandbox device plugin (sandbox workloads, kata mode).")
   public ComponentSpec kataSandboxDevicePlugin;
 
   @JsonPropertyDescription("The kata manager: deprecated, never deployed (as in the original).")
   public KataManagerSpec kataManager;
 
-  @JsonPropertyDescription(
-      "The confidential-computing manager (sandbox workloads; not deployed by this operator).")
+  @JsonPropertyDescription("The confidential-computing manager (sandbox workloads, kata mode).")
   public CcManagerSpec ccManager;
 
   @JsonPropertyDescription(

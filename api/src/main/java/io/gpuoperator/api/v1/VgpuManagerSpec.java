@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.common.DriverManagerSpec;
 
-/** The vGPU host manager (vm-vgpu nodes); not deployed by this operator yet. */
+/** The vGPU host manager (vm-vgpu nodes). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class VgpuManagerSpec extends ComponentSpec {
   @JsonPropertyDescription("The driver manager init container of the vGPU manager.")

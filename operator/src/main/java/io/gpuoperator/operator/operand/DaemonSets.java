@@ -221,7 +221,7 @@ public final class DaemonSets {
   }
 
   /** Adds a section's pull secrets to the pod, without duplicates. */
-  static void addPullSecrets(PodSpec pod, io.gpuoperator.api.common.ComponentSpec section) {
+  static void addPullSecrets(PodSpec pod, io.gpuoperator.api.common.ImageSpec section) {
     if (section == null || section.imagePullSecrets == null) {
       return;
     }

@@ -156,7 +156,7 @@ final class DriverConfigMounts {
   }
 
   /** One read-only file mount per key of the ConfigMap, as the original does. */
-  private static void perKey(
+  static void perKey(
       PodSpec pod,
       Container c,
       String configMap,

@@ -1,6 +1,6 @@
 package io.gpuoperator.operator.operand;
 
-import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.api.common.ImageSpec;
 import io.gpuoperator.operator.validation.ImageRules;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
@@ -53,7 +53,7 @@ public final class ImageResolver {
    * @param path the section's field path, e.g. "spec.driver"
    * @throws PolicyValidationException when the triple is half set
    */
-  public static Parts parts(ComponentSpec spec, String path) {
+  public static Parts parts(ImageSpec spec, String path) {
     List<Violation> violations = ImageRules.check(spec, path);
     if (!violations.isEmpty()) {
       throw new PolicyValidationException(violations);
@@ -74,7 +74,7 @@ public final class ImageResolver {
    * The image reference for a section, falling back to {@code fallback} (the operator's default,
    * from env such as DRIVER_IMAGE) when the policy sets none.
    */
-  public static String resolve(ComponentSpec spec, String path, String fallback) {
+  public static String resolve(ImageSpec spec, String path, String fallback) {
     Parts parts = parts(spec, path);
     if (parts != null) {
       return parts.reference(null);

@@ -196,8 +196,14 @@ final class ManifestRenderer {
     }
     ValidatorSpec v = ctx.spec().validator;
     if (pod.getInitContainers() != null && v != null) {
+      // The validators' own steps get their component's env; other operands' waits only the
+      // driver and toolkit steps' (the original's transformValidationInitContainer).
+      boolean validator = operand.section() == Section.VALIDATOR;
       for (Container init : pod.getInitContainers()) {
-        if (init.getName().endsWith("-validation")) {
+        if (init.getName().endsWith("-validation")
+            && (validator
+                || init.getName().startsWith("driver")
+                || init.getName().startsWith("toolkit"))) {
           ValidatorSpec.Component settings = validatorComponent(v, init.getName());
           if (settings != null && settings.env != null) {
             settings.env.forEach(e -> DaemonSets.setEnv(init, e.name, e.value));

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.spec.Section;
@@ -144,6 +145,70 @@ public final class Operands {
               "nvidia-node-status-exporter",
               false,
               Transform.NONE,
+              null),
+          // The sandbox (VM workload) states: NVIDIA's images only, on the nodes whose workload
+          // label asks for them (SandboxWorkloads says when; NodeLabelRules where). The original's
+          // state-vgpu-device-manager is not built yet (docs/operands.md), and its
+          // state-kata-manager is hard-wired off in v26.7, so it has no entry.
+          new Operand(
+              OperandNames.VGPU_MANAGER,
+              "state-vgpu-manager",
+              Section.VGPU_MANAGER,
+              SandboxWorkloads::vgpuManager,
+              VgpuManagerTransform.CONTAINER,
+              false,
+              new VgpuManagerTransform(),
+              null),
+          new Operand(
+              OperandNames.SANDBOX_VALIDATOR,
+              "state-sandbox-validation",
+              Section.VALIDATOR,
+              SandboxWorkloads::enabled,
+              SandboxValidatorTransform.CONTAINER,
+              false,
+              new SandboxValidatorTransform(),
+              null),
+          new Operand(
+              OperandNames.VFIO_MANAGER,
+              "state-vfio-manager",
+              Section.VFIO_MANAGER,
+              spec -> SandboxWorkloads.deploys(spec, Section.VFIO_MANAGER),
+              VfioManagerTransform.CONTAINER,
+              false,
+              new VfioManagerTransform(),
+              null),
+          new Operand(
+              OperandNames.SANDBOX_DEVICE_PLUGIN,
+              "state-sandbox-device-plugin",
+              Section.SANDBOX_DEVICE_PLUGIN,
+              spec ->
+                  SandboxWorkloads.deploys(
+                      spec, Section.SANDBOX_DEVICE_PLUGIN, SandboxWorkloadsSpec.Mode.KUBEVIRT),
+              "nvidia-sandbox-device-plugin-ctr",
+              false,
+              Transform.NONE,
+              null),
+          new Operand(
+              OperandNames.KATA_SANDBOX_DEVICE_PLUGIN,
+              "state-kata-device-plugin",
+              Section.KATA_SANDBOX_DEVICE_PLUGIN,
+              spec ->
+                  SandboxWorkloads.deploys(
+                      spec, Section.KATA_SANDBOX_DEVICE_PLUGIN, SandboxWorkloadsSpec.Mode.KATA),
+              "nvidia-kata-sandbox-device-plugin-ctr",
+              false,
+              Transform.NONE,
+              null),
+          new Operand(
+              OperandNames.CC_MANAGER,
+              "state-cc-manager",
+              Section.CC_MANAGER,
+              spec ->
+                  SandboxWorkloads.deploys(
+                      spec, Section.CC_MANAGER, SandboxWorkloadsSpec.Mode.KATA),
+              CcManagerTransform.CONTAINER,
+              false,
+              new CcManagerTransform(),
               null));
 
   private Operands() {}
@@ -183,10 +248,17 @@ public final class Operands {
 
   /**
    * The ConfigMaps the driver mounts key by key ({@code repoConfig}, {@code certConfig}, {@code
-   * kernelModuleConfig}): the reconciler and {@code plan} read their keys into the cluster facts.
+   * kernelModuleConfig}, and the vGPU manager's {@code kernelModuleConfig}): the reconciler and
+   * {@code plan} read their keys into the cluster facts.
    */
   public static Set<String> driverConfigMaps(ClusterPolicy policy) {
     Set<String> out = new java.util.TreeSet<>();
+    var vgpu = RenderContext.specOf(policy).vgpuManager;
+    if (vgpu != null
+        && vgpu.kernelModuleConfig != null
+        && !RenderContext.blank(vgpu.kernelModuleConfig.name)) {
+      out.add(vgpu.kernelModuleConfig.name.trim()); // the vGPU manager mounts it the same way
+    }
     var d = RenderContext.specOf(policy).driver;
     if (d == null) {
       return out;

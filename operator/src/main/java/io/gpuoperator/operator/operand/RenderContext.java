@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.operand;
 
 import io.gpuoperator.api.OperandImages;
-import io.gpuoperator.api.common.ComponentSpec;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.HostPathsSpec;
@@ -144,7 +143,7 @@ public record RenderContext(
   }
 
   /** The section's pull policy when set (for containers that keep their manifest's otherwise). */
-  public static String pullPolicyIfSet(ComponentSpec c) {
+  public static String pullPolicyIfSet(io.gpuoperator.api.common.ImageSpec c) {
     return c == null || blank(c.imagePullPolicy)
         ? null
         : ImageResolver.pullPolicy(c.imagePullPolicy);

@@ -28,7 +28,21 @@ public enum Section {
   NODE_STATUS_EXPORTER(
       "spec.nodeStatusExporter", s -> s.nodeStatusExporter, false, "node-status-exporter"),
   GDS("spec.gds", s -> s.gds, false, "gds"),
-  GDRCOPY("spec.gdrcopy", s -> s.gdrcopy, false, "gdrcopy");
+  GDRCOPY("spec.gdrcopy", s -> s.gdrcopy, false, "gdrcopy"),
+  // The sandbox (VM workload) operands: off unless the policy enables them, as in the original's
+  // Go defaults (its chart enables most of them; they run only with sandboxWorkloads.enabled).
+  VGPU_MANAGER("spec.vgpuManager", s -> s.vgpuManager, false, "vgpu-manager"),
+  VGPU_DEVICE_MANAGER(
+      "spec.vgpuDeviceManager", s -> s.vgpuDeviceManager, false, "vgpu-device-manager"),
+  VFIO_MANAGER("spec.vfioManager", s -> s.vfioManager, false, "vfio-manager"),
+  SANDBOX_DEVICE_PLUGIN(
+      "spec.sandboxDevicePlugin", s -> s.sandboxDevicePlugin, false, "sandbox-device-plugin"),
+  KATA_SANDBOX_DEVICE_PLUGIN(
+      "spec.kataSandboxDevicePlugin",
+      s -> s.kataSandboxDevicePlugin,
+      false,
+      "kata-sandbox-device-plugin"),
+  CC_MANAGER("spec.ccManager", s -> s.ccManager, false, "cc-manager");
 
   private final String path;
   private final Function<ClusterPolicySpec, ComponentSpec> getter;

@@ -27,11 +27,14 @@ public final class IgnoredFields {
   private static final List<Rule> RULES =
       List.of(
           new Rule(
-              "spec.sandboxWorkloads.enabled",
-              s -> s.sandboxWorkloads != null && Boolean.TRUE.equals(s.sandboxWorkloads.enabled),
-              "VM workloads: nodes get their workload labels, but the sandbox operands (vfioManager,"
-                  + " vgpuManager, vgpuDeviceManager, sandboxDevicePlugin, ccManager) are not"
-                  + " deployed by this operator"),
+              "spec.vgpuDeviceManager.enabled",
+              s ->
+                  s.sandboxWorkloads != null
+                      && Boolean.TRUE.equals(s.sandboxWorkloads.enabled)
+                      && s.vgpuDeviceManager != null
+                      && s.vgpuDeviceManager.isEnabled(false),
+              "the vGPU device manager is not deployed by this operator yet: vm-vgpu nodes get"
+                  + " the vGPU manager, but their vGPU devices must be created by other means"),
           new Rule(
               "spec.operator.use_ocp_driver_toolkit",
               s -> s.operator != null && Boolean.TRUE.equals(s.operator.useOcpDriverToolkit),

@@ -1,6 +1,6 @@
 package io.gpuoperator.operator.validation;
 
-import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.api.common.ImageSpec;
 import io.gpuoperator.config.Values;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ public final class ImageRules {
   private ImageRules() {}
 
   /** Violations of the image rule for one section (empty when valid). */
-  public static List<Violation> check(ComponentSpec spec, String path) {
+  public static List<Violation> check(ImageSpec spec, String path) {
     List<Violation> out = new ArrayList<>();
     if (spec == null) {
       return out;

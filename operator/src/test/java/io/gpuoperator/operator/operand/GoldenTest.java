@@ -113,6 +113,16 @@ class GoldenTest {
               new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04"),
               Map.of()),
           new Case(
+              "sandbox-kubevirt",
+              new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
+                  .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf"))),
+              Map.of(),
+              false),
+          new Case(
+              "sandbox-kata",
+              new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04"),
+              Map.of()),
+          new Case(
               "dra-driver-beta",
               new ClusterFacts("v1.32.9", "containerd", false, 2, true, "ubuntu22.04")
                   .withResourceApi(ResourceApiVersion.V1BETA1),

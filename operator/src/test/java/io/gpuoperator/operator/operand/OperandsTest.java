@@ -45,7 +45,13 @@ class OperandsTest {
             "dcgm-exporter",
             "gpu-feature-discovery",
             "mig-manager",
-            "node-status-exporter");
+            "node-status-exporter",
+            "vgpu-manager",
+            "sandbox-validator",
+            "vfio-manager",
+            "sandbox-device-plugin",
+            "kata-sandbox-device-plugin",
+            "cc-manager");
   }
 
   @Test
@@ -65,7 +71,17 @@ class OperandsTest {
             "mig-manager");
     assertThat(ops.stream().filter(o -> !o.enabled()).map(RenderedOperand::name))
         // node-agents mode is off: listed disabled, so a DaemonSet left from it is deleted.
-        .containsExactly("dra-driver", "dcgm", "node-status-exporter", "node-agents");
+        .containsExactly(
+            "dra-driver",
+            "dcgm",
+            "node-status-exporter",
+            "vgpu-manager",
+            "sandbox-validator",
+            "vfio-manager",
+            "sandbox-device-plugin",
+            "kata-sandbox-device-plugin",
+            "cc-manager",
+            "node-agents");
     assertThat(daemonSets(ops).keySet())
         .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSETS);
   }

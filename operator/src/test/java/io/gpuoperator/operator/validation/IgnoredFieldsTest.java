@@ -24,11 +24,18 @@ class IgnoredFieldsTest {
     sample.getSpec().sandboxWorkloads.enabled = true;
     sample.getSpec().psa = new EnabledSpec();
     sample.getSpec().psa.enabled = true;
+    // The sandbox operands are deployed (psa: the operator labels its namespace), except the vGPU
+    // device manager, which is not built yet: the sample enables it, as the original's chart.
     assertThat(IgnoredFields.of(sample))
         .extracting(Violation::path)
-        .containsExactly("spec.sandboxWorkloads.enabled"); // psa: the operator labels its namespace
+        .containsExactly("spec.vgpuDeviceManager.enabled");
     assertThat(IgnoredFields.of(sample).get(0).reason())
-        .startsWith("accepted but ignored: VM workloads");
+        .startsWith("accepted but ignored: the vGPU device manager is not deployed");
+    sample.getSpec().vgpuDeviceManager.enabled = false;
+    assertThat(IgnoredFields.of(sample)).isEmpty();
+    sample.getSpec().vgpuDeviceManager.enabled = true;
+    sample.getSpec().sandboxWorkloads.enabled = false;
+    assertThat(IgnoredFields.of(sample)).isEmpty();
   }
 
   /** The remediation controller acts on the section, so enabling it is not reported. */

@@ -1,0 +1,581 @@
+package io.gpuoperator.operator.operand;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
+import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.validation.PolicyValidationException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sandbox (VM workload) states rendered for NVIDIA's images, checked field by field against the
+ * original's contract as operand-contracts 1.2, 1.3 and 3.13 state it (transcribed here, not taken
+ * from our output): which states render in which mode, each container's image, command, args and
+ * env in order, its privileges, its mounts and the pod's volumes, and the pod settings of the
+ * reference's DaemonSet table. The inputs are the golden cases {@code sandbox-kubevirt} (every
+ * image NVIDIA's, custom rootFS) and {@code sandbox-kata}.
+ */
+class SandboxContractTest {
+  private static final String FIELD = "<fieldRef>";
+  private static final String VALIDATOR = "nvcr.io/nvidia/gpu-operator:v26.7.0";
+  private static final String DRIVER_MANAGER =
+      "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0";
+
+  private static Map<String, DaemonSet> render(String caseName, boolean agents) throws IOException {
+    ClusterPolicy policy =
+        Policies.parse(
+            Files.readString(Path.of("src/test/resources/golden/cases/" + caseName + ".yaml")));
+    ClusterFacts facts =
+        new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
+            .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf")));
+    OperatorConfig config = agents ? Policies.config() : OperatorConfig.fromEnv(Map.of());
+    return daemonSets(Operands.renderAll(policy, facts, config));
+  }
+
+  private static Map<String, DaemonSet> daemonSets(List<RenderedOperand> rendered) {
+    Map<String, DaemonSet> out = new LinkedHashMap<>();
+    for (RenderedOperand op : rendered) {
+      for (HasMetadata o : op.objects()) {
+        if (o instanceof DaemonSet ds) {
+          out.put(ds.getMetadata().getName(), ds);
+        }
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void kubevirtModeRendersTheKubevirtStatesOnly() throws IOException {
+    var ds = render("sandbox-kubevirt", false);
+    assertThat(ds.keySet())
+        .contains(
+            "nvidia-vgpu-manager-daemonset",
+            "nvidia-sandbox-validator",
+            "nvidia-vfio-manager",
+            "nvidia-sandbox-device-plugin-daemonset")
+        .doesNotContain("nvidia-kata-sandbox-device-plugin-daemonset", "nvidia-cc-manager")
+        // state-vgpu-device-manager is not built yet; state-kata-manager is off in v26.7.
+        .doesNotContain("nvidia-vgpu-device-manager", "nvidia-kata-manager");
+  }
+
+  @Test
+  void kataModeRendersTheKataStatesOnly() throws IOException {
+    var ds = render("sandbox-kata", true);
+    assertThat(ds.keySet())
+        .contains(
+            "nvidia-sandbox-validator",
+            "nvidia-vfio-manager",
+            "nvidia-kata-sandbox-device-plugin-daemonset",
+            "nvidia-cc-manager")
+        .doesNotContain(
+            "nvidia-sandbox-device-plugin-daemonset",
+            "nvidia-vgpu-manager-daemonset",
+            "nvidia-kata-manager");
+  }
+
+  @Test
+  void nothingSandboxRendersWithoutSandboxWorkloads() throws IOException {
+    ClusterPolicy policy =
+        Policies.parse(
+            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kubevirt.yaml")));
+    policy.getSpec().sandboxWorkloads.enabled = false;
+    var ds =
+        daemonSets(
+            Operands.renderAll(
+                policy,
+                new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
+                    .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf"))),
+                OperatorConfig.fromEnv(Map.of())));
+    assertThat(ds.keySet())
+        .noneMatch(n -> n.contains("sandbox") || n.contains("vfio") || n.contains("vgpu"));
+  }
+
+  @Test
+  void vgpuManager() throws IOException {
+    DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-vgpu-manager-daemonset");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    Container manager = container(pod, "k8s-driver-manager");
+    assertThat(manager.getImage()).isEqualTo(DRIVER_MANAGER);
+    assertThat(manager.getImagePullPolicy()).isEqualTo("Always");
+    expect(manager, List.of("driver-manager"), List.of("uninstall_driver"));
+    // The base env, HOST_ROOT (custom rootFS), then vgpuManager.driverManager.env in place.
+    expectEnv(
+        manager,
+        "NODE_NAME",
+        FIELD,
+        "NVIDIA_VISIBLE_DEVICES",
+        "void",
+        "ENABLE_GPU_POD_EVICTION",
+        "true",
+        "ENABLE_AUTO_DRAIN",
+        "false",
+        "OPERATOR_NAMESPACE",
+        FIELD,
+        "HOST_ROOT",
+        "/host-root");
+    assertThat(manager.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(mounts(manager))
+        .containsExactly(
+            "run-nvidia:/run/nvidia:Bidirectional",
+            "host-root:/host:ro:HostToContainer",
+            "host-sys:/sys");
+
+    Container main = container(pod, "nvidia-vgpu-manager-ctr");
+    // The OS tag is appended as for the driver.
+    assertThat(main.getImage())
+        .isEqualTo("registry.example.com/vgpu/vgpu-manager:580.65.05-ubuntu24.04");
+    expect(main, List.of("nvidia-driver"), List.of("init"));
+    expectEnv(main, "HOST_ROOT", "/host-root", "VGPU_LOG", "debug");
+    assertThat(main.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(main.getSecurityContext().getSeLinuxOptions().getLevel()).isEqualTo("s0");
+    assertThat(mounts(main))
+        .containsExactly(
+            "run-nvidia:/run/nvidia:Bidirectional",
+            "host-os-release:/host-etc/os-release",
+            "vfio:/dev/vfio",
+            "cgroup:/sys/fs/cgroup",
+            "var-log:/var/log",
+            "dev-log:/dev/log",
+            "firmware-search-path:/sys/module/firmware_class/parameters/path",
+            "nv-firmware:/lib/firmware",
+            "vgpu-modprobe:/drivers/nvidia.conf:ro");
+    assertThat(volumes(pod))
+        .containsExactly(
+            "run-nvidia:/run/nvidia:DirectoryOrCreate",
+            "host-os-release:/etc/os-release",
+            "cgroup:/sys/fs/cgroup:Directory",
+            "vfio:/dev/vfio:Directory",
+            "host-root:/host-root",
+            "host-sys:/sys:Directory",
+            "var-log:/var/log:Directory",
+            "dev-log:/dev/log",
+            "firmware-search-path:/sys/module/firmware_class/parameters/path",
+            "nv-firmware:/run/nvidia/driver/lib/firmware:DirectoryOrCreate",
+            "vgpu-modprobe:configMap:vgpu-modprobe");
+    assertThat(pod.getHostPID()).isTrue();
+    assertThat(pod.getHostIPC()).isTrue();
+    assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(120L);
+    assertThat(pod.getRuntimeClassName()).isNull();
+    assertThat(pod.getServiceAccountName()).isEqualTo("nvidia-vgpu-manager");
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy.vgpu-manager", "true"));
+    assertThat(pod.getImagePullSecrets())
+        .extracting(r -> r.getName())
+        .containsExactly("vgpu-registry");
+    assertThat(ds.getSpec().getTemplate().getMetadata().getAnnotations())
+        .containsEntry("kubectl.kubernetes.io/default-container", "nvidia-vgpu-manager-ctr");
+    assertThat(ds.getMetadata().getAnnotations())
+        .containsEntry("openshift.io/scc", "nvidia-vgpu-manager");
+    assertThat(ds.getSpec().getSelector().getMatchLabels())
+        .containsExactly(Map.entry("app", "nvidia-vgpu-manager-daemonset"));
+  }
+
+  @Test
+  void vgpuManagerWithoutAnImageIsRefusedNamingTheField() throws IOException {
+    ClusterPolicy policy =
+        Policies.parse(
+            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kubevirt.yaml")));
+    policy.getSpec().vgpuManager.repository = null;
+    policy.getSpec().vgpuManager.image = null;
+    policy.getSpec().vgpuManager.version = null;
+    assertThatThrownBy(
+            () ->
+                Operands.renderAll(
+                    policy,
+                    new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
+                        .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf"))),
+                    OperatorConfig.fromEnv(Map.of())))
+        .isInstanceOf(PolicyValidationException.class)
+        .hasMessageContaining("spec.vgpuManager.image")
+        .hasMessageContaining("no image configured");
+  }
+
+  @Test
+  void sandboxValidator() throws IOException {
+    DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-sandbox-validator");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    // ccManager.enabled is false: the cc-manager step is removed.
+    assertThat(pod.getInitContainers())
+        .extracting(Container::getName)
+        .containsExactly(
+            "vfio-pci-validation", "vgpu-manager-validation", "vgpu-devices-validation");
+    for (Container c : pod.getInitContainers()) {
+      assertThat(c.getImage()).as(c.getName()).isEqualTo(VALIDATOR);
+      expect(c, List.of("sh", "-c"), List.of("nvidia-validator"));
+      assertThat(c.getSecurityContext().getRunAsUser()).isZero();
+      assertThat(c.getSecurityContext().getPrivileged()).isTrue();
+    }
+    expectEnv(
+        container(pod, "vfio-pci-validation"),
+        "WITH_WAIT",
+        "true",
+        "COMPONENT",
+        "vfio-pci",
+        "NODE_NAME",
+        FIELD,
+        "HOST_ROOT",
+        "/host-root",
+        "DEFAULT_GPU_WORKLOAD_CONFIG",
+        "vm-passthrough",
+        "VFIO_CHECK",
+        "strict");
+    expectEnv(
+        container(pod, "vgpu-manager-validation"),
+        "WITH_WAIT",
+        "true",
+        "COMPONENT",
+        "vgpu-manager",
+        "NODE_NAME",
+        FIELD,
+        "HOST_ROOT",
+        "/host-root",
+        "DEFAULT_GPU_WORKLOAD_CONFIG",
+        "vm-passthrough",
+        "VGPU_CHECK",
+        "1");
+    expectEnv(
+        container(pod, "vgpu-devices-validation"),
+        "WITH_WAIT",
+        "true",
+        "COMPONENT",
+        "vgpu-devices",
+        "NODE_NAME",
+        FIELD,
+        "HOST_ROOT",
+        "/host-root",
+        "DEFAULT_GPU_WORKLOAD_CONFIG",
+        "vm-passthrough");
+    assertThat(container(pod, "vgpu-devices-validation").getSecurityContext().getSeLinuxOptions())
+        .isNull();
+    assertThat(mounts(container(pod, "vfio-pci-validation")))
+        .containsExactly(
+            "host-root:/host:ro:HostToContainer",
+            "run-nvidia-validations:/run/nvidia/validations:Bidirectional");
+    assertThat(mounts(container(pod, "vgpu-manager-validation")))
+        .containsExactly(
+            "host-root:/host:ro:HostToContainer",
+            "driver-install-path:/run/nvidia/driver:HostToContainer",
+            "run-nvidia-validations:/run/nvidia/validations:Bidirectional");
+    Container main = container(pod, "nvidia-sandbox-validator");
+    assertThat(main.getImage()).isEqualTo(VALIDATOR);
+    assertThat(String.join(" ", main.getArgs())).contains("all validations are successful");
+    assertThat(main.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(main.getSecurityContext().getRunAsUser()).isZero();
+    assertThat(main.getLifecycle().getPreStop().getExec().getCommand())
+        .containsExactly("/bin/sh", "-c", "rm -f /run/nvidia/validations/*");
+    assertThat(volumes(pod))
+        .containsExactly(
+            "run-nvidia-validations:/run/nvidia/validations:DirectoryOrCreate",
+            "driver-install-path:/run/nvidia/driver",
+            "host-root:/host-root");
+    assertThat(pod.getRuntimeClassName()).isNull();
+    assertThat(ds.getSpec().getSelector().getMatchLabels())
+        .containsOnly(
+            Map.entry("app", "nvidia-sandbox-validator"),
+            Map.entry("app.kubernetes.io/part-of", "gpu-operator"));
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy.sandbox-validator", "true"));
+  }
+
+  @Test
+  void sandboxValidatorKeepsItsCcManagerStepWithTheCcManager() throws IOException {
+    PodSpec pod =
+        render("sandbox-kata", true)
+            .get("nvidia-sandbox-validator")
+            .getSpec()
+            .getTemplate()
+            .getSpec();
+    assertThat(pod.getInitContainers())
+        .extracting(Container::getName)
+        .containsExactly(
+            "cc-manager-validation",
+            "vfio-pci-validation",
+            "vgpu-manager-validation",
+            "vgpu-devices-validation");
+    // Our validator image (the default) runs each step as its validator subcommand.
+    Container cc = container(pod, "cc-manager-validation");
+    assertThat(cc.getCommand()).isNull();
+    assertThat(cc.getArgs()).containsExactly("validator");
+    expectEnv(cc, "WITH_WAIT", "true", "COMPONENT", "cc-manager", "NODE_NAME", FIELD);
+    // No defaultWorkload: container.
+    assertThat(value(container(pod, "vfio-pci-validation"), "DEFAULT_GPU_WORKLOAD_CONFIG"))
+        .isEqualTo("container");
+  }
+
+  @Test
+  void vfioManager() throws IOException {
+    DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-vfio-manager");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    Container manager = container(pod, "k8s-driver-manager");
+    assertThat(manager.getImage()).isEqualTo(DRIVER_MANAGER);
+    expect(manager, List.of("driver-manager"), List.of("uninstall_driver"));
+    expectEnv(
+        manager,
+        "NODE_NAME",
+        FIELD,
+        "NVIDIA_VISIBLE_DEVICES",
+        "void",
+        "ENABLE_GPU_POD_EVICTION",
+        "false",
+        "ENABLE_AUTO_DRAIN",
+        "false",
+        "OPERATOR_NAMESPACE",
+        FIELD,
+        "HOST_ROOT",
+        "/host-root");
+    // vfioManager.resources replace the base's, on the driver manager too.
+    assertThat(manager.getResources().getLimits()).containsOnlyKeys("memory");
+    assertThat(mounts(manager))
+        .containsExactly(
+            "run-nvidia:/run/nvidia:Bidirectional",
+            "host-root:/host:ro:HostToContainer",
+            "host-sys:/sys");
+    Container main = container(pod, "nvidia-vfio-manager");
+    // The chart's VFIO manager image is the driver manager's.
+    assertThat(main.getImage()).isEqualTo(DRIVER_MANAGER);
+    assertThat(main.getCommand()).containsExactly("/bin/sh", "-c");
+    assertThat(main.getArgs()).hasSize(1);
+    assertThat(main.getArgs().get(0)).startsWith("vfio-manage bind --all").contains("sleep");
+    // HOST_ROOT=/host, overwritten with the host's path under a custom rootFS (the original's
+    // quirk), then vfioManager.env.
+    expectEnv(main, "HOST_ROOT", "/host-root", "VFIO_DEBUG", "1");
+    assertThat(main.getResources().getLimits().get("memory").toString()).isEqualTo("300Mi");
+    assertThat(main.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(main.getSecurityContext().getSeLinuxOptions().getLevel()).isEqualTo("s0");
+    assertThat(main.getLifecycle().getPreStop().getExec().getCommand())
+        .containsExactly("/bin/sh", "-c", "vfio-manage unbind --all");
+    assertThat(mounts(main))
+        .containsExactly("host-sys:/sys", "host-lib-modules:/lib/modules:ro", "host-root:/host");
+    assertThat(volumes(pod))
+        .containsExactly(
+            "host-sys:/sys:Directory",
+            "host-lib-modules:/lib/modules:Directory",
+            "run-nvidia:/run/nvidia:DirectoryOrCreate",
+            "host-root:/host-root");
+    assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(30L);
+    assertThat(ds.getMetadata().getLabels()).containsEntry("app", "nvidia-vfio-manager");
+    assertThat(ds.getSpec().getSelector().getMatchLabels())
+        .containsExactly(Map.entry("name", "nvidia-vfio-manager"));
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy.vfio-manager", "true"));
+  }
+
+  @Test
+  void kubevirtDevicePlugin() throws IOException {
+    DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-sandbox-device-plugin-daemonset");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    assertThat(pod.getInitContainers())
+        .extracting(Container::getName)
+        .containsExactly("vfio-pci-validation", "vgpu-devices-validation");
+    expectWait(container(pod, "vfio-pci-validation"), "vm-passthrough", "vfio-pci-ready");
+    expectWait(container(pod, "vgpu-devices-validation"), "vm-vgpu", "vgpu-devices-ready");
+    // validator.vfioPCI.env belongs to the sandbox validator's step, not to this wait.
+    expectEnv(container(pod, "vfio-pci-validation"), "NVIDIA_VISIBLE_DEVICES", "void");
+    Container main = container(pod, "nvidia-sandbox-device-plugin-ctr");
+    assertThat(main.getImage()).isEqualTo("nvcr.io/nvidia/kubevirt-gpu-device-plugin:v1.6.0");
+    expect(main, List.of(), List.of("--verbose"));
+    expectEnv(main, "NODE_NAME", FIELD, "POD_NAMESPACE", FIELD);
+    assertThat(main.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(mounts(main))
+        .containsExactly(
+            "device-plugin:/var/lib/kubelet/device-plugins",
+            "vfio:/dev/vfio",
+            "cdi-root:/var/run/cdi");
+    assertThat(volumes(pod))
+        .containsExactly(
+            "device-plugin:/var/lib/kubelet/device-plugins",
+            "run-nvidia-validations:/run/nvidia/validations:DirectoryOrCreate",
+            "vfio:/dev/vfio",
+            "cdi-root:/var/run/cdi:DirectoryOrCreate");
+    assertThat(pod.getHostNetwork()).isTrue();
+    assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
+    assertThat(pod.getRuntimeClassName()).isNull();
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy.sandbox-device-plugin", "true"));
+    assertThat(ds.getMetadata().getAnnotations())
+        .containsEntry("openshift.io/scc", "nvidia-sandbox-device-plugin");
+  }
+
+  @Test
+  void kataDevicePlugin() throws IOException {
+    DaemonSet ds = render("sandbox-kata", true).get("nvidia-kata-sandbox-device-plugin-daemonset");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    assertThat(pod.getInitContainers())
+        .extracting(Container::getName)
+        .containsExactly("vfio-pci-validation");
+    Container main = container(pod, "nvidia-kata-sandbox-device-plugin-ctr");
+    assertThat(main.getImage())
+        .isEqualTo("nvcr.io/nvidia/cloud-native/nvidia-sandbox-device-plugin:v0.0.5");
+    expect(main, List.of(), List.of());
+    expectEnv(
+        main,
+        "NODE_NAME",
+        FIELD,
+        "POD_NAMESPACE",
+        FIELD,
+        "POD_SERVICE_ACCOUNT",
+        FIELD,
+        "P_GPU_ALIAS",
+        "pgpu");
+    assertThat(main.getEnv().get(2).getValueFrom().getFieldRef().getFieldPath())
+        .isEqualTo("spec.serviceAccountName");
+    assertThat(mounts(main))
+        .containsExactly("device-plugin:/var/lib/kubelet/device-plugins", "cdi-root:/var/run/cdi");
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy.kata-sandbox-device-plugin", "true"));
+  }
+
+  @Test
+  void ccManager() throws IOException {
+    DaemonSet ds = render("sandbox-kata", true).get("nvidia-cc-manager");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    assertThat(pod.getInitContainers()).isNullOrEmpty();
+    Container main = container(pod, "nvidia-cc-manager");
+    assertThat(main.getImage()).isEqualTo("nvcr.io/nvidia/cloud-native/k8s-cc-manager:v0.4.3");
+    expect(main, List.of(), List.of());
+    expectEnv(main, "NODE_NAME", FIELD, "NVIDIA_VISIBLE_DEVICES", "void", "DEFAULT_CC_MODE", "on");
+    assertThat(main.getResources().getLimits().get("memory").toString()).isEqualTo("200Mi");
+    assertThat(main.getResources().getRequests().get("cpu").toString()).isEqualTo("100m");
+    assertThat(main.getSecurityContext().getSeLinuxOptions().getLevel()).isEqualTo("s0");
+    assertThat(main.getLifecycle().getPreStop().getExec().getCommand())
+        .containsExactly("/bin/rm", "-f", "/run/nvidia/validations/.cc-manager-ctr-ready");
+    assertThat(mounts(main)).containsExactly("host-sys:/sys", "run-nvidia:/run/nvidia");
+    assertThat(volumes(pod))
+        .containsExactly("host-sys:/sys:Directory", "run-nvidia:/run/nvidia:DirectoryOrCreate");
+    assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(30L);
+    assertThat(ds.getSpec().getSelector().getMatchLabels())
+        .containsExactly(Map.entry("name", "nvidia-cc-manager"));
+  }
+
+  @Test
+  void theDefaultWorkloadFollowsThePolicy() throws IOException {
+    ClusterPolicy policy =
+        Policies.parse(
+            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kata.yaml")));
+    policy.getSpec().sandboxWorkloads.defaultWorkload = SandboxWorkloadsSpec.Workload.VM_VGPU;
+    var ds =
+        daemonSets(
+            Operands.renderAll(
+                policy,
+                new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu22.04"),
+                Policies.config()));
+    PodSpec pod = ds.get("nvidia-sandbox-validator").getSpec().getTemplate().getSpec();
+    for (String step : SandboxValidatorTransform.WORKLOAD_STEPS) {
+      assertThat(value(container(pod, step), "DEFAULT_GPU_WORKLOAD_CONFIG")).isEqualTo("vm-vgpu");
+    }
+  }
+
+  /** A wait on the validator's workload-type, then on the marker only for that workload. */
+  private static void expectWait(Container c, String workload, String marker) {
+    expect(c, List.of("sh", "-c"), c.getArgs());
+    String script = c.getArgs().get(0);
+    assertThat(script)
+        .contains("until [ -f /run/nvidia/validations/workload-type ]")
+        .contains("!= \"" + workload + "\" ]; then")
+        .contains("exit 0")
+        .contains("until [ -f /run/nvidia/validations/" + marker + " ]");
+    assertThat(script.indexOf("workload-type ]")).isLessThan(script.indexOf(marker));
+    assertThat(c.getImage()).isEqualTo(VALIDATOR);
+    assertThat(c.getSecurityContext().getRunAsUser()).isZero();
+    assertThat(mounts(c))
+        .containsExactly("run-nvidia-validations:/run/nvidia/validations:HostToContainer");
+  }
+
+  private static Container container(PodSpec pod, String name) {
+    return DaemonSets.container(pod, name);
+  }
+
+  private static void expect(Container c, List<String> command, List<String> args) {
+    assertThat(c.getCommand() == null ? List.<String>of() : c.getCommand())
+        .as(c.getName() + " command")
+        .containsExactlyElementsOf(command);
+    assertThat(c.getArgs() == null ? List.<String>of() : c.getArgs())
+        .as(c.getName() + " args")
+        .containsExactlyElementsOf(args);
+  }
+
+  /** The container's env, in order: name, then the value (FIELD for a fieldRef). */
+  private static void expectEnv(Container c, String... nameThenValue) {
+    List<EnvVar> env = c.getEnv() == null ? List.of() : c.getEnv();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < nameThenValue.length; i += 2) {
+      names.add(nameThenValue[i]);
+    }
+    assertThat(env)
+        .as(c.getName() + " env names")
+        .extracting(EnvVar::getName)
+        .containsExactlyElementsOf(names);
+    for (int i = 0; i < nameThenValue.length; i += 2) {
+      EnvVar e = env.get(i / 2);
+      if (nameThenValue[i + 1].equals(FIELD)) {
+        assertThat(e.getValueFrom()).as(c.getName() + " " + e.getName()).isNotNull();
+      } else {
+        assertThat(e.getValue())
+            .as(c.getName() + " " + e.getName())
+            .isEqualTo(nameThenValue[i + 1]);
+      }
+    }
+  }
+
+  private static String value(Container c, String name) {
+    return c.getEnv().stream()
+        .filter(e -> e.getName().equals(name))
+        .findFirst()
+        .orElseThrow()
+        .getValue();
+  }
+
+  /** "volume:path[:ro][:propagation]" per mount, in order. */
+  private static List<String> mounts(Container c) {
+    List<String> out = new ArrayList<>();
+    for (VolumeMount m : c.getVolumeMounts()) {
+      String s = m.getName() + ":" + m.getMountPath();
+      if (Boolean.TRUE.equals(m.getReadOnly())) {
+        s += ":ro";
+      }
+      if (m.getMountPropagation() != null) {
+        s += ":" + m.getMountPropagation();
+      }
+      out.add(s);
+    }
+    return out;
+  }
+
+  /** "volume:hostPath[:type]" or "volume:configMap:name" per volume, in order. */
+  private static List<String> volumes(PodSpec pod) {
+    List<String> out = new ArrayList<>();
+    for (Volume v : pod.getVolumes()) {
+      if (v.getHostPath() != null) {
+        String type = v.getHostPath().getType();
+        out.add(
+            v.getName()
+                + ":"
+                + v.getHostPath().getPath()
+                + (type == null || type.isEmpty() ? "" : ":" + type));
+      } else if (v.getConfigMap() != null) {
+        out.add(v.getName() + ":configMap:" + v.getConfigMap().getName());
+      } else {
+        out.add(v.getName());
+      }
+    }
+    return out;
+  }
+}
