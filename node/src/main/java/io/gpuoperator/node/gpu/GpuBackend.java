@@ -120,6 +120,16 @@ public interface GpuBackend extends AutoCloseable {
   Telemetry migTelemetry(int gpu, int migIndex);
 
   /**
+   * Reads the GPU's profiling fields now ({@code DCGM_FI_PROF_*} without DCGM). Rates are over the
+   * time since the previous call for the same GPU, so the first call may have no value for them;
+   * what the GPU cannot give at all is in {@link Profiling#unavailable()} with the reason. Calls
+   * for one GPU should come from one caller at a steady interval (the exporter's collection loop).
+   */
+  default Profiling profiling(int gpu) {
+    return Profiling.none("the " + kind() + " backend does not read profiling fields");
+  }
+
+  /**
    * Why the GPU's clocks are held down now ({@code nvmlDeviceGetCurrentClocksEventReasons}): a bit
    * set of {@code nvmlClocksEventReason*} values (see {@link ClockEventReasons}). {@link
    * GpuBackendException.NotSupported} where the backend or the board does not report it.

@@ -16,6 +16,7 @@ import io.gpuoperator.node.gpu.GpuLink;
 import io.gpuoperator.node.gpu.MigDevice;
 import io.gpuoperator.node.gpu.MigMode;
 import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.gpu.Profiling;
 import io.gpuoperator.node.gpu.Telemetry;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ import java.util.Set;
  *
  * <p>This class opens, resets and closes; each concern has its own class over one {@link
  * NvmlSession}: {@link NvmlGpus} (the GPUs and their identity), {@link NvmlMig}, {@link
- * NvmlTelemetry}, {@link NvmlTopology} and {@link NvmlEvents}.
+ * NvmlTelemetry}, {@link NvmlProfiling}, {@link NvmlTopology} and {@link NvmlEvents}.
  */
 public final class NvmlBackend implements GpuBackend {
   /** The library's SONAME; found through the dynamic loader's search path. */
@@ -45,6 +46,7 @@ public final class NvmlBackend implements GpuBackend {
   private final NvmlGpus gpus;
   private final NvmlMig mig;
   private final NvmlTelemetry telemetry;
+  private final NvmlProfiling profiling;
   private final NvmlTopology topology;
   private final NvmlEvents events;
 
@@ -54,6 +56,7 @@ public final class NvmlBackend implements GpuBackend {
     this.gpus = gpus;
     this.mig = new NvmlMig(session, gpus);
     this.telemetry = new NvmlTelemetry(session, gpus);
+    this.profiling = new NvmlProfiling(session, gpus);
     this.topology = new NvmlTopology(session, gpus);
     this.events = new NvmlEvents(session, gpus);
   }
@@ -256,6 +259,16 @@ public final class NvmlBackend implements GpuBackend {
   }
 
   @Override
+  public Profiling profiling(int gpu) {
+    return profiling.profiling(gpu);
+  }
+
+  /** GPM sample buffers held now, for the test that none leak. */
+  int gpmSamplesHeld() {
+    return profiling.samplesHeld();
+  }
+
+  @Override
   public long clockEventReasons(int gpu) {
     return telemetry.clockEventReasons(gpu);
   }
@@ -282,6 +295,7 @@ public final class NvmlBackend implements GpuBackend {
 
   @Override
   public void close() {
+    profiling.close();
     session.shutdown();
   }
 }

@@ -155,4 +155,16 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetNvLinkRemoteDeviceType(
       Pointer device, int link, IntByReference nvLinkDeviceType);
+
+  int nvmlDeviceGetPcieThroughput(Pointer device, int counter, IntByReference value);
+
+  int nvmlGpmQueryDeviceSupport(Pointer device, Memory gpmSupport);
+
+  int nvmlGpmSampleAlloc(PointerByReference gpmSample);
+
+  int nvmlGpmSampleFree(Pointer gpmSample);
+
+  int nvmlGpmSampleGet(Pointer device, Pointer gpmSample);
+
+  int nvmlGpmMetricsGet(Memory metricsGet);
 }

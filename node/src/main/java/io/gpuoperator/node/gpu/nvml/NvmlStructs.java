@@ -28,7 +28,11 @@ final class NvmlStructs {
     CI_PROFILE_INFO("nvmlComputeInstanceProfileInfo_t", 36),
     CI_INFO("nvmlComputeInstanceInfo_t", 32),
     EVENT_DATA("nvmlEventData_t", 32),
-    FIELD_VALUE("nvmlFieldValue_t", 40);
+    FIELD_VALUE("nvmlFieldValue_t", 40),
+    GPM_SUPPORT("nvmlGpmSupport_t", 8),
+    GPM_METRIC("nvmlGpmMetric_t", 40),
+    /** Sized for NVML_GPM_METRIC_MAX (98) metrics; we ask for fewer, set in numMetrics. */
+    GPM_METRICS_GET("nvmlGpmMetricsGet_t", 3944);
 
     final String cName;
     final int size;
@@ -105,9 +109,21 @@ final class NvmlStructs {
     EVENT_GI_ID(Struct.EVENT_DATA, "gpuInstanceId", 24),
     EVENT_CI_ID(Struct.EVENT_DATA, "computeInstanceId", 28),
     FV_FIELD_ID(Struct.FIELD_VALUE, "fieldId", 0),
+    FV_SCOPE_ID(Struct.FIELD_VALUE, "scopeId", 4),
+    FV_TIMESTAMP(Struct.FIELD_VALUE, "timestamp", 8),
     FV_VALUE_TYPE(Struct.FIELD_VALUE, "valueType", 24),
     FV_RETURN(Struct.FIELD_VALUE, "nvmlReturn", 28),
-    FV_VALUE(Struct.FIELD_VALUE, "value", 32);
+    FV_VALUE(Struct.FIELD_VALUE, "value", 32),
+    GPM_SUPPORT_VERSION(Struct.GPM_SUPPORT, "version", 0),
+    GPM_SUPPORT_IS_SUPPORTED(Struct.GPM_SUPPORT, "isSupportedDevice", 4),
+    GPM_METRIC_ID(Struct.GPM_METRIC, "metricId", 0),
+    GPM_METRIC_RETURN(Struct.GPM_METRIC, "nvmlReturn", 4),
+    GPM_METRIC_VALUE(Struct.GPM_METRIC, "value", 8),
+    GPM_GET_VERSION(Struct.GPM_METRICS_GET, "version", 0),
+    GPM_GET_NUM_METRICS(Struct.GPM_METRICS_GET, "numMetrics", 4),
+    GPM_GET_SAMPLE1(Struct.GPM_METRICS_GET, "sample1", 8),
+    GPM_GET_SAMPLE2(Struct.GPM_METRICS_GET, "sample2", 16),
+    GPM_GET_METRICS(Struct.GPM_METRICS_GET, "metrics", 24);
 
     final Struct struct;
     final String cName;
@@ -138,6 +154,31 @@ final class NvmlStructs {
   static final int VALUE_TYPE_DOUBLE = 0;
 
   static final int VALUE_TYPE_UNSIGNED_INT = 1;
+
+  static final int VALUE_TYPE_UNSIGNED_LONG = 2;
+
+  static final int VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+
+  static final int VALUE_TYPE_SIGNED_LONG_LONG = 4;
+
+  /** {@code NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX}: KiB of NVLink data sent, per link (scopeId). */
+  static final int FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;
+
+  /** {@code NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX}: KiB of NVLink data received, per link. */
+  static final int FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139;
+
+  /** {@code NVML_NVLINK_MAX_LINKS}: links asked for per GPU. */
+  static final int NVLINK_MAX_LINKS = 18;
+
+  /** {@code nvmlPcieUtilCounter_t}: {@code NVML_PCIE_UTIL_TX_BYTES}, {@code ..._RX_BYTES}. */
+  static final int PCIE_UTIL_TX_BYTES = 0;
+
+  static final int PCIE_UTIL_RX_BYTES = 1;
+
+  /** {@code NVML_GPM_SUPPORT_VERSION}, {@code NVML_GPM_METRICS_GET_VERSION}. */
+  static final int GPM_SUPPORT_VERSION = 1;
+
+  static final int GPM_METRICS_GET_VERSION = 1;
 
   /** NVML_GPU_INSTANCE_PROFILE_* indices asked for (1_SLICE .. 2_SLICE_ALL_ME, newest driver). */
   static final int GI_PROFILE_INDEX_COUNT = 0x11;
@@ -240,6 +281,19 @@ final class NvmlStructs {
     m.setInt(Field.PLACEMENT_START.offset, p.start());
     m.setInt(Field.PLACEMENT_SIZE.offset, p.size());
     return m;
+  }
+
+  /**
+   * The number in an {@code nvmlFieldValue_t} starting at an offset (an array element): the member
+   * of the {@code nvmlValue_t} union that its {@code valueType} names, a double rounded.
+   */
+  static long fieldValue(Memory fv, long at) {
+    long value = at + Field.FV_VALUE.offset;
+    return switch (fv.getInt(at + Field.FV_VALUE_TYPE.offset)) {
+      case VALUE_TYPE_DOUBLE -> Math.round(fv.getDouble(value));
+      case VALUE_TYPE_UNSIGNED_INT -> Integer.toUnsignedLong(fv.getInt(value));
+      default -> fv.getLong(value);
+    };
   }
 
   static com.sun.jna.Pointer eventDevice(Memory m) {

@@ -199,8 +199,6 @@ final class NvmlTelemetry {
       return Telemetry.UNSUPPORTED;
     }
     session.check(rc, "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)");
-    return Field.FV_VALUE_TYPE.getInt(fv) == NvmlStructs.VALUE_TYPE_DOUBLE
-        ? Math.round(fv.getDouble(Field.FV_VALUE.offset))
-        : Integer.toUnsignedLong(Field.FV_VALUE.getInt(fv));
+    return NvmlStructs.fieldValue(fv, 0);
   }
 }

@@ -14,6 +14,7 @@ import io.gpuoperator.node.gpu.GpuLink;
 import io.gpuoperator.node.gpu.MigDevice;
 import io.gpuoperator.node.gpu.MigMode;
 import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.gpu.Profiling;
 import io.gpuoperator.node.gpu.Telemetry;
 import io.gpuoperator.node.gpu.TopologyLevel;
 import java.nio.charset.StandardCharsets;
@@ -253,6 +254,12 @@ public final class SimulatedBackend implements GpuBackend {
     SimulatedGpu g = gpu(gpu);
     long elapsed = Math.max(0, clock.millis() - startMillis);
     return telemetry.get(gpu).read(elapsed, g.ecc);
+  }
+
+  @Override
+  public synchronized Profiling profiling(int gpu) {
+    gpu(gpu);
+    return telemetry.get(gpu).profiling(Math.max(0, clock.millis() - startMillis));
   }
 
   @Override

@@ -1,6 +1,10 @@
 package io.gpuoperator.node.gpu.sim;
 
+import io.gpuoperator.node.gpu.Profiling;
+import io.gpuoperator.node.gpu.ProfilingMetric;
 import io.gpuoperator.node.gpu.Telemetry;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -11,6 +15,13 @@ import java.util.SplittableRandom;
  */
 final class TelemetryModel {
   private static final double MIN_PERIOD_S = 300;
+
+  /** One direction of a PCIe Gen4 x16 link, the scale simulated PCIe traffic is drawn against. */
+  private static final double PCIE_BYTES_PER_SECOND = 32e9;
+
+  /** One direction of one NVLink (fourth generation: 25 GB/s). */
+  private static final double NVLINK_BYTES_PER_SECOND = 25e9;
+
   private final HardwareProfile hw;
   private final long seed;
   private final int gpu;
@@ -84,6 +95,53 @@ final class TelemetryModel {
         hw.remappedRows() ? ecc[3] : un,
         hw.remappedRows() ? (ecc[1] > 0 ? 1 : 0) : un,
         hw.remappedRows() ? 0 : un);
+  }
+
+  /**
+   * Profiling fields tied to the same utilisation as {@link #read} at that time: the graphics
+   * engine is active as often as the GPU is busy ({@code DCGM_FI_DEV_GPU_UTIL}), the SM, pipe and
+   * occupancy ratios are fixed shares of that (a mixed-precision training mix: tensor work mostly
+   * HMMA, some FP32, little FP64), DRAM activity is the memory utilisation, and PCIe and NVLink
+   * traffic grow with it. Hopper and later give the GPM fields; older GPUs report them unavailable,
+   * as NVML does; boards without NVLink report its fields unavailable.
+   */
+  Profiling profiling(long elapsedMillis) {
+    SplittableRandom noise = new SplittableRandom(mix(seed, gpu, elapsedMillis / 1000));
+    // The same two draws as read(): the same utilisation and memory utilisation.
+    double util = clamp(baseUtil(elapsedMillis / 1000.0) + (noise.nextDouble() - 0.5) * 0.1);
+    double memory = clamp(util * 0.7 + noise.nextDouble() * 0.05);
+    Map<ProfilingMetric, Double> v = new EnumMap<>(ProfilingMetric.class);
+    Map<ProfilingMetric, String> why = new EnumMap<>(ProfilingMetric.class);
+    if (hw.computeMajor() >= 9) {
+      v.put(ProfilingMetric.GR_ENGINE_ACTIVE, util);
+      v.put(ProfilingMetric.SM_ACTIVE, util * 0.9);
+      v.put(ProfilingMetric.SM_OCCUPANCY, util * 0.55);
+      v.put(ProfilingMetric.PIPE_TENSOR_ACTIVE, util * 0.5);
+      v.put(ProfilingMetric.PIPE_TENSOR_HMMA_ACTIVE, util * 0.45);
+      v.put(ProfilingMetric.PIPE_TENSOR_IMMA_ACTIVE, util * 0.03);
+      v.put(ProfilingMetric.PIPE_TENSOR_DFMA_ACTIVE, util * 0.02);
+      v.put(ProfilingMetric.PIPE_INT_ACTIVE, util * 0.15);
+      v.put(ProfilingMetric.PIPE_FP64_ACTIVE, util * 0.04);
+      v.put(ProfilingMetric.PIPE_FP32_ACTIVE, util * 0.3);
+      v.put(ProfilingMetric.PIPE_FP16_ACTIVE, util * 0.12);
+      v.put(ProfilingMetric.DRAM_ACTIVE, memory);
+    } else {
+      for (ProfilingMetric m : ProfilingMetric.values()) {
+        if (m.needsGpm()) {
+          why.put(m, Profiling.NO_GPM);
+        }
+      }
+    }
+    v.put(ProfilingMetric.PCIE_TX_BYTES, util * 0.1 * PCIE_BYTES_PER_SECOND);
+    v.put(ProfilingMetric.PCIE_RX_BYTES, util * 0.15 * PCIE_BYTES_PER_SECOND);
+    if (hw.nvLinks() > 0) {
+      v.put(ProfilingMetric.NVLINK_TX_BYTES, util * 0.4 * hw.nvLinks() * NVLINK_BYTES_PER_SECOND);
+      v.put(ProfilingMetric.NVLINK_RX_BYTES, util * 0.38 * hw.nvLinks() * NVLINK_BYTES_PER_SECOND);
+    } else {
+      why.put(ProfilingMetric.NVLINK_TX_BYTES, Profiling.NO_NVLINK);
+      why.put(ProfilingMetric.NVLINK_RX_BYTES, Profiling.NO_NVLINK);
+    }
+    return new Profiling(v, why);
   }
 
   private static double clamp(double v) {

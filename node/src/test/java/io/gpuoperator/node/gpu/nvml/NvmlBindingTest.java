@@ -50,6 +50,44 @@ class NvmlBindingTest {
         .isEqualTo(header.layout("nvmlMemory_v2_t").size() | (2 << 24));
   }
 
+  /**
+   * The GPM metric ids, field ids, enum values and struct versions the profiling code sends are
+   * nvml.h's, and the metrics-get struct holds the header's NVML_GPM_METRIC_MAX metrics (its size
+   * and offsets are in the struct check above).
+   */
+  @Test
+  void profilingIdsAndVersionsMatchTheHeader() {
+    for (NvmlProfiling.Gpm g : NvmlProfiling.Gpm.values()) {
+      assertThat(header.constant(g.cName())).as(g.cName()).isEqualTo(g.id);
+    }
+    assertThat(header.constant("NVML_GPM_SUPPORT_VERSION"))
+        .isEqualTo(NvmlStructs.GPM_SUPPORT_VERSION);
+    assertThat(header.constant("NVML_GPM_METRICS_GET_VERSION"))
+        .isEqualTo(NvmlStructs.GPM_METRICS_GET_VERSION);
+    assertThat(header.constant("NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX"))
+        .isEqualTo(NvmlStructs.FI_DEV_NVLINK_THROUGHPUT_DATA_TX);
+    assertThat(header.constant("NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX"))
+        .isEqualTo(NvmlStructs.FI_DEV_NVLINK_THROUGHPUT_DATA_RX);
+    assertThat(header.constant("NVML_FI_DEV_MEMORY_TEMP"))
+        .isEqualTo(NvmlStructs.FI_DEV_MEMORY_TEMP);
+    assertThat(header.constant("NVML_NVLINK_MAX_LINKS")).isEqualTo(NvmlStructs.NVLINK_MAX_LINKS);
+    assertThat(header.constant("NVML_PCIE_UTIL_TX_BYTES"))
+        .isEqualTo(NvmlStructs.PCIE_UTIL_TX_BYTES);
+    assertThat(header.constant("NVML_PCIE_UTIL_RX_BYTES"))
+        .isEqualTo(NvmlStructs.PCIE_UTIL_RX_BYTES);
+    assertThat(header.constant("NVML_VALUE_TYPE_DOUBLE")).isEqualTo(NvmlStructs.VALUE_TYPE_DOUBLE);
+    assertThat(header.constant("NVML_VALUE_TYPE_UNSIGNED_INT"))
+        .isEqualTo(NvmlStructs.VALUE_TYPE_UNSIGNED_INT);
+    assertThat(header.constant("NVML_VALUE_TYPE_UNSIGNED_LONG_LONG"))
+        .isEqualTo(NvmlStructs.VALUE_TYPE_UNSIGNED_LONG_LONG);
+    assertThat(NvmlStructs.Struct.GPM_METRICS_GET.size)
+        .isEqualTo(
+            NvmlStructs.Field.GPM_GET_METRICS.offset
+                + header.constant("NVML_GPM_METRIC_MAX") * NvmlStructs.Struct.GPM_METRIC.size);
+    // The nested metricInfo (three name/unit pointers) after the double value.
+    assertThat(header.layout("nvmlGpmMetric_t").offsets()).containsEntry("metricInfo", 16);
+  }
+
   @Test
   void everyBoundFunctionHasTheHeadersParameters() {
     List<String> problems = new ArrayList<>();

@@ -36,7 +36,9 @@ final class NvmlHeader {
   /** A function's parameter types, normalised (e.g. {@code unsigned int *}). */
   record Prototype(String name, List<String> params) {}
 
+  /** {@code #define}s and enum constants with a literal value. */
   private final Map<String, Integer> defines = new HashMap<>();
+
   private final Map<String, String> structBodies = new HashMap<>();
   private final Set<String> unions = new HashSet<>();
   final Set<String> handles = new HashSet<>();
@@ -50,6 +52,19 @@ final class NvmlHeader {
     while (d.find()) {
       defines.put(d.group(1), Long.decode(d.group(2)).intValue());
     }
+    // A struct member declared as an anonymous struct (nvmlGpmMetric_t's metricInfo) becomes a
+    // member of a named type, so the one-level struct reader below can lay it out.
+    Matcher nested =
+        Pattern.compile("(?<!typedef\\s)struct\\s*\\{([^{}]*)\\}\\s*(\\w+)\\s*;").matcher(text);
+    StringBuilder flat = new StringBuilder();
+    int anonymous = 0;
+    while (nested.find()) {
+      String type = "anonymous_struct_" + anonymous++;
+      structBodies.put(type, nested.group(1));
+      nested.appendReplacement(flat, type + " " + nested.group(2) + ";");
+    }
+    nested.appendTail(flat);
+    text = flat.toString();
     Matcher s =
         Pattern.compile("typedef\\s+struct\\s*\\w*\\s*\\{([^{}]*)\\}\\s*(\\w+)\\s*;").matcher(text);
     while (s.find()) {
@@ -66,9 +81,14 @@ final class NvmlHeader {
       handles.add(h.group(1));
     }
     Matcher e =
-        Pattern.compile("typedef\\s+enum\\s*\\w*\\s*\\{[^{}]*\\}\\s*(\\w+)\\s*;").matcher(text);
+        Pattern.compile("typedef\\s+enum\\s*\\w*\\s*\\{([^{}]*)\\}\\s*(\\w+)\\s*;").matcher(text);
+    Pattern valued = Pattern.compile("(\\w+)\\s*=\\s*(0x[0-9a-fA-F]+|\\d+)\\s*(?:,|$)");
     while (e.find()) {
-      enums.add(e.group(1));
+      enums.add(e.group(2));
+      Matcher c = valued.matcher(e.group(1).strip());
+      while (c.find()) {
+        defines.put(c.group(1), Long.decode(c.group(2)).intValue());
+      }
     }
     Matcher f =
         Pattern.compile("nvmlReturn_t\\s+DECLDIR\\s+(\\w+)\\s*\\(([^)]*)\\)\\s*;").matcher(text);
@@ -96,6 +116,11 @@ final class NvmlHeader {
     String t = decl.trim().replaceAll("\\s+", " ").replaceAll("\\s*\\*\\s*", " * ").trim();
     t = t.replaceAll("\\s*\\w+$", "").trim(); // drop the parameter name
     return t.replaceAll("\\s+", " ");
+  }
+
+  /** A {@code #define} or enum constant with a literal value, null when there is none. */
+  Integer constant(String name) {
+    return defines.get(name);
   }
 
   /** True when the header defines this struct typedef. */

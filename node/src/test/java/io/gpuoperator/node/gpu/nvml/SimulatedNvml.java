@@ -18,10 +18,13 @@ import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigDevice;
 import io.gpuoperator.node.gpu.MigMode;
 import io.gpuoperator.node.gpu.Placement;
+import io.gpuoperator.node.gpu.Profiling;
+import io.gpuoperator.node.gpu.ProfilingMetric;
 import io.gpuoperator.node.gpu.Telemetry;
 import io.gpuoperator.node.gpu.nvml.NvmlStructs.Field;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -43,13 +46,52 @@ final class SimulatedNvml implements NvmlLibrary {
   private static final long CI = 0x300000;
   private static final long SET = 0x400000;
 
+  private static final long SAMPLE = 0x500000;
+
+  /** NVML_GPM_METRIC_* ids (nvml.h) to the fields they give, in percent. */
+  private static final Map<Integer, ProfilingMetric> GPM_IDS =
+      Map.ofEntries(
+          Map.entry(1, ProfilingMetric.GR_ENGINE_ACTIVE),
+          Map.entry(2, ProfilingMetric.SM_ACTIVE),
+          Map.entry(3, ProfilingMetric.SM_OCCUPANCY),
+          Map.entry(4, ProfilingMetric.PIPE_INT_ACTIVE),
+          Map.entry(5, ProfilingMetric.PIPE_TENSOR_ACTIVE),
+          Map.entry(6, ProfilingMetric.PIPE_TENSOR_DFMA_ACTIVE),
+          Map.entry(7, ProfilingMetric.PIPE_TENSOR_HMMA_ACTIVE),
+          Map.entry(9, ProfilingMetric.PIPE_TENSOR_IMMA_ACTIVE),
+          Map.entry(10, ProfilingMetric.DRAM_ACTIVE),
+          Map.entry(11, ProfilingMetric.PIPE_FP64_ACTIVE),
+          Map.entry(12, ProfilingMetric.PIPE_FP32_ACTIVE),
+          Map.entry(13, ProfilingMetric.PIPE_FP16_ACTIVE));
+
+  /** NVLinks the stand-in answers for on a GPU with NVLink; higher links are NOT_SUPPORTED. */
+  static final int NVLINKS = 4;
+
   private final SimulatedBackend sim;
+  private final Clock clock;
+
+  /** Live GPM samples: handle to what it holds (null until nvmlGpmSampleGet filled it). */
+  private final Map<Long, Profiling> samples = new HashMap<>();
+
+  private long nextSample;
+  int samplesAllocated;
+  int samplesFreed;
+
+  /** Per GPU: NVLink KiB sent and received so far, and when they were last advanced. */
+  private final Map<Integer, double[]> nvlink = new HashMap<>();
+
   private boolean initialised;
   private final Map<Long, GpuEventSubscription> sets = new HashMap<>();
   private long nextSet;
 
   SimulatedNvml(SimulatedBackend sim) {
+    this(sim, Clock.systemUTC());
+  }
+
+  /** A stand-in whose field-value timestamps (NVLink counters) follow the given clock. */
+  SimulatedNvml(SimulatedBackend sim, Clock clock) {
     this.sim = sim;
+    this.clock = clock;
   }
 
   private static int call(IntSupplier body) {
@@ -126,9 +168,26 @@ final class SimulatedNvml implements NvmlLibrary {
     return run(
         () -> {
           Telemetry t = sim.telemetry(gpu(device));
+          long micros = clock.millis() * 1000;
+          double[] kib = nvlinkCounters(gpu(device), micros);
           for (int i = 0; i < valuesCount; i++) {
             long base = (long) i * NvmlStructs.Struct.FIELD_VALUE.size;
             int field = values.getInt(base + NvmlStructs.Field.FV_FIELD_ID.offset);
+            if (field == NvmlStructs.FI_DEV_NVLINK_THROUGHPUT_DATA_TX
+                || field == NvmlStructs.FI_DEV_NVLINK_THROUGHPUT_DATA_RX) {
+              int link = values.getInt(base + NvmlStructs.Field.FV_SCOPE_ID.offset);
+              boolean has = kib != null && link < NVLINKS;
+              values.setInt(base + NvmlStructs.Field.FV_RETURN.offset, has ? 0 : 3);
+              values.setLong(base + NvmlStructs.Field.FV_TIMESTAMP.offset, micros);
+              values.setInt(
+                  base + NvmlStructs.Field.FV_VALUE_TYPE.offset,
+                  NvmlStructs.VALUE_TYPE_UNSIGNED_LONG_LONG);
+              int dir = field == NvmlStructs.FI_DEV_NVLINK_THROUGHPUT_DATA_TX ? 0 : 1;
+              values.setLong(
+                  base + NvmlStructs.Field.FV_VALUE.offset,
+                  has ? (long) Math.floor(kib[dir] / NVLINKS) : 0);
+              continue;
+            }
             long v = field == NvmlStructs.FI_DEV_MEMORY_TEMP ? t.memoryTemperatureCelsius() : -1;
             values.setInt(
                 base + NvmlStructs.Field.FV_RETURN.offset,
@@ -136,6 +195,123 @@ final class SimulatedNvml implements NvmlLibrary {
             values.setInt(
                 base + NvmlStructs.Field.FV_VALUE_TYPE.offset, NvmlStructs.VALUE_TYPE_UNSIGNED_INT);
             values.setInt(base + NvmlStructs.Field.FV_VALUE.offset, (int) Math.max(0, v));
+          }
+        });
+  }
+
+  /**
+   * The GPU's NVLink counters advanced to now at the simulator's current rates (KiB), or null for a
+   * GPU without NVLink.
+   */
+  private double[] nvlinkCounters(int gpu, long micros) {
+    Profiling p = sim.profiling(gpu);
+    if (p.unavailable().containsKey(ProfilingMetric.NVLINK_TX_BYTES)) {
+      return null;
+    }
+    double[] c = nvlink.computeIfAbsent(gpu, g -> new double[] {1e6, 2e6, micros});
+    double seconds = (micros - c[2]) / 1e6;
+    c[0] += p.value(ProfilingMetric.NVLINK_TX_BYTES) * seconds / 1024;
+    c[1] += p.value(ProfilingMetric.NVLINK_RX_BYTES) * seconds / 1024;
+    c[2] = micros;
+    return c;
+  }
+
+  @Override
+  public int nvmlDeviceGetPcieThroughput(Pointer device, int counter, IntByReference value) {
+    return run(
+        () -> {
+          Profiling p = sim.profiling(gpu(device));
+          ProfilingMetric m =
+              counter == NvmlStructs.PCIE_UTIL_TX_BYTES
+                  ? ProfilingMetric.PCIE_TX_BYTES
+                  : ProfilingMetric.PCIE_RX_BYTES;
+          if (counter > 1 || p.unavailable().containsKey(m)) {
+            throw new GpuBackendException.NotSupported("no PCIe counter", null);
+          }
+          value.setValue((int) Math.round(p.value(m) / 1024));
+        });
+  }
+
+  @Override
+  public int nvmlGpmQueryDeviceSupport(Pointer device, Memory gpmSupport) {
+    return run(
+        () -> {
+          if (gpmSupport.getInt(0) != NvmlStructs.GPM_SUPPORT_VERSION) {
+            throw GpuBackendException.of(GpuError.ARGUMENT_VERSION_MISMATCH, "version");
+          }
+          boolean gpm =
+              !sim.profiling(gpu(device)).unavailable().containsKey(ProfilingMetric.SM_ACTIVE);
+          gpmSupport.setInt(NvmlStructs.Field.GPM_SUPPORT_IS_SUPPORTED.offset, gpm ? 1 : 0);
+        });
+  }
+
+  @Override
+  public int nvmlGpmSampleAlloc(PointerByReference gpmSample) {
+    return run(
+        () -> {
+          long h = SAMPLE + nextSample++;
+          samples.put(h, null);
+          samplesAllocated++;
+          gpmSample.setValue(ptr(h));
+        });
+  }
+
+  @Override
+  public int nvmlGpmSampleFree(Pointer gpmSample) {
+    return run(
+        () -> {
+          long h = Pointer.nativeValue(gpmSample);
+          if (!samples.containsKey(h)) {
+            throw new GpuBackendException.InvalidArgument("not a live sample: " + h, null);
+          }
+          samples.remove(h);
+          samplesFreed++;
+        });
+  }
+
+  @Override
+  public int nvmlGpmSampleGet(Pointer device, Pointer gpmSample) {
+    return run(
+        () -> {
+          long h = Pointer.nativeValue(gpmSample);
+          if (!samples.containsKey(h)) {
+            throw new GpuBackendException.InvalidArgument("not a live sample: " + h, null);
+          }
+          samples.put(h, sim.profiling(gpu(device)));
+        });
+  }
+
+  /**
+   * Answers from the second sample's simulator reading (the simulator's values are already rates
+   * over its own model), in NVML's percent.
+   */
+  @Override
+  public int nvmlGpmMetricsGet(Memory get) {
+    return run(
+        () -> {
+          if (get.getInt(NvmlStructs.Field.GPM_GET_VERSION.offset)
+              != NvmlStructs.GPM_METRICS_GET_VERSION) {
+            throw GpuBackendException.of(GpuError.ARGUMENT_VERSION_MISMATCH, "version");
+          }
+          long first =
+              Pointer.nativeValue(get.getPointer(NvmlStructs.Field.GPM_GET_SAMPLE1.offset));
+          long second =
+              Pointer.nativeValue(get.getPointer(NvmlStructs.Field.GPM_GET_SAMPLE2.offset));
+          if (samples.get(first) == null || samples.get(second) == null || first == second) {
+            throw new GpuBackendException.InvalidArgument("two filled samples needed", null);
+          }
+          Profiling p = samples.get(second);
+          int n = get.getInt(NvmlStructs.Field.GPM_GET_NUM_METRICS.offset);
+          for (int i = 0; i < n; i++) {
+            long at =
+                NvmlStructs.Field.GPM_GET_METRICS.offset
+                    + (long) i * NvmlStructs.Struct.GPM_METRIC.size;
+            ProfilingMetric m =
+                GPM_IDS.get(get.getInt(at + NvmlStructs.Field.GPM_METRIC_ID.offset));
+            boolean ok = m != null && p.values().containsKey(m);
+            get.setInt(at + NvmlStructs.Field.GPM_METRIC_RETURN.offset, ok ? 0 : 3);
+            get.setDouble(
+                at + NvmlStructs.Field.GPM_METRIC_VALUE.offset, ok ? p.value(m) * 100 : 0);
           }
         });
   }
