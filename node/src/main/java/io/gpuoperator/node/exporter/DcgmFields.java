@@ -1,5 +1,6 @@
 package io.gpuoperator.node.exporter;
 
+import io.gpuoperator.node.gpu.ProfilingMetric;
 import io.gpuoperator.node.gpu.Telemetry;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -9,8 +10,9 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The DCGM field names this exporter knows: the ones it reads from the GPU backend (with how, in
- * DCGM's units), and the other DCGM fields, which it recognises but cannot read without DCGM. The
- * one owner of "which field comes from where"; the CSV reader asks it about every line.
+ * DCGM's units; the {@code DCGM_FI_PROF_*} ones are the backend's {@link ProfilingMetric}s), and
+ * the other DCGM fields, which it recognises but cannot read without DCGM. The one owner of "which
+ * field comes from where"; the CSV reader asks it about every line.
  */
 public final class DcgmFields {
 
@@ -41,6 +43,14 @@ public final class DcgmFields {
   private static final double MIB = 1024.0 * 1024.0;
 
   private static final Map<String, Source> SOURCES = new LinkedHashMap<>();
+
+  private static final Map<String, ProfilingMetric> PROFILING = new LinkedHashMap<>();
+
+  static {
+    for (ProfilingMetric m : ProfilingMetric.values()) {
+      PROFILING.put(m.dcgmName(), m);
+    }
+  }
 
   static {
     device("DCGM_FI_DEV_SM_CLOCK", Telemetry::smClockMhz, 1);
@@ -146,22 +156,29 @@ public final class DcgmFields {
     return Optional.ofNullable(SOURCES.get(name));
   }
 
+  /** The profiling metric a {@code DCGM_FI_PROF_*} field is, if this exporter reads it. */
+  public static Optional<ProfilingMetric> profiling(String name) {
+    return Optional.ofNullable(PROFILING.get(name));
+  }
+
   /** True for fields read elsewhere than the telemetry: the XID tracker, the device record. */
   public static boolean special(String name) {
     return name.equals(XID_ERRORS) || name.equals(FB_TOTAL);
   }
 
   /**
-   * Why a field is not collected, or empty when it is. A profiling field needs DCGM's profiling
-   * module; another DCGM field is recognised but not read; anything else is an unknown name (a
-   * typo, or a field newer than this catalogue).
+   * Why a field is not collected, or empty when it is. A profiling field other than the {@link
+   * ProfilingMetric}s has no NVML counterpart; another DCGM field is recognised but not read;
+   * anything else is an unknown name (a typo, or a field newer than this catalogue). Whether a
+   * collected field is given depends on the GPU too: that is reported per GPU while running.
    */
   public static Optional<String> whyNotCollected(String name) {
-    if (SOURCES.containsKey(name) || special(name)) {
+    if (SOURCES.containsKey(name) || special(name) || PROFILING.containsKey(name)) {
       return Optional.empty();
     }
     if (name.startsWith(PROFILING_PREFIX)) {
-      return Optional.of("needs DCGM's profiling module, which this exporter does not use");
+      return Optional.of(
+          "a profiling field NVML does not measure (it needs DCGM's profiling module)");
     }
     if (RECOGNISED_NOT_COLLECTED.contains(name)) {
       return Optional.of("a DCGM field this exporter does not read from NVML");

@@ -30,7 +30,7 @@ public final class ExporterAgent implements AutoCloseable {
 
   /**
    * Starts everything: reports once which fields of the list are not collected and which settings
-   * have no effect, collects once, then serves.
+   * have no effect, collects once (logging which listed fields a GPU cannot give), then serves.
    */
   public static ExporterAgent start(ExporterSettings s, FieldList fields, GpuBackend backend)
       throws IOException {
@@ -54,13 +54,14 @@ public final class ExporterAgent implements AutoCloseable {
       MetricsModel model = new MetricsModel(fields, new MetricsModel.Options(s.hostname()));
       exporter =
           new MetricsExporter(
-              new GpuReader(backend, s.devices(), xids::lastXid),
+              new GpuReader(backend, s.devices(), xids::lastXid, !fields.profiling().isEmpty()),
               pods == null ? null : pods::list,
               new PodAttribution(s.resourceNames()),
               model,
               s.interval(),
               Clock.systemUTC(),
-              fields.skipped().size());
+              fields.skipped().size(),
+              new UnavailableFields(fields.profiling()));
       exporter.collect();
       exporter.start();
       MetricsExporter e = exporter;

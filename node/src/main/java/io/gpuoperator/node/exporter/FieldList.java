@@ -1,6 +1,7 @@
 package io.gpuoperator.node.exporter;
 
 import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.node.gpu.ProfilingMetric;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +19,9 @@ import java.util.Set;
  * value on every series as a label), so users' existing files work unchanged.
  *
  * <p>A line that does not have that shape stops start-up with the file and line number. A field
- * this exporter cannot read (an unknown name, a {@code DCGM_FI_PROF_*} field that needs DCGM) is
- * listed in {@link #skipped()} for the caller to report once, and left out.
+ * this exporter cannot read (an unknown name, a field that needs DCGM) is listed in {@link
+ * #skipped()} for the caller to report once, and left out. Fields it reads but a GPU cannot give
+ * (the GPM profiling fields before Hopper) are reported per GPU while running.
  *
  * @param metrics the fields exported as metrics, in file order
  * @param labels the label-type fields exported as labels
@@ -41,6 +43,11 @@ public record FieldList(List<Metric> metrics, List<String> labels, List<String> 
 
   /** One field exported as a metric family. */
   public record Metric(String name, Type type, String help) {}
+
+  /** The profiling fields listed, which the reader then reads (GPM samples cost driver calls). */
+  public List<ProfilingMetric> profiling() {
+    return metrics.stream().flatMap(m -> DcgmFields.profiling(m.name()).stream()).toList();
+  }
 
   /** The built-in list: the DCGM exporter's default set, less what needs DCGM, plus ECC. */
   public static FieldList builtIn() {

@@ -4,6 +4,7 @@ import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.MigDevice;
+import io.gpuoperator.node.gpu.Profiling;
 import io.gpuoperator.node.gpu.Telemetry;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -25,15 +26,33 @@ public final class GpuReader {
 
   private final GpuBackend backend;
   private final DeviceSelection selection;
+
+  /** Why a GPU instance's series carry no profiling fields. */
+  static final String NO_INSTANCE_PROFILING =
+      "profiling fields are read per GPU, not per GPU instance (nvmlGpmMigSampleGet is not used)";
+
+  /** Why no profiling field was read: the field list names none. */
+  static final String PROFILING_NOT_LISTED = "no profiling field is in the field list";
+
   private final IntToLongFunction lastXid;
+  private final boolean profiling;
+
+  /** A reader that reads the profiling fields too. */
+  public GpuReader(GpuBackend backend, DeviceSelection selection, IntToLongFunction lastXid) {
+    this(backend, selection, lastXid, true);
+  }
 
   /**
    * @param lastXid the last XID seen on a GPU index, 0 when none
+   * @param profiling whether to read the profiling fields (GPM samples cost a driver call per GPU;
+   *     skipped when the field list names none)
    */
-  public GpuReader(GpuBackend backend, DeviceSelection selection, IntToLongFunction lastXid) {
+  public GpuReader(
+      GpuBackend backend, DeviceSelection selection, IntToLongFunction lastXid, boolean profiling) {
     this.backend = backend;
     this.selection = selection;
     this.lastXid = lastXid;
+    this.profiling = profiling;
   }
 
   /** Reads everything now. */
@@ -66,7 +85,7 @@ public final class GpuReader {
     Telemetry parent = backend.telemetry(gpu.index());
     long xid = lastXid.applyAsLong(gpu.index());
     if (selection.wholeGpu(gpu.index(), mig)) {
-      out.add(new NodeReading.Entity(whole, gpu, null, parent, parent, xid));
+      out.add(new NodeReading.Entity(whole, gpu, null, parent, parent, xid, profiling(gpu)));
     }
     if (!mig) {
       return;
@@ -80,8 +99,21 @@ public final class GpuReader {
       // same GPU instance map to it.
       if (seenInstances.add(m.gpuInstanceId()) && selection.gpuInstance(m.gpuInstanceId())) {
         Telemetry own = backend.migTelemetry(gpu.index(), m.index());
-        out.add(new NodeReading.Entity(key, gpu, m, own, parent, xid));
+        out.add(
+            new NodeReading.Entity(
+                key, gpu, m, own, parent, xid, Profiling.none(NO_INSTANCE_PROFILING)));
       }
+    }
+  }
+
+  private Profiling profiling(GpuDevice gpu) {
+    if (!profiling) {
+      return Profiling.none(PROFILING_NOT_LISTED);
+    }
+    try {
+      return backend.profiling(gpu.index());
+    } catch (GpuBackendException.NotSupported e) {
+      return Profiling.none(e.getMessage());
     }
   }
 

@@ -41,6 +41,8 @@ public final class MetricsExporter implements AutoCloseable {
   private final Duration interval;
   private final Clock clock;
   private final int skippedFields;
+  private final UnavailableFields unavailable;
+  private volatile List<String> lastGaps = List.of();
   private final AtomicLong collections = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong podFailures = new AtomicLong();
@@ -55,6 +57,7 @@ public final class MetricsExporter implements AutoCloseable {
   /**
    * @param pods the kubelet's pod resources, or null without Kubernetes mapping ({@code -k} off)
    * @param skippedFields CSV fields left out, for the exporter's own gauge
+   * @param unavailable which listed fields a GPU cannot give, logged when they change and served
    */
   public MetricsExporter(
       GpuReader reader,
@@ -63,8 +66,10 @@ public final class MetricsExporter implements AutoCloseable {
       MetricsModel model,
       Duration interval,
       Clock clock,
-      int skippedFields) {
+      int skippedFields,
+      UnavailableFields unavailable) {
     this.reader = reader;
+    this.unavailable = unavailable;
     this.pods = pods;
     this.attribution = attribution;
     this.model = model;
@@ -128,6 +133,8 @@ public final class MetricsExporter implements AutoCloseable {
         lastPodError = String.valueOf(e.getMessage());
       }
     }
+    List<UnavailableFields.Gap> gaps = unavailable.of(reading);
+    report(gaps);
     Map<DeviceKey, List<PodRef>> h = holders;
     NodeReading r = reading;
     int series = model.seriesPerFamily(r, h);
@@ -138,6 +145,7 @@ public final class MetricsExporter implements AutoCloseable {
             format -> {
               List<MetricSnapshot> all = new ArrayList<>(model.families(r, h));
               all.addAll(selfFamilies(series, now));
+              all.add(UnavailableFields.family(gaps));
               return MetricsModel.snapshots(all);
             },
             series);
@@ -148,6 +156,31 @@ public final class MetricsExporter implements AutoCloseable {
     }
     published = new Published(exposition, now);
     return true;
+  }
+
+  /**
+   * Logs which listed fields the GPUs cannot give: at the first collection (start-up) and whenever
+   * that changes (a GPU gone, MIG mode switched), not every interval.
+   */
+  private void report(List<UnavailableFields.Gap> gaps) {
+    List<String> sentences = UnavailableFields.sentences(gaps);
+    if (sentences.equals(lastGaps)) {
+      return;
+    }
+    for (String s : sentences) {
+      if (!lastGaps.contains(s)) {
+        LOG.warn("no series for: {}", s);
+      }
+    }
+    if (sentences.isEmpty()) {
+      LOG.info("every listed field is given by every GPU again");
+    }
+    lastGaps = List.copyOf(sentences);
+  }
+
+  /** The latest collection's sentences on the fields a GPU cannot give (what was logged). */
+  public List<String> unavailableFields() {
+    return lastGaps;
   }
 
   /**

@@ -163,6 +163,10 @@ public final class MetricsModel {
     if (field.equals(DcgmFields.FB_TOTAL)) {
       return e.mig() != null ? e.mig().attributes().memorySizeMb() : e.gpu().memoryTotalMiB();
     }
+    var profiling = DcgmFields.profiling(field);
+    if (profiling.isPresent()) {
+      return e.profiling().value(profiling.get());
+    }
     DcgmFields.Source source = DcgmFields.source(field).orElseThrow();
     Telemetry t =
         source.scope() == DcgmFields.Scope.DEVICE || e.mig() == null ? e.parent() : e.own();

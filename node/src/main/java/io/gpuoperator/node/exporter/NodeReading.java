@@ -2,6 +2,7 @@ package io.gpuoperator.node.exporter;
 
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.MigDevice;
+import io.gpuoperator.node.gpu.Profiling;
 import io.gpuoperator.node.gpu.Telemetry;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,14 @@ public record NodeReading(
    * @param own its own reading (for a GPU instance: its framebuffer)
    * @param parent the parent GPU's reading (the same as {@code own} for a whole GPU)
    * @param lastXid the last XID seen on the GPU, 0 when none
+   * @param profiling its profiling fields, or why it has none
    */
   public record Entity(
-      DeviceKey key, GpuDevice gpu, MigDevice mig, Telemetry own, Telemetry parent, long lastXid) {}
+      DeviceKey key,
+      GpuDevice gpu,
+      MigDevice mig,
+      Telemetry own,
+      Telemetry parent,
+      long lastXid,
+      Profiling profiling) {}
 }

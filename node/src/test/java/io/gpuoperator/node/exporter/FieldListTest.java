@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.node.gpu.ProfilingMetric;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class FieldListTest {
   @Test
   void readsTheDcgmExportersOwnDefaultFileAndReportsWhatNeedsDcgm() {
     FieldList f = FieldList.parse(DCGM_DEFAULT, "default-counters.csv");
-    assertThat(f.metrics()).hasSize(18);
+    assertThat(f.metrics()).hasSize(23);
     assertThat(f.metrics().get(0))
         .isEqualTo(
             new FieldList.Metric(
@@ -75,13 +76,22 @@ class FieldListTest {
             "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
             "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS");
     assertThat(f.labels()).containsExactly("DCGM_FI_DRIVER_VERSION");
+    // The profiling fields are read (from NVML's GPM, PCIe and NVLink counters); per GPU, those a
+    // GPU cannot give are reported while running.
+    assertThat(f.profiling())
+        .extracting(ProfilingMetric::dcgmName)
+        .containsExactly(
+            "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+            "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+            "DCGM_FI_PROF_DRAM_ACTIVE",
+            "DCGM_FI_PROF_PCIE_TX_BYTES",
+            "DCGM_FI_PROF_PCIE_RX_BYTES");
     assertThat(f.skipped())
-        .hasSize(7)
-        .contains(
+        .containsExactly(
             "default-counters.csv:28: DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL: a DCGM field this"
                 + " exporter does not read from NVML",
-            "default-counters.csv:38: DCGM_FI_PROF_GR_ENGINE_ACTIVE: needs DCGM's profiling"
-                + " module, which this exporter does not use");
+            "default-counters.csv:30: DCGM_FI_DEV_VGPU_LICENSE_STATUS: a DCGM field this"
+                + " exporter does not read from NVML");
   }
 
   @Test
@@ -109,6 +119,21 @@ class FieldListTest {
         .hasMessageContaining("f.csv:1: unterminated quoted value");
     assertThatThrownBy(() -> FieldList.load(dir.resolve("missing.csv")))
         .hasMessageStartingWith("counters file " + dir.resolve("missing.csv") + ": cannot read it");
+  }
+
+  @Test
+  void aProfilingFieldNvmlDoesNotMeasureIsSkippedSayingSo() {
+    FieldList f =
+        FieldList.parse(
+            "DCGM_FI_PROF_NVOFA0_ACTIVE, gauge, OFA\nDCGM_FI_PROF_SM_OCCUPANCY, gauge, occupancy\n",
+            "mine.csv");
+    assertThat(f.metrics())
+        .extracting(FieldList.Metric::name)
+        .containsExactly("DCGM_FI_PROF_SM_OCCUPANCY");
+    assertThat(f.skipped())
+        .containsExactly(
+            "mine.csv:1: DCGM_FI_PROF_NVOFA0_ACTIVE: a profiling field NVML does not measure (it"
+                + " needs DCGM's profiling module)");
   }
 
   @Test
@@ -152,5 +177,13 @@ class FieldListTest {
             "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL",
             "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS",
             "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS");
+    // The DCGM exporter's default profiling set, as it ships it.
+    assertThat(f.profiling())
+        .containsExactly(
+            ProfilingMetric.GR_ENGINE_ACTIVE,
+            ProfilingMetric.PIPE_TENSOR_ACTIVE,
+            ProfilingMetric.DRAM_ACTIVE,
+            ProfilingMetric.PCIE_TX_BYTES,
+            ProfilingMetric.PCIE_RX_BYTES);
   }
 }
