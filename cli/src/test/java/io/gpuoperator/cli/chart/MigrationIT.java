@@ -73,7 +73,7 @@ class MigrationIT {
       List.of("nvidia.com/gfd.timestamp", "nvidia.com/gpu.deploy.client");
 
   /** A policy as the original chart renders from its default values (images, no ServiceMonitor). */
-  private static final String POLICY_YAML =
+  static final String POLICY_YAML =
       """
       apiVersion: nvidia.com/v1
       kind: ClusterPolicy
@@ -419,7 +419,7 @@ class MigrationIT {
     return (System.nanoTime() - t0) / 1_000_000_000L;
   }
 
-  private void applyOriginalCrds(KubernetesClient admin) throws Exception {
+  static void applyOriginalCrds(KubernetesClient admin) throws Exception {
     for (Path crd : OriginalOperator.crds()) {
       try (InputStream in = Files.newInputStream(crd)) {
         admin.load(in).forceConflicts().serverSideApply();

@@ -72,6 +72,17 @@ final class OriginalOperator implements AutoCloseable {
    */
   static OriginalOperator start(Path work, String kubeconfig, String namespace, Path log)
       throws IOException {
+    return start(work, kubeconfig, namespace, log, false);
+  }
+
+  /**
+   * As {@link #start(Path, String, String, Path)}; with {@code leaderElect} it also runs as its
+   * chart runs it, with {@code --leader-elect}: controller-runtime then takes the Lease's namespace
+   * from the in-cluster service account file (the binary has no flag for it), which the root gets.
+   */
+  static OriginalOperator start(
+      Path work, String kubeconfig, String namespace, Path log, boolean leaderElect)
+      throws IOException {
     Path root = work.resolve("root");
     copyTree(cacheDir().resolve("root"), root);
     Files.createDirectories(root.resolve("host-etc"));
@@ -88,11 +99,22 @@ final class OriginalOperator implements AutoCloseable {
     // Loopback and ephemeral ports: several tests may run one at a time on a shared machine.
     cmd.add("--metrics-bind-address=127.0.0.1:0");
     cmd.add("--health-probe-bind-address=127.0.0.1:0");
+    if (leaderElect) {
+      Path account = root.resolve("var/run/secrets/kubernetes.io/serviceaccount");
+      Files.createDirectories(account);
+      Files.writeString(account.resolve("namespace"), namespace);
+      cmd.add("--leader-elect");
+    }
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("OPERATOR_NAMESPACE", namespace);
     pb.environment().put("KUBECONFIG", "/kubeconfig");
     return new OriginalOperator(pb.start(), log);
+  }
+
+  /** The operator's own pid (chroot execs it), for reading its /proc figures. */
+  long pid() {
+    return process.pid();
   }
 
   boolean alive() {

@@ -16,6 +16,7 @@ import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.net.URI;

@@ -18,6 +18,7 @@ import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
 import io.gpuoperator.operator.upgrade.NodeActions;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeState;
+import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.BehaviourOverride;

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
+import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.BehaviourOverride;

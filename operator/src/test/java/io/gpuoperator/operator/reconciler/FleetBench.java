@@ -2,6 +2,7 @@ package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.Crds;
+import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;

@@ -14,6 +14,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.RemediationSpec;
 import io.gpuoperator.operator.remediation.RemediationKeys;
 import io.gpuoperator.operator.remediation.RemediationState;
+import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.NodeDescription;

@@ -1,4 +1,4 @@
-package io.gpuoperator.operator.reconciler;
+package io.gpuoperator.sim.controlplane;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the API server's audit log (one JSON line per write request) to count a client's writes.
+ * Reads the API server's audit log ({@link ControlPlane#auditLog()}, one JSON line per write
+ * request) to count a client's writes. Here beside the control plane, not in one module's tests,
+ * because the operator's ITs and benchmarks and the side-by-side benchmark in cli all count so.
  */
 public final class AuditLog {
   private static final ObjectMapper JSON = new ObjectMapper();
