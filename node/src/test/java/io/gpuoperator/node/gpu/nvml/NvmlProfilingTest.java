@@ -8,13 +8,10 @@ import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.Profiling;
 import io.gpuoperator.node.gpu.ProfilingMetric;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
+import io.gpuoperator.node.gpu.sim.MutableClock;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NvmlProfilingTest {
   @TempDir Path sysfs;
 
-  final SteppedClock clock = new SteppedClock();
+  final MutableClock clock = new MutableClock();
 
   SimulatedBackend sim(String model) {
     return new SimulatedBackend(
@@ -138,30 +135,6 @@ class NvmlProfilingTest {
           .containsEntry(ProfilingMetric.SM_ACTIVE, Profiling.NO_GPM)
           .hasSize(14);
       assertThat(p.value(ProfilingMetric.PCIE_RX_BYTES)).isPositive();
-    }
-  }
-
-  /** A clock the test moves. */
-  static final class SteppedClock extends Clock {
-    private Instant now = Instant.parse("2026-12-01T00:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
     }
   }
 }

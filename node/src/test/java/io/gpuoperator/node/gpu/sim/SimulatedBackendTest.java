@@ -16,8 +16,6 @@ import io.gpuoperator.node.gpu.Placement;
 import io.gpuoperator.node.gpu.Telemetry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -282,28 +280,5 @@ class SimulatedBackendTest {
       lastEnergy = ta.energyMillijoules();
     }
     assertThat(a.telemetry(0)).isNotEqualTo(a.telemetry(1));
-  }
-
-  static final class MutableClock extends Clock {
-    private Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    void advance(Duration d) {
-      now = now.plus(d);
-    }
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

@@ -22,7 +22,7 @@ class SimulatedProfilingTest {
 
   @Test
   void hopperValuesFollowTheUtilisationAndStayInTheirUnits() {
-    SimulatedBackendTest.MutableClock clock = new SimulatedBackendTest.MutableClock();
+    MutableClock clock = new MutableClock();
     SimulatedBackend b = new SimulatedBackend(HardwareProfiles.node("dgx-h100"), "n", clock);
     List<Double> engine = new ArrayList<>();
     for (int s = 0; s < 600; s += 30) {
