@@ -154,9 +154,14 @@ class NodeFootprintBenchmark {
 
   /** The image's JVM flags, from its launcher: one owner for them. */
   static List<String> jvmFlags() throws IOException {
+    return jvmFlags(LAUNCHER);
+  }
+
+  /** The JVM flags of a launcher script (lines of the form {@code -X... \}). */
+  static List<String> jvmFlags(Path launcher) throws IOException {
     List<String> out = new ArrayList<>();
     Matcher m =
-        Pattern.compile("(?m)^\\s+(-[XD]\\S+)\\s*\\\\$").matcher(Files.readString(LAUNCHER));
+        Pattern.compile("(?m)^\\s+(-[XD]\\S+)\\s*\\\\$").matcher(Files.readString(launcher));
     while (m.find()) {
       out.add(m.group(1));
     }

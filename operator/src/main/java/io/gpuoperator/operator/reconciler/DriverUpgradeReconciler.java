@@ -75,14 +75,9 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   /** Nodes stepped at once in larger groups. */
   static final int PARALLEL_NODES = 16;
 
+  /** Started on the first large rollout; idle between rollouts (16 threads kept forever before). */
   private static final java.util.concurrent.ExecutorService NODE_STEPS =
-      java.util.concurrent.Executors.newFixedThreadPool(
-          PARALLEL_NODES,
-          r -> {
-            Thread t = new Thread(r, "driver-upgrade-node");
-            t.setDaemon(true);
-            return t;
-          });
+      io.gpuoperator.operator.runtime.ThreadPools.bounded("driver-upgrade-node", PARALLEL_NODES);
 
   private final KubernetesClient client;
   private final OperatorConfig config;

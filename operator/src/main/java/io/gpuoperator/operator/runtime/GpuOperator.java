@@ -99,6 +99,8 @@ public final class GpuOperator implements AutoCloseable {
                   .withCloseClientOnStop(false)
                   .checkingCRDAndValidateLocalModel(false)
                   .withConcurrentReconciliationThreads(options.nodeWorkers())
+                  // JOSDK's default is a fixed pool that keeps every worker forever.
+                  .withExecutorService(ThreadPools.bounded("reconciler", options.nodeWorkers()))
                   .withMetrics(metrics.josdk())
                   .withUseSSAToPatchPrimaryResource(false);
               if (config.leaderElection()) {

@@ -1,0 +1,246 @@
+package io.gpuoperator.cli;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.sim.controlplane.ControlPlane;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Benchmark, not a test (run by scripts/bench-operator-footprint.sh): the operator as its own
+ * process ({@code java <flags> -jar gpu-operator.jar operator}) against a real API server holding N
+ * GPU nodes (Node objects with NFD labels) and the documentation-sample ClusterPolicy, as the
+ * operator meets a cluster it is installed into. It reads the process's {@code /proc} every 100 ms
+ * and prints: CPU seconds (utime + stime) and wall time until the first node carries its labels
+ * (start-up to the first reconcile) and until all do, CPU seconds over an idle minute after that,
+ * peak RSS (VmHWM) and the most threads seen.
+ *
+ * <p>Arguments: nodes (1000), idle seconds (60), then the JVM flags; none means the image's
+ * launcher's flags (deploy/image/gpu-operator, read by {@link NodeFootprintBenchmark#jvmFlags}).
+ */
+public final class OperatorFootprintBenchmark {
+  static final String NS = "gpu-operator";
+  static final Path JAR = Path.of("cli/target/gpu-operator.jar");
+  static final Path LAUNCHER = Path.of("deploy/image/gpu-operator");
+  static final Map<String, String> NFD_GPU =
+      Map.of(
+          "feature.node.kubernetes.io/pci-10de.present", "true",
+          "feature.node.kubernetes.io/system-os_release.ID", "ubuntu",
+          "feature.node.kubernetes.io/system-os_release.VERSION_ID", "22.04",
+          "kubernetes.io/os", "linux");
+  static final long TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+  private OperatorFootprintBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    int nodes = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+    int idleSeconds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
+    List<String> jvm =
+        args.length > 2
+            ? List.of(args).subList(2, args.length)
+            : NodeFootprintBenchmark.jvmFlags(LAUNCHER);
+    try (ControlPlane cp =
+        ControlPlane.builder().controllers(ControlPlane.GC_CONTROLLERS).start()) {
+      KubernetesClient admin = cp.client();
+      Crds.apply(admin);
+      admin
+          .namespaces()
+          .resource(
+              new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                  .withNewMetadata()
+                  .withName(NS)
+                  .endMetadata()
+                  .build())
+          .create();
+      createNodes(admin, nodes);
+      admin.resource(samplePolicy()).create();
+
+      Set<String> labelled = ConcurrentHashMap.newKeySet();
+      var watch =
+          admin
+              .nodes()
+              .watch(
+                  new Watcher<Node>() {
+                    @Override
+                    public void eventReceived(Action action, Node node) {
+                      var labels = node.getMetadata().getLabels();
+                      if (labels != null
+                          && "true".equals(labels.get("nvidia.com/gpu.present"))
+                          && "true".equals(labels.get("nvidia.com/gpu.deploy.device-plugin"))) {
+                        labelled.add(node.getMetadata().getName());
+                      }
+                    }
+
+                    @Override
+                    public void onClose(WatcherException cause) {}
+                  });
+      Thread.sleep(2_000); // the watch's initial events: nothing is labelled yet
+      if (!labelled.isEmpty()) {
+        throw new IllegalStateException(labelled.size() + " nodes labelled before the operator");
+      }
+
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.addAll(jvm);
+      cmd.addAll(
+          List.of(
+              "-jar",
+              JAR.toString(),
+              "operator",
+              "--kubeconfig=" + cp.kubeconfig(),
+              "--metrics-bind-address=127.0.0.1:0",
+              "--health-probe-bind-address=127.0.0.1:0"));
+      Path log = Path.of("cli/target/operator-footprint.log");
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+      pb.environment().put("OPERATOR_NAMESPACE", NS);
+      double[] loadBefore = loadAverage();
+      long t0 = System.nanoTime();
+      Process p = pb.start();
+      long pid = p.pid();
+      int maxThreads = 0;
+      double firstCpu = -1;
+      double firstWall = -1;
+      double allCpu = -1;
+      double allWall = -1;
+      long deadline = t0 + TimeUnit.MINUTES.toNanos(10);
+      try {
+        while (allCpu < 0 && System.nanoTime() < deadline) {
+          if (!p.isAlive()) {
+            throw new IllegalStateException("the operator exited; see " + log);
+          }
+          maxThreads = Math.max(maxThreads, (int) status(pid, "Threads:"));
+          if (firstCpu < 0 && !labelled.isEmpty()) {
+            firstCpu = cpuSeconds(pid);
+            firstWall = (System.nanoTime() - t0) / 1e9;
+          }
+          if (labelled.size() >= nodes) {
+            allCpu = cpuSeconds(pid);
+            allWall = (System.nanoTime() - t0) / 1e9;
+          }
+          Thread.sleep(100);
+        }
+        if (allCpu < 0) {
+          throw new IllegalStateException(labelled.size() + "/" + nodes + " labelled in 10 min");
+        }
+        Thread.sleep(5_000); // late work (status, events) after the last label
+        double idleFrom = cpuSeconds(pid);
+        long idleEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(idleSeconds);
+        while (System.nanoTime() < idleEnd) {
+          maxThreads = Math.max(maxThreads, (int) status(pid, "Threads:"));
+          Thread.sleep(1_000);
+        }
+        double idleCpu = cpuSeconds(pid) - idleFrom;
+        double total = cpuSeconds(pid);
+        long hwm = status(pid, "VmHWM:");
+        long rss = status(pid, "VmRSS:");
+        int threads = (int) status(pid, "Threads:");
+        double[] load = loadAverage();
+        System.out.printf(
+            Locale.ROOT,
+            "BENCH operator-footprint: %d nodes; first node labelled %.1f s / %.2f s CPU after"
+                + " start; all labelled %.1f s / %.2f s CPU; idle %d s: %.2f s CPU; total %.2f s"
+                + " CPU; peak RSS %.1f MiB (now %.1f); threads max %d (now %d); load average"
+                + " %.2f before, %.2f %.2f %.2f after; JVM flags %s%n",
+            nodes,
+            firstWall,
+            firstCpu,
+            allWall,
+            allCpu,
+            idleSeconds,
+            idleCpu,
+            total,
+            hwm / 1024.0,
+            rss / 1024.0,
+            maxThreads,
+            threads,
+            loadBefore[0],
+            load[0],
+            load[1],
+            load[2],
+            String.join(" ", jvm));
+      } finally {
+        watch.close();
+        p.destroy();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+    }
+  }
+
+  static void createNodes(KubernetesClient admin, int nodes) throws InterruptedException {
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    for (int i = 0; i < nodes; i++) {
+      String name = String.format(Locale.ROOT, "footprint-gpu-%04d", i);
+      pool.submit(
+          () ->
+              admin
+                  .nodes()
+                  .resource(
+                      new NodeBuilder()
+                          .withNewMetadata()
+                          .withName(name)
+                          .withLabels(NFD_GPU)
+                          .endMetadata()
+                          .build())
+                  .create());
+    }
+    pool.shutdown();
+    if (!pool.awaitTermination(5, TimeUnit.MINUTES)) {
+      throw new IllegalStateException("creating " + nodes + " nodes took over 5 minutes");
+    }
+  }
+
+  static ClusterPolicy samplePolicy() throws IOException {
+    try (InputStream in =
+        ClusterPolicy.class.getResourceAsStream("/io/gpuoperator/api/samples/clusterpolicy.yaml")) {
+      ClusterPolicy p = Serialization.unmarshal(in, ClusterPolicy.class);
+      p.getMetadata().setName("cluster-policy");
+      return p;
+    }
+  }
+
+  static double cpuSeconds(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    // Fields 14 and 15 of stat (utime, stime) are 12 and 13 after the command name.
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) TICKS_PER_SECOND;
+  }
+
+  /** A numeric field of /proc/PID/status (kB for memory). */
+  static long status(long pid, String field) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+      if (line.startsWith(field)) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return 0;
+  }
+
+  static double[] loadAverage() throws IOException {
+    String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+    return new double[] {
+      Double.parseDouble(f[0]), Double.parseDouble(f[1]), Double.parseDouble(f[2])
+    };
+  }
+}

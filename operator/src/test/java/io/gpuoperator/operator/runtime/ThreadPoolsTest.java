@@ -1,0 +1,56 @@
+package io.gpuoperator.operator.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ThreadPoolsTest {
+  @Test
+  void runsAtMostItsThreadsAndQueuesTheRest() throws Exception {
+    var pool = ThreadPools.bounded("test-pool", 2);
+    try {
+      assertThat(pool.getPoolSize()).as("no thread before work").isZero();
+      CountDownLatch release = new CountDownLatch(1);
+      CountDownLatch done = new CountDownLatch(5);
+      for (int i = 0; i < 5; i++) {
+        pool.execute(
+            () -> {
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              done.countDown();
+            });
+      }
+      assertThat(pool.getPoolSize()).isEqualTo(2);
+      assertThat(pool.getQueue()).hasSize(3);
+      release.countDown();
+      assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(pool.allowsCoreThreadTimeOut()).as("idle threads end").isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void namesDaemonThreads() throws Exception {
+    var pool = ThreadPools.bounded("named", 1);
+    try {
+      var thread = pool.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+      assertThat(thread.getName()).isEqualTo("named-1");
+      assertThat(thread.isDaemon()).isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void noThreadsIsAnError() {
+    assertThatThrownBy(() -> ThreadPools.bounded("empty", 0))
+        .hasMessage("empty: threads must be at least 1, got 0");
+  }
+}
