@@ -13,7 +13,6 @@ import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
-import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.compat.DriverCompatibility;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
@@ -90,7 +89,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private final ClusterPolicyStatusWriter statuses;
 
   private volatile InformerEventSource<DaemonSet, ClusterPolicy> daemonSets;
-  private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+  private final SharedNodes sharedNodes;
+  private volatile SharedNodes.Events<ClusterPolicy> nodes;
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> monitoringCrd;
   private volatile InformerEventSource<CustomResourceDefinition, ClusterPolicy> ruleCrd;
   private volatile InformerEventSource<ClusterPolicy, ClusterPolicy> peers;
@@ -109,10 +109,12 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
       PolicyRenderer renderer,
       OperatorMetrics metrics,
       String kubernetesVersion,
-      ResourceApiVersion resourceApi) {
+      ResourceApiVersion resourceApi,
+      SharedNodes sharedNodes) {
     this.client = client;
     this.config = config;
     this.renderer = renderer;
+    this.sharedNodes = sharedNodes;
     this.metrics = metrics;
     this.kubernetesVersion = kubernetesVersion;
     this.resourceApi = resourceApi;
@@ -128,11 +130,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
             .in(config.namespace())
             .labelled(ManagedObjects.OPERAND_LABEL)
             .owner();
-    nodes =
-        Watch.of(Node.class, NODES, context)
-            .keeping(NodeSlimming.store())
-            .onUpdateWhen(ClusterPolicyReconciler::factsChanged)
-            .allPrimaries();
+    nodes = sharedNodes.events(NODES, context, ClusterPolicyReconciler::factsChanged);
     // Another policy appearing, changing or going away can change which one is active.
     peers =
         Watch.of(ClusterPolicy.class, PEERS, context)

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.cluster.WrittenNodes;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverOwners;
@@ -100,10 +101,16 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
 
   private volatile IndexerResourceCache<ClusterPolicy> policies;
   private volatile UpgradeCaches<ClusterPolicy> caches;
+  private final SharedNodes sharedNodes;
 
   public DriverUpgradeReconciler(
-      KubernetesClient client, OperatorConfig config, OperatorMetrics metrics, Clock clock) {
+      KubernetesClient client,
+      OperatorConfig config,
+      OperatorMetrics metrics,
+      Clock clock,
+      SharedNodes sharedNodes) {
     this.client = client;
+    this.sharedNodes = sharedNodes;
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
@@ -133,8 +140,13 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   public List<EventSource<?, ClusterPolicy>> prepareEventSources(
       EventSourceContext<ClusterPolicy> context) {
     policies = context.getPrimaryCache();
-    caches = UpgradeCaches.watch(context, config.namespace());
+    caches = UpgradeCaches.watch(context, config.namespace(), sharedNodes);
     return caches.sources();
+  }
+
+  /** The operator's Node cache, which the NVIDIADriver upgrade controller reads too. */
+  SharedNodes sharedNodes() {
+    return sharedNodes;
   }
 
   /** Whether an object is a driver DaemonSet (of any pool, ClusterPolicy's or NVIDIADriver's). */
@@ -344,7 +356,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
             .nodes()
             .resource(PatchTarget.of(Node::new, null, n.name()))
             .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-    written.put(n.name(), UpgradeViews.slim(result));
+    written.put(n.name(), NodeSlimming.slim(result));
     UpgradeState from = n.state();
     if (step.to() != null && step.to() != from) {
       LOG.info("Node {}: driver upgrade {} -> {}", n.name(), label(from), label(step.to()));

@@ -14,7 +14,6 @@ import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.api.v1alpha1.GPUClusterStatus;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeFacts;
-import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.labels.NodeLabelRules;
@@ -66,7 +65,8 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
   private final ResourceApiVersion resourceApi;
   private final EventRecorder events;
 
-  private volatile InformerEventSource<Node, GPUCluster> nodes;
+  private final SharedNodes sharedNodes;
+  private volatile SharedNodes.Events<GPUCluster> nodes;
   private volatile InformerEventSource<ClusterPolicy, GPUCluster> policies;
   private volatile InformerEventSource<DaemonSet, GPUCluster> daemonSets;
   private volatile OperandApplier applier;
@@ -79,8 +79,10 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
       KubernetesClient client,
       OperatorConfig config,
       String kubernetesVersion,
-      ResourceApiVersion resourceApi) {
+      ResourceApiVersion resourceApi,
+      SharedNodes sharedNodes) {
     this.client = client;
+    this.sharedNodes = sharedNodes;
     this.config = config;
     this.kubernetesVersion = kubernetesVersion;
     this.resourceApi = resourceApi;
@@ -90,11 +92,7 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
   @Override
   public List<EventSource<?, GPUCluster>> prepareEventSources(
       EventSourceContext<GPUCluster> context) {
-    nodes =
-        Watch.of(Node.class, NODES, context)
-            .keeping(NodeSlimming.store())
-            .onUpdateWhen(Watch::labelsChanged)
-            .allPrimaries();
+    nodes = sharedNodes.events(NODES, context, Watch::labelsChanged);
     policies =
         Watch.of(ClusterPolicy.class, POLICIES, context).onUpdateWhen(Watch::never).allPrimaries();
     daemonSets =

@@ -17,7 +17,6 @@ import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.NodeFacts;
-import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.compat.DriverCompatibility;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
@@ -80,14 +79,19 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   private final EventRecorder events;
   private final DriverSupportObjects support;
 
-  private volatile InformerEventSource<Node, NVIDIADriver> nodes;
+  private final SharedNodes sharedNodes;
+  private volatile SharedNodes.Events<NVIDIADriver> nodes;
   private volatile InformerEventSource<NVIDIADriver, NVIDIADriver> peers;
   private volatile InformerEventSource<ClusterPolicy, NVIDIADriver> policies;
   private volatile InformerEventSource<DaemonSet, NVIDIADriver> daemonSets;
 
   public NvidiaDriverReconciler(
-      KubernetesClient client, OperatorConfig config, String kubernetesVersion) {
+      KubernetesClient client,
+      OperatorConfig config,
+      String kubernetesVersion,
+      SharedNodes sharedNodes) {
     this.client = client;
+    this.sharedNodes = sharedNodes;
     this.config = config;
     this.kubernetesVersion = kubernetesVersion;
     this.events = new EventRecorder(client);
@@ -99,11 +103,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
       EventSourceContext<NVIDIADriver> context) {
     // Which driver owns a node depends on every driver and every node label: any such change
     // reconciles every driver.
-    nodes =
-        Watch.of(Node.class, NODES, context)
-            .keeping(NodeSlimming.store())
-            .onUpdateWhen(Watch::labelsChanged)
-            .allPrimaries();
+    nodes = sharedNodes.events(NODES, context, Watch::labelsChanged);
     peers =
         Watch.of(NVIDIADriver.class, PEERS, context)
             .onUpdateWhen(Watch::specOrDeletionChanged)

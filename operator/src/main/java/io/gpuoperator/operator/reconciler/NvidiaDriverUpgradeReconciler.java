@@ -42,7 +42,7 @@ public class NvidiaDriverUpgradeReconciler implements Reconciler<NVIDIADriver> {
   @Override
   public List<EventSource<?, NVIDIADriver>> prepareEventSources(
       EventSourceContext<NVIDIADriver> context) {
-    caches = UpgradeCaches.watch(context, config.namespace());
+    caches = UpgradeCaches.watch(context, config.namespace(), upgrade.sharedNodes());
     // A policy appearing hands the upgrade to its reconciler; one going away hands it back.
     policies =
         Watch.of(ClusterPolicy.class, POLICIES, context).onUpdateWhen(Watch::never).allPrimaries();

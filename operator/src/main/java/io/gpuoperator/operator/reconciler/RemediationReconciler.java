@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.cluster.WrittenNodes;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
@@ -30,7 +31,6 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.net.HttpURLConnection;
 import java.time.Clock;
 import java.time.Duration;
@@ -78,12 +78,18 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
   private final WrittenNodes written = new WrittenNodes();
 
   private volatile IndexerResourceCache<ClusterPolicy> policies;
-  private volatile InformerEventSource<Node, ClusterPolicy> nodes;
+  private final SharedNodes sharedNodes;
+  private volatile SharedNodes.Events<ClusterPolicy> nodes;
   private volatile InformerEventSource<Pod, ClusterPolicy> validators;
 
   public RemediationReconciler(
-      KubernetesClient client, OperatorConfig config, OperatorMetrics metrics, Clock clock) {
+      KubernetesClient client,
+      OperatorConfig config,
+      OperatorMetrics metrics,
+      Clock clock,
+      SharedNodes sharedNodes) {
     this.client = client;
+    this.sharedNodes = sharedNodes;
     this.config = config;
     this.metrics = metrics;
     this.clock = clock;
@@ -95,11 +101,7 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
   public List<EventSource<?, ClusterPolicy>> prepareEventSources(
       EventSourceContext<ClusterPolicy> context) {
     policies = context.getPrimaryCache();
-    nodes =
-        Watch.of(Node.class, NODES, context)
-            .keeping(new TransformingItemStore<>(RemediationView::slim))
-            .onUpdateWhen(RemediationView::changed)
-            .allPrimaries();
+    nodes = sharedNodes.events(NODES, context, RemediationView::changed);
     validators =
         Watch.of(Pod.class, VALIDATORS, context)
             .in(config.namespace())
@@ -264,7 +266,7 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
                   step,
                   fresh.getMetadata().getResourceVersion()));
     }
-    written.put(v.name(), RemediationView.slim(result));
+    written.put(v.name(), NodeSlimming.slim(result));
     String fault =
         v.fault() != null
             ? v.fault()

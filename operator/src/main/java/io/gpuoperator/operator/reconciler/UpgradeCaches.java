@@ -1,18 +1,15 @@
 package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
-import io.gpuoperator.operator.upgrade.UpgradeViews;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.util.List;
 
 /**
@@ -23,7 +20,7 @@ import java.util.List;
  * ClusterPolicy, {@link NvidiaDriverUpgradeReconciler} without one), each from its own watches.
  */
 record UpgradeCaches<P extends HasMetadata>(
-    InformerEventSource<Node, P> nodes,
+    SharedNodes.Events<P> nodes,
     InformerEventSource<Pod, P> driverPods,
     InformerEventSource<Pod, P> validators,
     InformerEventSource<ControllerRevision, P> revisions,
@@ -38,13 +35,10 @@ record UpgradeCaches<P extends HasMetadata>(
 
   /** The watches, in the operator namespace {@code namespace}. */
   static <P extends HasMetadata> UpgradeCaches<P> watch(
-      EventSourceContext<P> context, String namespace) {
+      EventSourceContext<P> context, String namespace, SharedNodes sharedNodes) {
     String driver = UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT;
     return new UpgradeCaches<>(
-        Watch.of(Node.class, NODES, context)
-            .keeping(new TransformingItemStore<>(UpgradeViews::slim))
-            .onUpdateWhen(DriverUpgradeReconciler::nodeChanged)
-            .allPrimaries(),
+        sharedNodes.events(NODES, context, DriverUpgradeReconciler::nodeChanged),
         Watch.of(Pod.class, DRIVER_PODS, context).in(namespace).labelled(driver).allPrimaries(),
         Watch.of(Pod.class, VALIDATORS, context)
             .in(namespace)

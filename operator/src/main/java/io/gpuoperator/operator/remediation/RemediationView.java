@@ -2,7 +2,6 @@ package io.gpuoperator.operator.remediation;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.operator.labels.Labels;
 import java.util.List;
@@ -10,27 +9,12 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The parts of a Node remediation reads, for the caches that keep nodes slim: labels, annotations,
- * taints, cordon, and of the status only Ready, the GPU fault conditions and the reset answer (a
- * real Node's status is mostly images and volumes).
+ * The parts of a Node remediation reads (NodeSlimming keeps them in the cache): labels,
+ * annotations, taints, cordon, and of the status only Ready, the GPU fault conditions and the reset
+ * answer (a real Node's status is mostly images and volumes).
  */
 public final class RemediationView {
   private RemediationView() {}
-
-  /** Strips the node in place to what remediation reads, and returns it. */
-  public static Node slim(Node node) {
-    node.getMetadata().setManagedFields(null);
-    NodeStatus status = node.getStatus();
-    if (status != null) {
-      NodeStatus kept = new NodeStatus();
-      kept.setNodeInfo(status.getNodeInfo());
-      if (status.getConditions() != null) {
-        kept.setConditions(status.getConditions().stream().filter(RemediationView::read).toList());
-      }
-      node.setStatus(kept);
-    }
-    return node;
-  }
 
   private static boolean read(NodeCondition c) {
     return "Ready".equals(c.getType())

@@ -19,6 +19,7 @@ import io.gpuoperator.operator.reconciler.NvidiaDriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.PolicyRenderer;
 import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.gpuoperator.operator.reconciler.RemediationReconciler;
+import io.gpuoperator.operator.reconciler.SharedNodes;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
@@ -144,24 +145,28 @@ public final class GpuOperator implements AutoCloseable {
         .ifPresent(reason -> LOG.error("{}; every ClusterPolicy will report it", reason));
     // Read once, with the version: a server's APIs change only with an upgrade, which restarts us.
     ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
+    // One Node cache for every controller but the node labeller (whose primary Nodes are).
+    SharedNodes nodes = new SharedNodes(client);
     operator.register(
-        new ClusterPolicyReconciler(client, config, renderer, metrics, serverVersion, resourceApi),
+        new ClusterPolicyReconciler(
+            client, config, renderer, metrics, serverVersion, resourceApi, nodes),
         c ->
             c.withName("clusterpolicy")
                 .withRetry(retry(config))
                 .withReconciliationMaxInterval(config.resyncPeriod()));
     DriverUpgradeReconciler upgrade =
-        new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC());
+        new DriverUpgradeReconciler(client, config, metrics, java.time.Clock.systemUTC(), nodes);
     operator.register(upgrade, c -> c.withName("driverupgrade"));
     operator.register(
-        new RemediationReconciler(client, config, metrics, java.time.Clock.systemUTC()),
+        new RemediationReconciler(client, config, metrics, java.time.Clock.systemUTC(), nodes),
         c -> c.withName("remediation"));
     operator.register(
         new NvidiaDriverUpgradeReconciler(upgrade, config), c -> c.withName("nvidiadriverupgrade"));
     operator.register(
-        new NvidiaDriverReconciler(client, config, serverVersion), c -> c.withName("nvidiadriver"));
+        new NvidiaDriverReconciler(client, config, serverVersion, nodes),
+        c -> c.withName("nvidiadriver"));
     operator.register(
-        new GpuClusterReconciler(client, config, serverVersion, resourceApi),
+        new GpuClusterReconciler(client, config, serverVersion, resourceApi, nodes),
         c -> c.withName("gpucluster").withRetry(retry(config)));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),

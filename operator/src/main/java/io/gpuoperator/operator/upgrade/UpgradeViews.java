@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -50,36 +48,6 @@ public final class UpgradeViews {
         driver,
         validatorPresent,
         validatorReady);
-  }
-
-  /**
-   * A node cache entry keeps metadata (without managedFields), the spec and only the Ready
-   * condition without its heartbeat time: what the upgrade reads, and a status heartbeat then
-   * changes nothing in it.
-   */
-  public static Node slim(Node node) {
-    node.getMetadata().setManagedFields(null);
-    NodeStatus status = node.getStatus();
-    if (status != null) {
-      NodeStatus kept = new NodeStatus();
-      if (status.getConditions() != null) {
-        kept.setConditions(
-            status.getConditions().stream()
-                .filter(c -> "Ready".equals(c.getType()))
-                .map(
-                    c -> {
-                      NodeCondition r = new NodeCondition();
-                      r.setType(c.getType());
-                      r.setStatus(c.getStatus());
-                      r.setReason(c.getReason());
-                      r.setLastTransitionTime(c.getLastTransitionTime());
-                      return r;
-                    })
-                .toList());
-      }
-      node.setStatus(kept);
-    }
-    return node;
   }
 
   /**

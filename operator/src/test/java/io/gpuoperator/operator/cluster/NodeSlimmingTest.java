@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class NodeSlimmingTest {
   @Test
-  void keepsLabelsTaintsAndRuntimeDropsTheRest() {
+  void keepsWhatTheControllersReadDropsTheRest() {
     Node n =
         new NodeBuilder()
             .withNewMetadata()
@@ -30,6 +30,12 @@ class NodeSlimmingTest {
             .addNewCondition()
             .withType("Ready")
             .withStatus("True")
+            .withLastHeartbeatTime("2026-12-06T00:00:00Z")
+            .withMessage("kubelet is posting ready status")
+            .endCondition()
+            .addNewCondition()
+            .withType("MemoryPressure")
+            .withStatus("False")
             .endCondition()
             .addNewCondition()
             .withType("GpuLost")
@@ -53,16 +59,14 @@ class NodeSlimmingTest {
     assertThat(slim.getMetadata().getManagedFields()).isNullOrEmpty();
     assertThat(slim.getSpec().getTaints()).hasSize(1);
     assertThat(slim.getStatus().getImages()).isNullOrEmpty();
-    // Only a True GPU fault condition is kept (the circuit breaker counts them), without its
-    // message, which advances with every fault seen.
+    // Ready without heartbeat or message (the upgrade's readiness), and every GPU fault condition
+    // as it is (remediation reads a True fault's message; the circuit breaker counts True ones).
     assertThat(slim.getStatus().getConditions())
-        .singleElement()
-        .satisfies(
-            c -> {
-              assertThat(c.getType()).isEqualTo("GpuLost");
-              assertThat(c.getReason()).isEqualTo("FallenOffTheBus");
-              assertThat(c.getMessage()).isNull();
-            });
+        .extracting(c -> c.getType() + "=" + c.getStatus())
+        .containsExactly("Ready=True", "GpuLost=True", "GpuEccError=False");
+    assertThat(slim.getStatus().getConditions().get(0).getLastHeartbeatTime()).isNull();
+    assertThat(slim.getStatus().getConditions().get(1).getMessage())
+        .isEqualTo("GPU-1: XID 79 (1 time, first seen ...)");
     assertThat(slim.getStatus().getNodeInfo().getContainerRuntimeVersion())
         .isEqualTo("containerd://1.7");
   }
