@@ -24,9 +24,6 @@ public final class GpuReader {
   /** The driver name NVIDIA's DRA driver registers, whose device names this reader maps. */
   public static final String DRA_DRIVER = "gpu.nvidia.com";
 
-  private final GpuBackend backend;
-  private final DeviceSelection selection;
-
   /** Why a GPU instance's series carry no profiling fields. */
   static final String NO_INSTANCE_PROFILING =
       "profiling fields are read per GPU, not per GPU instance (nvmlGpmMigSampleGet is not used)";
@@ -34,6 +31,8 @@ public final class GpuReader {
   /** Why no profiling field was read: the field list names none. */
   static final String PROFILING_NOT_LISTED = "no profiling field is in the field list";
 
+  private final GpuBackend backend;
+  private final DeviceSelection selection;
   private final IntToLongFunction lastXid;
   private final boolean profiling;
 
