@@ -5,16 +5,18 @@ import io.gpuoperator.node.deviceplugin.ConfigSource;
 import io.gpuoperator.node.deviceplugin.DevicePluginRunner;
 import io.gpuoperator.node.deviceplugin.DevicePluginSettings;
 import io.gpuoperator.sim.kubelet.AgentContext;
-import io.gpuoperator.sim.kubelet.InProcessAgent;
+import io.gpuoperator.sim.kubelet.InProcessService;
 import java.nio.file.Path;
 import java.time.Duration;
 
 /**
  * Runs {@code gpu-operator device-plugin} in-process for a simulated node's pod: the real plugin
  * code against the node's shared simulated GPUs, registering on the node's own {@code
- * kubelet.sock}. Ready once its resource servers are up; stops when the container is killed.
+ * kubelet.sock}. Ready once its resource servers are up; stops when the container is killed. Holds
+ * no thread of its own: its loops run on the JVM's agent threads, its gRPC servers on the shared
+ * event loops.
  */
-public final class DevicePluginInProcessAgent implements InProcessAgent {
+public final class DevicePluginInProcessAgent implements InProcessService {
   private final SimulatedGpuBackends backends;
 
   public DevicePluginInProcessAgent(SimulatedGpuBackends backends) {
@@ -22,7 +24,7 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
   }
 
   @Override
-  public int run(AgentContext ctx) throws Exception {
+  public AutoCloseable start(AgentContext ctx) throws Exception {
     Settings settings = Settings.ofEnv(InProcessEnv.of(ctx));
     Path socket = ctx.hostPath(settings.get(DevicePluginSettings.KUBELET_SOCKET).toString());
     ConfigSource source =
@@ -30,7 +32,7 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
             host(ctx, settings.get(DevicePluginSettings.CONFIG_FILE)),
             host(ctx, settings.get(DevicePluginSettings.CONFIG_DIR)),
             settings.get(DevicePluginSettings.DEFAULT_CONFIG));
-    try (DevicePluginRunner runner =
+    DevicePluginRunner runner =
         new DevicePluginRunner(
             backends.backend(ctx.nodeName()),
             settings,
@@ -40,12 +42,15 @@ public final class DevicePluginInProcessAgent implements InProcessAgent {
             socket,
             ctx.hostPath("/proc/driver/nvidia-caps/mig-minors"),
             Duration.ofMinutes(5),
-            Duration.ofSeconds(1))) {
+            Duration.ofSeconds(1));
+    try {
       runner.withNodeWatch(ctx.nodeWatch()).start();
-      ctx.markReady();
-      Thread.sleep(Long.MAX_VALUE); // until the container is killed (interrupt)
-      return 0;
+    } catch (Exception | Error e) {
+      runner.close();
+      throw e;
     }
+    ctx.markReady();
+    return runner;
   }
 
   /** Through the container's mounts: the device-plugin config directory is a configMap volume. */

@@ -5,7 +5,7 @@ import io.gpuoperator.node.exporter.ExporterSettings;
 import io.gpuoperator.node.exporter.FieldList;
 import io.gpuoperator.node.exporter.PodResourcesClient;
 import io.gpuoperator.sim.kubelet.AgentContext;
-import io.gpuoperator.sim.kubelet.InProcessAgent;
+import io.gpuoperator.sim.kubelet.InProcessService;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -15,8 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * container's hostPath mount) which pods hold which devices. Every simulated node shares this
  * machine's network, so each exporter listens on its own free port on 127.0.0.1 instead of the
  * pod's {@code :9400} ({@link #port}). Ready once it serves; stops when the container is killed.
+ * Holds no thread of its own: its loops run on the JVM's agent threads, its HTTP on the JVM's one
+ * {@link io.gpuoperator.node.exporter.SelectorHttpServer}.
  */
-public final class ExporterInProcessAgent implements InProcessAgent {
+public final class ExporterInProcessAgent implements InProcessService {
   private final SimulatedGpuBackends backends;
   private final Map<String, Integer> ports = new ConcurrentHashMap<>();
 
@@ -30,7 +32,7 @@ public final class ExporterInProcessAgent implements InProcessAgent {
   }
 
   @Override
-  public int run(AgentContext ctx) throws Exception {
+  public AutoCloseable start(AgentContext ctx) throws Exception {
     Map<String, String> env = InProcessEnv.of(ctx);
     env.put(ExporterSettings.ENV_LISTEN, "127.0.0.1:0");
     env.put(
@@ -43,13 +45,13 @@ public final class ExporterInProcessAgent implements InProcessAgent {
     ExporterSettings s = ExporterSettings.fromEnv(env, ctx.nodeName());
     FieldList fields =
         s.collectors() == null ? FieldList.builtIn() : FieldList.load(s.collectors());
-    try (ExporterAgent agent = ExporterAgent.start(s, fields, backends.backend(ctx.nodeName()))) {
-      ports.put(ctx.nodeName(), agent.port());
-      ctx.markReady();
-      Thread.sleep(Long.MAX_VALUE); // until the container is killed (interrupt)
-      return 0;
-    } finally {
-      ports.remove(ctx.nodeName());
-    }
+    ExporterAgent agent = ExporterAgent.start(s, fields, backends.backend(ctx.nodeName()), true);
+    int port = agent.port();
+    ports.put(ctx.nodeName(), port);
+    ctx.markReady();
+    return () -> {
+      ports.remove(ctx.nodeName(), port); // not a restarted container's
+      agent.close();
+    };
   }
 }

@@ -10,16 +10,17 @@ import io.gpuoperator.node.discovery.FeatureDiscoveryAgent;
 import io.gpuoperator.node.discovery.NodeLabelSink;
 import io.gpuoperator.node.gpu.GpuBackend;
 import io.gpuoperator.sim.kubelet.AgentContext;
-import io.gpuoperator.sim.kubelet.InProcessAgent;
+import io.gpuoperator.sim.kubelet.InProcessService;
 import java.nio.file.Path;
 import java.time.Clock;
 
 /**
  * Runs {@code gpu-operator feature-discovery} in-process for a simulated node's pod: the real
  * labeller over the node's shared simulated GPUs, writing the Node's labels directly (the simulated
- * cluster has no NFD). Ready after its first pass.
+ * cluster has no NFD). Ready after its first pass; its later passes run on the JVM's shared agent
+ * threads, so it holds no thread between them.
  */
-public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
+public final class FeatureDiscoveryInProcessAgent implements InProcessService {
   private final SimulatedGpuBackends backends;
 
   public FeatureDiscoveryInProcessAgent(SimulatedGpuBackends backends) {
@@ -27,7 +28,7 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
   }
 
   @Override
-  public int run(AgentContext ctx) throws Exception {
+  public AutoCloseable start(AgentContext ctx) throws Exception {
     Settings settings = Settings.ofEnv(InProcessEnv.of(ctx));
     Path file = settings.get(DiscoverySettings.CONFIG_FILE);
     // Through the container's mounts: under the original's contract the file is in an emptyDir
@@ -57,9 +58,8 @@ public final class FeatureDiscoveryInProcessAgent implements InProcessAgent {
     agent.pass();
     ctx.markReady();
     if (s.oneshot()) {
-      return 0;
+      return null; // done: the container exits 0
     }
-    agent.run(s.sleepInterval());
-    return 0;
+    return agent.startPasses(s.sleepInterval(), "feature-discovery-" + ctx.nodeName());
   }
 }

@@ -6,7 +6,7 @@ import io.gpuoperator.node.mig.MigConfigSource;
 import io.gpuoperator.node.mig.MigManagerAgent;
 import io.gpuoperator.node.mig.MigReconfigurer;
 import io.gpuoperator.sim.kubelet.AgentContext;
-import io.gpuoperator.sim.kubelet.InProcessAgent;
+import io.gpuoperator.sim.kubelet.InProcessService;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,9 +15,10 @@ import java.time.Duration;
  * Runs {@code gpu-operator mig-manager} in-process for a simulated node's pod: the real MIG manager
  * over the node's shared simulated GPUs (so the device plugin and feature discovery see its changes
  * once they are resumed), reading its config through the pod's ConfigMap volume. Ready once it
- * watches the node; stops when the container is killed.
+ * watches the node; stops when the container is killed. Holds no thread while it waits for a
+ * change: changes are applied on the JVM's shared agent threads.
  */
-public final class MigManagerInProcessAgent implements InProcessAgent {
+public final class MigManagerInProcessAgent implements InProcessService {
   private final SimulatedGpuBackends backends;
 
   public MigManagerInProcessAgent(SimulatedGpuBackends backends) {
@@ -25,7 +26,7 @@ public final class MigManagerInProcessAgent implements InProcessAgent {
   }
 
   @Override
-  public int run(AgentContext ctx) throws Exception {
+  public AutoCloseable start(AgentContext ctx) throws Exception {
     String ns = ctx.container().pod().getMetadata().getNamespace();
     MigConfigSource source =
         new MigConfigSource(
@@ -38,12 +39,11 @@ public final class MigManagerInProcessAgent implements InProcessAgent {
             MigCatalog.builtIn(),
             Duration.ofMinutes(5),
             null);
-    try (MigManagerAgent agent =
-        new MigManagerAgent(ctx.nodeWatch(), ctx.nodeName(), source, reconfigurer)) {
-      ctx.markReady();
-      agent.run();
-      return 0;
-    }
+    MigManagerAgent agent =
+        new MigManagerAgent(ctx.nodeWatch(), ctx.nodeName(), source, reconfigurer);
+    agent.start("mig-manager-" + ctx.nodeName());
+    ctx.markReady();
+    return agent;
   }
 
   private static Path path(AgentContext ctx, String p) throws IOException {

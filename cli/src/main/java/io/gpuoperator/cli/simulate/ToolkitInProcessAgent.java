@@ -4,14 +4,13 @@ import io.gpuoperator.node.toolkit.ToolkitAgent;
 import io.gpuoperator.node.toolkit.ToolkitSettings;
 import io.gpuoperator.node.toolkit.ToolkitSettings.Setting;
 import io.gpuoperator.sim.kubelet.AgentContext;
-import io.gpuoperator.sim.kubelet.InProcessAgent;
+import io.gpuoperator.sim.kubelet.InProcessService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs {@code gpu-operator toolkit} in-process for a simulated node's pod: the real agent with the
@@ -19,9 +18,9 @@ import java.util.concurrent.CountDownLatch;
  * directories, so it edits the node's containerd config and writes the node's CDI spec from the
  * node's simulated GPUs. A simulated node has no runtime daemon to restart and no containerd binary
  * to ask: restart mode none, config read from the file. Ready once configured; when the container
- * is killed it reverts, as on SIGTERM.
+ * is killed it reverts, as on SIGTERM. Holds no thread while configured.
  */
-public final class ToolkitInProcessAgent implements InProcessAgent {
+public final class ToolkitInProcessAgent implements InProcessService {
   private final SimulatedGpuBackends backends;
 
   public ToolkitInProcessAgent(SimulatedGpuBackends backends) {
@@ -29,7 +28,7 @@ public final class ToolkitInProcessAgent implements InProcessAgent {
   }
 
   @Override
-  public int run(AgentContext ctx) throws Exception {
+  public AutoCloseable start(AgentContext ctx) throws Exception {
     Map<String, String> env = InProcessEnv.of(ctx);
     Map<Setting, String> flags = new EnumMap<>(Setting.class);
     flags.put(Setting.RESTART_MODE, "none");
@@ -43,8 +42,7 @@ public final class ToolkitInProcessAgent implements InProcessAgent {
             io.gpuoperator.node.files.AtomicFile.BeforeRename.NONE,
             1,
             Duration.ZERO);
-    agent.run(new CountDownLatch(1), ctx::markReady);
-    return 0;
+    return agent.start(ctx::markReady);
   }
 
   private static Path local(AgentContext ctx, String path) {

@@ -1,11 +1,13 @@
 package io.gpuoperator.node.discovery;
 
+import io.gpuoperator.node.agent.AgentLane;
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.gpu.GpuBackend;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.SortedMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,17 +79,41 @@ public final class FeatureDiscoveryAgent {
   public void run(Duration interval) throws InterruptedException {
     LOG.info("labelling every {} into {}", interval, sink.describe());
     while (!isStopped()) {
-      try {
-        SortedMap<String, String> labels = pass();
-        LOG.info("pass done: {} labels in {}", labels.size(), sink.describe());
-      } catch (Exception e) {
-        LOG.error("labelling pass failed; the previous labels stay in place: {}", e.toString());
-      }
+      loggedPass();
       if (await(interval)) {
         break;
       }
     }
     LOG.info("stopped; labels left in place in {}", sink.describe());
+  }
+
+  /**
+   * The passes of {@link #run} without a thread waiting between them: every interval on an {@link
+   * AgentLane} of the JVM's shared agent threads (the simulator runs hundreds of these loops in one
+   * JVM), the first after one interval (the caller has made the first pass). Closing the result
+   * stops them; labels stay. An interval of zero or over ten years makes no further pass, as {@link
+   * #run} then waits for a stop.
+   */
+  public AutoCloseable startPasses(Duration interval, String laneName) {
+    LOG.info("labelling every {} into {}", interval, sink.describe());
+    AgentLane lane = new AgentLane(laneName);
+    if (interval.toMillis() > 0 && interval.compareTo(Duration.ofDays(3650)) <= 0) {
+      lane.scheduleWithFixedDelay(
+          this::loggedPass, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    return () -> {
+      lane.close();
+      LOG.info("stopped; labels left in place in {}", sink.describe());
+    };
+  }
+
+  private void loggedPass() {
+    try {
+      SortedMap<String, String> labels = pass();
+      LOG.info("pass done: {} labels in {}", labels.size(), sink.describe());
+    } catch (Exception e) {
+      LOG.error("labelling pass failed; the previous labels stay in place: {}", e.toString());
+    }
   }
 
   /** Waits for the interval, a wake-up or a stop; true when stopped. */

@@ -34,6 +34,17 @@ public final class ExporterAgent implements AutoCloseable {
    */
   public static ExporterAgent start(ExporterSettings s, FieldList fields, GpuBackend backend)
       throws IOException {
+    return start(s, fields, backend, false);
+  }
+
+  /**
+   * As {@link #start(ExporterSettings, FieldList, GpuBackend)}; with {@code sharedServer}, served
+   * on the JVM's one {@link SelectorHttpServer} instead of a JDK {@code HttpServer} of its own
+   * (three threads each): for the simulator's exporter per node.
+   */
+  public static ExporterAgent start(
+      ExporterSettings s, FieldList fields, GpuBackend backend, boolean sharedServer)
+      throws IOException {
     for (String skipped : fields.skipped()) {
       LOG.warn("field not collected: {}", skipped);
     }
@@ -65,7 +76,10 @@ public final class ExporterAgent implements AutoCloseable {
       exporter.collect();
       exporter.start();
       MetricsExporter e = exporter;
-      ExporterServer server = ExporterServer.start(s.address(), () -> e);
+      ExporterServer server =
+          sharedServer
+              ? ExporterServer.startShared(s.address(), () -> e)
+              : ExporterServer.start(s.address(), () -> e);
       LOG.info(
           "serving {} fields on port {} every {} ms ({} backend{})",
           fields.metrics().size(),

@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -18,7 +20,9 @@ import java.util.function.Supplier;
  * The exporter's HTTP endpoints: {@code /metrics} (the latest collection, OpenMetrics when the
  * scraper's {@code Accept} asks for {@code application/openmetrics-text}, gzip when it accepts it),
  * {@code /health} (200 {@code OK}, or 503 with the reason) and {@code /} (a page linking both).
- * Handlers only copy bytes already rendered.
+ * Handlers only copy bytes already rendered. Served by the JDK's {@code HttpServer} ({@link
+ * #start}, a real node's exporter), or on the JVM's one {@link SelectorHttpServer} ({@link
+ * #startShared}, the simulator's hundreds of exporters); {@link #respond} answers for both.
  */
 public final class ExporterServer implements AutoCloseable {
   private static final String OPENMETRICS = "application/openmetrics-text";
@@ -29,10 +33,12 @@ public final class ExporterServer implements AutoCloseable {
    */
   private static final ExecutorService WORKERS = workers();
 
-  private final HttpServer server;
+  private final int port;
+  private final Runnable stop;
 
-  private ExporterServer(HttpServer server) {
-    this.server = server;
+  private ExporterServer(int port, Runnable stop) {
+    this.port = port;
+    this.stop = stop;
   }
 
   private static ExecutorService workers() {
@@ -75,59 +81,89 @@ public final class ExporterServer implements AutoCloseable {
       throw new IOException("cannot listen on " + address + ": " + e.getMessage(), e);
     }
     server.setExecutor(WORKERS);
-    server.createContext("/metrics", ex -> metrics(ex, exporter.get()));
-    server.createContext("/health", ex -> health(ex, exporter.get()));
-    server.createContext("/", ExporterServer::index);
+    server.createContext("/", ex -> jdk(ex, exporter.get()));
     server.start();
-    return new ExporterServer(server);
+    return new ExporterServer(server.getAddress().getPort(), () -> server.stop(0));
+  }
+
+  /**
+   * Serves the exporter on an address of the JVM's one {@link SelectorHttpServer}: no thread of its
+   * own (the simulator runs one exporter per simulated node).
+   */
+  public static ExporterServer startShared(
+      InetSocketAddress address, Supplier<MetricsExporter> exporter) throws IOException {
+    SelectorHttpServer.Listener l =
+        SelectorHttpServer.listen(
+            address, r -> respond(r.method(), r.path(), r::header, exporter.get()));
+    return new ExporterServer(l.port(), l::close);
   }
 
   /** The port it listens on. */
   public int port() {
-    return server.getAddress().getPort();
+    return port;
   }
 
-  private static void metrics(HttpExchange ex, MetricsExporter exporter) throws IOException {
-    try (ex) {
-      String accept = header(ex, "Accept");
+  /**
+   * The answer to a request, whichever server received it. Paths route by prefix, as the JDK
+   * server's contexts do: {@code /metrics...} to the metrics, {@code /health...} to the health,
+   * {@code /} to the index page, anything else 404. {@code header} gives a request header's value
+   * ("" when absent).
+   */
+  static SelectorHttpServer.Response respond(
+      String method,
+      String path,
+      java.util.function.Function<String, String> header,
+      MetricsExporter exporter) {
+    if (path.startsWith("/metrics")) {
+      String accept = header.apply("Accept").toLowerCase(Locale.ROOT);
       MetricsModel.Format format =
           accept.contains(OPENMETRICS) ? MetricsModel.Format.OPENMETRICS : MetricsModel.Format.TEXT;
-      boolean gzip = header(ex, "Accept-Encoding").contains("gzip");
+      boolean gzip = header.apply("Accept-Encoding").toLowerCase(Locale.ROOT).contains("gzip");
       byte[] body = exporter.current().body(new Exposition.Variant(format, gzip));
-      ex.getResponseHeaders().set("Content-Type", Exposition.contentType(format));
+      Map<String, String> headers = new LinkedHashMap<>();
+      headers.put("Content-Type", Exposition.contentType(format));
       if (gzip) {
-        ex.getResponseHeaders().set("Content-Encoding", "gzip");
+        headers.put("Content-Encoding", "gzip");
       }
-      send(ex, 200, body);
+      return new SelectorHttpServer.Response(200, headers, body);
     }
-  }
-
-  private static void health(HttpExchange ex, MetricsExporter exporter) throws IOException {
-    try (ex) {
+    if (path.startsWith("/health")) {
       MetricsExporter.Health h = exporter.health();
-      ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-      send(ex, h.ok() ? 200 : 503, (h.message() + "\n").getBytes(StandardCharsets.UTF_8));
+      return new SelectorHttpServer.Response(
+          h.ok() ? 200 : 503,
+          Map.of("Content-Type", "text/plain; charset=utf-8"),
+          (h.message() + "\n").getBytes(StandardCharsets.UTF_8));
     }
+    if (!path.equals("/")) {
+      return new SelectorHttpServer.Response(
+          404, Map.of(), "not found\n".getBytes(StandardCharsets.UTF_8));
+    }
+    String page =
+        "<html><head><title>GPU Exporter</title></head><body><h1>GPU Exporter</h1>"
+            + "<p><a href=\"/metrics\">Metrics</a></p><p><a href=\"/health\">Health</a></p>"
+            + "</body></html>\n";
+    return new SelectorHttpServer.Response(
+        200,
+        Map.of("Content-Type", "text/html; charset=utf-8"),
+        page.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void index(HttpExchange ex) throws IOException {
+  private static void jdk(HttpExchange ex, MetricsExporter exporter) throws IOException {
     try (ex) {
-      if (!ex.getRequestURI().getPath().equals("/")) {
-        send(ex, 404, "not found\n".getBytes(StandardCharsets.UTF_8));
-        return;
-      }
-      String page =
-          "<html><head><title>GPU Exporter</title></head><body><h1>GPU Exporter</h1>"
-              + "<p><a href=\"/metrics\">Metrics</a></p><p><a href=\"/health\">Health</a></p>"
-              + "</body></html>\n";
-      ex.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
-      send(ex, 200, page.getBytes(StandardCharsets.UTF_8));
+      SelectorHttpServer.Response r =
+          respond(
+              ex.getRequestMethod(),
+              ex.getRequestURI().getPath(),
+              name -> header(ex, name),
+              exporter);
+      r.headers().forEach((k, v) -> ex.getResponseHeaders().set(k, v));
+      send(ex, r.status(), r.body());
     }
   }
 
   private static String header(HttpExchange ex, String name) {
     String v = ex.getRequestHeaders().getFirst(name);
-    return v == null ? "" : v.toLowerCase(Locale.ROOT);
+    return v == null ? "" : v;
   }
 
   private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
@@ -142,6 +178,6 @@ public final class ExporterServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
+    stop.run();
   }
 }

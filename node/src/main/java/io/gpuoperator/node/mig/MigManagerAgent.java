@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.NodeWatch;
 import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.node.agent.AgentLane;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -29,6 +30,9 @@ public final class MigManagerAgent implements AutoCloseable {
   private boolean retry;
   private boolean stopped;
   private AutoCloseable watch;
+  // start()'s lane, and the thread applying a change on it (interrupted by close()).
+  private AgentLane lane;
+  private Thread applying;
 
   /** {@code config} is read at each change (the ConfigMap may have changed). */
   public MigManagerAgent(
@@ -73,6 +77,69 @@ public final class MigManagerAgent implements AutoCloseable {
     }
   }
 
+  /**
+   * What {@link #run} does without a thread waiting for changes (the simulator runs hundreds of MIG
+   * managers in one JVM): each change is applied on an {@link AgentLane} of the JVM's shared agent
+   * threads, one at a time. {@link #close()} stops the watch and interrupts a change being applied,
+   * as an interrupt of {@link #run} does.
+   */
+  public void start(String laneName) {
+    AgentLane l = new AgentLane(laneName);
+    synchronized (this) {
+      lane = l;
+    }
+    // Not under the lock: the watch may deliver the Node from another thread before it returns.
+    AutoCloseable w =
+        nodes.watch(
+            nodeName,
+            n -> {
+              if (offer(n)) {
+                l.execute(this::applyPending);
+              }
+            });
+    boolean closed;
+    synchronized (this) {
+      watch = w;
+      closed = stopped;
+    }
+    if (closed) {
+      closeQuietly(w);
+      return;
+    }
+    LOG.info("node {}: watching {}", nodeName, MigLabels.CONFIG);
+  }
+
+  private void closeQuietly(AutoCloseable w) {
+    try {
+      w.close();
+    } catch (Exception e) {
+      LOG.warn("node {}: closing the Node watch: {}", nodeName, e.toString());
+    }
+  }
+
+  private void applyPending() {
+    String name;
+    synchronized (this) {
+      if (stopped || wanted == null || (wanted.equals(handled) && !retry)) {
+        return;
+      }
+      handled = wanted;
+      retry = false;
+      name = handled;
+      applying = Thread.currentThread();
+    }
+    try {
+      apply(name);
+    } catch (InterruptedException e) {
+      LOG.info("node {}: stopped while applying {}", nodeName, name);
+    } finally {
+      synchronized (this) {
+        applying = null;
+        Thread.interrupted(); // close()'s interrupt must not reach the pool's next task
+      }
+    }
+  }
+
   private void apply(String name) throws InterruptedException {
     MigConfigFile file;
     try {
@@ -85,12 +152,13 @@ public final class MigManagerAgent implements AutoCloseable {
     reconfigurer.reconfigure(name, file);
   }
 
-  private synchronized void offer(Node n) {
+  /** Records what the Node asks for; true when there is something (new) to apply. */
+  private synchronized boolean offer(Node n) {
     Map<String, String> labels = n.getMetadata().getLabels();
     String value = labels == null ? null : labels.get(MigLabels.CONFIG);
     String state = labels == null ? null : labels.get(MigLabels.STATE);
     if (value == null || value.isBlank()) {
-      return;
+      return false;
     }
     if (!Objects.equals(value, handled) || state == null || state.isBlank()) {
       if (!Objects.equals(value, wanted)) {
@@ -99,7 +167,9 @@ public final class MigManagerAgent implements AutoCloseable {
       wanted = value;
       retry = state == null || state.isBlank();
       notifyAll();
+      return true;
     }
+    return false;
   }
 
   private synchronized String next() throws InterruptedException {
@@ -115,8 +185,21 @@ public final class MigManagerAgent implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    stopped = true;
-    notifyAll();
+  public void close() {
+    AutoCloseable startedWatch = null;
+    synchronized (this) {
+      stopped = true;
+      notifyAll();
+      if (lane != null) {
+        lane.close();
+        startedWatch = watch;
+        if (applying != null) {
+          applying.interrupt();
+        }
+      }
+    }
+    if (startedWatch != null) {
+      closeQuietly(startedWatch);
+    }
   }
 }

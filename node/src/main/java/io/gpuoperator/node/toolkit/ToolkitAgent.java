@@ -113,12 +113,49 @@ public final class ToolkitAgent {
    */
   public void run(CountDownLatch stop, Runnable ready)
       throws ConfigFileException, IOException, InterruptedException {
+    try (Installed installed = installLocked(ready)) {
+      if (s.noDaemon()) {
+        return;
+      }
+      LOG.info("toolkit: configured; waiting for a stop signal to revert");
+      try {
+        stop.await();
+      } catch (InterruptedException e) {
+        // Killed: revert all the same (close below), then report the interruption.
+        Thread.currentThread().interrupt();
+      }
+      installed.uninstallOnClose();
+    }
+  }
+
+  /**
+   * The daemon's lifecycle without a thread waiting for the stop (the simulator runs hundreds of
+   * toolkits in one JVM): lock the pid file and install, as {@link #run} does; closing the result
+   * uninstalls and releases the pid file, as {@link #run} does on its stop signal. With {@code
+   * noDaemon}, the pid file is released at once and closing does nothing more.
+   */
+  public AutoCloseable start(Runnable ready)
+      throws ConfigFileException, IOException, InterruptedException {
+    Installed installed = installLocked(ready);
+    if (s.noDaemon()) {
+      installed.close();
+      return () -> {};
+    }
+    LOG.info("toolkit: configured; reverting when stopped");
+    installed.uninstallOnClose();
+    return installed;
+  }
+
+  /** Locks the pid file and installs; the result releases it (and uninstalls when asked to). */
+  private Installed installLocked(Runnable ready)
+      throws ConfigFileException, IOException, InterruptedException {
     Path pidFile = local.apply(s.pidFile());
     Files.createDirectories(pidFile.toAbsolutePath().getParent());
-    try (FileChannel ch =
-            FileChannel.open(pidFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock = tryLock(ch)) {
-      if (lock == null) {
+    FileChannel ch = FileChannel.open(pidFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    Installed installed = new Installed(pidFile, ch);
+    try {
+      installed.lock = tryLock(ch);
+      if (installed.lock == null) {
         throw new IOException(
             "another toolkit holds " + s.pidFile() + "; only one may configure a node at a time");
       }
@@ -128,26 +165,56 @@ public final class ToolkitAgent {
               (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.UTF_8)));
       install();
       ready.run();
-      if (s.noDaemon()) {
+      return installed;
+    } catch (ConfigFileException | IOException | InterruptedException | RuntimeException e) {
+      installed.close();
+      throw e;
+    }
+  }
+
+  /** The pid file held while installed; closing uninstalls (when asked to) and releases it. */
+  private final class Installed implements AutoCloseable {
+    private final Path pidFile;
+    private final FileChannel channel;
+    private FileLock lock;
+    private boolean uninstall;
+    private boolean closed;
+
+    Installed(Path pidFile, FileChannel channel) {
+      this.pidFile = pidFile;
+      this.channel = channel;
+    }
+
+    void uninstallOnClose() {
+      uninstall = true;
+    }
+
+    @Override
+    public synchronized void close() throws ConfigFileException, IOException, InterruptedException {
+      if (closed) {
         return;
       }
-      LOG.info("toolkit: configured; waiting for a stop signal to revert");
-      try {
-        stop.await();
-      } catch (InterruptedException e) {
-        // Killed: revert all the same, then report the interruption.
-        Thread.currentThread().interrupt();
-      }
+      closed = true;
+      // Uninstall even when interrupted (killed), then report the interruption.
       boolean interrupted = Thread.interrupted();
       try {
-        uninstall();
+        if (uninstall) {
+          uninstall();
+        }
       } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
+        try {
+          if (interrupted) {
+            Thread.currentThread().interrupt();
+          }
+          Files.deleteIfExists(pidFile);
+        } finally {
+          try (channel) {
+            if (lock != null) {
+              lock.release();
+            }
+          }
         }
       }
-    } finally {
-      Files.deleteIfExists(pidFile);
     }
   }
 

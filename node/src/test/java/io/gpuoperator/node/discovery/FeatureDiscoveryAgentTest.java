@@ -84,4 +84,39 @@ class FeatureDiscoveryAgentTest {
     // Make the change visible even on file systems with coarse timestamps.
     Files.setLastModifiedTime(file, FileTime.from(Instant.now().plusSeconds(tick)));
   }
+
+  /**
+   * The simulator's form: passes every interval on the shared agent threads, a changed config
+   * picked up by the next one, and none after close.
+   */
+  @Test
+  void startedPassesRepeatEveryIntervalAndStopWhenClosed() throws Exception {
+    Path cfg = dir.resolve("config.yaml");
+    Path out = dir.resolve("features.d/gfd");
+    Files.writeString(cfg, "version: v1\n");
+    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.builtInNode("dgx-a100"), "n1");
+    FeatureDiscoveryAgent agent =
+        new FeatureDiscoveryAgent(
+            gpus,
+            new FeatureFileSink(out),
+            "none",
+            new ReloadingConfig(cfg),
+            true,
+            () -> "DGX A100",
+            Clock.systemUTC());
+    agent.pass();
+    AutoCloseable passes = agent.startPasses(Duration.ofMillis(200), "fd-test");
+    write(
+        cfg,
+        "version: v1\nsharing:\n  timeSlicing:\n    resources: [{name: nvidia.com/gpu, replicas: 4}]\n",
+        1);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> Files.readString(out).contains("gpu.product=NVIDIA-A100-SXM4-40GB-SHARED\n"));
+    passes.close();
+    Thread.sleep(300); // a pass that was running when closed may still end
+    Files.delete(out);
+    Thread.sleep(600); // three intervals
+    assertThat(out).doesNotExist();
+  }
 }

@@ -98,6 +98,61 @@ class ExporterComponentTest {
     }
   }
 
+  /**
+   * The simulator's shared selector server answers as the JDK server does: the same statuses,
+   * content types and encodings, the same families of metrics, the same health, index and 404.
+   */
+  @Test
+  void theSharedSelectorServerAnswersAsTheJdkServerDoes() throws Exception {
+    try (ExporterHarness jdk =
+            new ExporterHarness("dgx-h100", Clock.systemUTC(), dir.resolve("jdk"), 1000, Map.of());
+        ExporterHarness shared =
+            new ExporterHarness(
+                "dgx-h100", Clock.systemUTC(), dir.resolve("shared"), 1000, Map.of(), true)) {
+      assertThat(shared.agent.port()).isNotEqualTo(jdk.agent.port());
+      for (String accept :
+          java.util.Arrays.asList(null, "application/openmetrics-text;version=1.0.0")) {
+        var a = jdk.get("/metrics", accept);
+        var b = shared.get("/metrics", accept);
+        assertThat(b.statusCode()).isEqualTo(a.statusCode()).isEqualTo(200);
+        assertThat(b.headers().firstValue("Content-Type"))
+            .isEqualTo(a.headers().firstValue("Content-Type"));
+        assertThat(families(b.body())).isEqualTo(families(a.body())).hasSizeGreaterThan(10);
+      }
+      for (String path : List.of("/health", "/", "/nope", "/metrics/x")) {
+        var a = jdk.get(path, null);
+        var b = shared.get(path, null);
+        assertThat(b.statusCode()).as(path).isEqualTo(a.statusCode());
+        assertThat(b.headers().firstValue("Content-Type"))
+            .as(path)
+            .isEqualTo(a.headers().firstValue("Content-Type"));
+        if (!path.startsWith("/metrics")) {
+          assertThat(b.body()).as(path).isEqualTo(a.body());
+        }
+      }
+      var gzip =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(java.net.URI.create(shared.url("/metrics")))
+                      .header("Accept-Encoding", "gzip")
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(gzip.headers().firstValue("Content-Encoding")).hasValue("gzip");
+      String unzipped =
+          new String(
+              new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(gzip.body()))
+                  .readAllBytes(),
+              StandardCharsets.UTF_8);
+      assertThat(unzipped).contains("\nDCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{");
+    }
+  }
+
+  private static java.util.Set<String> families(String body) {
+    return body.lines()
+        .filter(l -> l.startsWith("# TYPE "))
+        .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
+  }
+
   @Test
   void servesOpenMetricsWhenAskedAndTheIndexAndHealth() throws Exception {
     try (ExporterHarness x =

@@ -30,6 +30,18 @@ final class ExporterHarness implements AutoCloseable {
   ExporterHarness(
       String nodeProfile, Clock clock, Path dir, long intervalMs, Map<String, String> env)
       throws IOException {
+    this(nodeProfile, clock, dir, intervalMs, env, false);
+  }
+
+  /** With {@code sharedServer}: served on the JVM's {@link SelectorHttpServer}, as in simulate. */
+  ExporterHarness(
+      String nodeProfile,
+      Clock clock,
+      Path dir,
+      long intervalMs,
+      Map<String, String> env,
+      boolean sharedServer)
+      throws IOException {
     gpus = new SimulatedBackend(HardwareProfiles.node(nodeProfile), "gpu-node-1", clock);
     kubelet = new PodResourcesStub(dir.resolve("pod-resources/kubelet.sock"));
     Map<String, String> e = new java.util.HashMap<>(env);
@@ -41,7 +53,7 @@ final class ExporterHarness implements AutoCloseable {
     ExporterSettings s = ExporterSettings.fromEnv(e, "localhost");
     FieldList fields =
         s.collectors() == null ? FieldList.builtIn() : FieldList.load(s.collectors());
-    agent = ExporterAgent.start(s, fields, gpus);
+    agent = ExporterAgent.start(s, fields, gpus, sharedServer);
   }
 
   /** Pods holding devices: every MIG device (or GPU) in turn, {@code count} pods in all. */

@@ -81,6 +81,50 @@ class ToolkitAgentTest {
     assertThat(pid).doesNotExist();
   }
 
+  /**
+   * The simulator's form: {@code start} configures and returns, holding the pid file without a
+   * thread waiting; closing reverts exactly as the stop signal does.
+   */
+  @Test
+  void startConfiguresAndClosingReverts() throws Exception {
+    Path config = dir.resolve("etc/containerd/config.toml");
+    Files.createDirectories(config.getParent());
+    Files.writeString(config, ContainerdComponentTest.V2_CONFIG);
+    Files.createDirectories(dir.resolve("run/nvidia/driver"));
+    Map<String, String> env = new HashMap<>(ToolkitSettingsTest.originalEnv());
+    env.put("RUNTIME_RESTART_MODE", "none");
+    env.put("RUNTIME_CONFIG_SOURCE", "file");
+    env.put("NVIDIA_DRIVER_ROOT", "/run/nvidia/driver");
+    Map<String, String> mounts =
+        Map.of(
+            "/runtime/config-dir", "etc/containerd",
+            "/runtime/config-dir.d", "etc/containerd/conf.d",
+            "/", "");
+    ToolkitSettings s = ToolkitSettings.resolve(Map.of(), env);
+    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.node("dgx-h100"), "n");
+    ToolkitAgent agent =
+        new ToolkitAgent(
+            s, p -> local(mounts, p), root -> gpus, AtomicFile.BeforeRename.NONE, 1, Duration.ZERO);
+    CountDownLatch ready = new CountDownLatch(1);
+    Path dropIn = dir.resolve("etc/containerd/conf.d/99-nvidia.toml");
+    Path pid = dir.resolve("run/nvidia/toolkit/toolkit.pid");
+
+    AutoCloseable running = agent.start(ready::countDown);
+
+    assertThat(ready.getCount()).isZero();
+    assertThat(Files.readString(dropIn)).contains("runtimes.nvidia-cdi]");
+    assertThat(Files.readString(pid).trim())
+        .isEqualTo(Long.toString(ProcessHandle.current().pid()));
+    assertThatThrownBy(() -> agent.start(() -> {}))
+        .hasMessageContaining("another toolkit holds /run/nvidia/toolkit/toolkit.pid");
+    running.close();
+    assertThat(Files.readString(config)).isEqualTo(ContainerdComponentTest.V2_CONFIG);
+    assertThat(dropIn).doesNotExist();
+    assertThat(pid).doesNotExist();
+    // Released: a new start may configure the node again.
+    agent.start(() -> {}).close();
+  }
+
   private Path local(Map<String, String> mounts, String path) {
     String best = "/";
     for (String m : mounts.keySet()) {

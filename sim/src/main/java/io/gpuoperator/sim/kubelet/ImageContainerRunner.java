@@ -31,19 +31,30 @@ final class ImageContainerRunner implements ContainerRunner {
           .start(ctx);
     }
     InProcessAgent agent = program.agent();
-    InProcessAgent withEntrypoint =
-        agentCtx -> {
-          for (String marker : ep.waits()) {
-            Path file = agentCtx.dirs().validations().resolve(marker);
-            while (!Files.exists(file)) {
-              Thread.sleep(DeclaredContainerRunner.POLL.toMillis());
-            }
-          }
-          return agent.run(
-              ep.sourcesDriverReady() ? agentCtx.withEnv(driverReady(agentCtx)) : agentCtx);
-        };
+    InProcessAgent withEntrypoint;
+    if (agent instanceof InProcessService service) {
+      // Still a service: the entrypoint's wait holds a start thread, the running program none.
+      withEntrypoint = (InProcessService) agentCtx -> service.start(afterEntrypoint(ep, agentCtx));
+    } else {
+      withEntrypoint = agentCtx -> agent.run(afterEntrypoint(ep, agentCtx));
+    }
     return new InProcessContainerRunner(program.name(), withEntrypoint, program.readyOnStart())
         .start(ctx, ep.args());
+  }
+
+  /**
+   * Waits for the entrypoint's marker files; the context the program then gets (with {@code
+   * driver-ready}'s lines when the entrypoint sources it).
+   */
+  private static AgentContext afterEntrypoint(Entrypoint ep, AgentContext agentCtx)
+      throws IOException, InterruptedException {
+    for (String marker : ep.waits()) {
+      Path file = agentCtx.dirs().validations().resolve(marker);
+      while (!Files.exists(file)) {
+        Thread.sleep(DeclaredContainerRunner.POLL.toMillis());
+      }
+    }
+    return ep.sourcesDriverReady() ? agentCtx.withEnv(driverReady(agentCtx)) : agentCtx;
   }
 
   /** The KEY=value lines of {@code driver-ready}, as the entrypoints export them. */

@@ -5,9 +5,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs this project's real agent code in a thread as a simulated container. The container is ready
- * once the agent says so (or at once when {@code readyOnStart}); it exits with the agent's return
- * value, 1 on an exception, 137 when killed.
+ * Runs this project's real agent code as a simulated container: an {@link InProcessAgent} in a
+ * thread of its own, an {@link InProcessService} started on the kubelets' shared pool and holding
+ * no thread afterwards. The container is ready once the agent says so (or at once when {@code
+ * readyOnStart}); it exits with the agent's return value, 1 on an exception, 137 when killed.
  */
 public final class InProcessContainerRunner implements ContainerRunner {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessContainerRunner.class);
@@ -52,6 +53,15 @@ public final class InProcessContainerRunner implements ContainerRunner {
             + ctx.container().getName()
             + " on node "
             + ctx.nodeName();
+    String threadName = "agent-" + name + "-" + ctx.nodeName() + "-" + ctx.container().getName();
+    if (readyOnStart) {
+      p.markReady();
+    }
+    LOG.debug("running agent {} in-process for pod {}", name, where);
+    if (agent instanceof InProcessService) {
+      new ServiceStart((InProcessService) agent, agentCtx, p, where, threadName).begin();
+      return p;
+    }
     Thread t =
         new Thread(
             () -> {
@@ -65,7 +75,7 @@ public final class InProcessContainerRunner implements ContainerRunner {
                 p.exit(1, e.toString());
               }
             },
-            "agent-" + name + "-" + ctx.nodeName() + "-" + ctx.container().getName());
+            threadName);
     t.setDaemon(true);
     p.onStop(
         () -> {
@@ -76,11 +86,114 @@ public final class InProcessContainerRunner implements ContainerRunner {
             Thread.currentThread().interrupt();
           }
         });
-    if (readyOnStart) {
-      p.markReady();
-    }
-    LOG.debug("running agent {} in-process for pod {}", name, where);
     t.start();
     return p;
+  }
+
+  /**
+   * One start of a service: {@code start} runs on the kubelets' shared pool (it may block: a
+   * registration over gRPC, a first collection, an API call), then the container holds only what it
+   * returned. A kill interrupts a start still running, waits up to 5 s for it, and closes the
+   * service; a start that ends after the kill closes its own result.
+   */
+  private final class ServiceStart {
+    private final InProcessService service;
+    private final AgentContext ctx;
+    private final ContainerProcess process;
+    private final String where;
+    private final String threadName;
+    private final java.util.concurrent.CountDownLatch done =
+        new java.util.concurrent.CountDownLatch(1);
+    // Guarded by this: the thread running start (interrupted on a kill), its result, the kill.
+    private Thread starting;
+    private AutoCloseable running;
+    private boolean stopped;
+
+    ServiceStart(
+        InProcessService service,
+        AgentContext ctx,
+        ContainerProcess process,
+        String where,
+        String threadName) {
+      this.service = service;
+      this.ctx = ctx;
+      this.process = process;
+      this.where = where;
+      this.threadName = threadName;
+    }
+
+    void begin() {
+      process.onStop(this::stop);
+      KubeletThreads.agents().execute(this::start);
+    }
+
+    private void start() {
+      Thread thread = Thread.currentThread();
+      String poolName = thread.getName();
+      thread.setName(threadName);
+      AutoCloseable result = null;
+      try {
+        synchronized (this) {
+          if (stopped) {
+            return;
+          }
+          starting = thread;
+        }
+        result = service.start(ctx);
+      } catch (InterruptedException e) {
+        process.exit(KubeletConstants.EXIT_KILLED, "killed");
+      } catch (Exception | Error e) {
+        LOG.warn("agent {} in pod {} failed", name, where, e);
+        process.exit(1, e.toString());
+      } finally {
+        boolean closeNow;
+        synchronized (this) {
+          starting = null;
+          Thread.interrupted(); // a kill's interrupt must not reach the pool's next task
+          closeNow = stopped;
+          if (!stopped) {
+            running = result;
+          }
+        }
+        thread.setName(poolName);
+        done.countDown();
+        if (closeNow) {
+          close(result);
+        } else if (result == null && !process.hasExited()) {
+          process.exit(0, null); // a one-shot run that has finished
+        }
+      }
+    }
+
+    private void stop() {
+      synchronized (this) {
+        stopped = true;
+        if (starting != null) {
+          starting.interrupt();
+        }
+      }
+      try {
+        done.await(5, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      AutoCloseable r;
+      synchronized (this) {
+        r = running;
+        running = null;
+      }
+      close(r);
+    }
+
+    private void close(AutoCloseable r) {
+      if (r == null) {
+        return;
+      }
+      try {
+        r.close();
+      } catch (Exception e) {
+        LOG.warn("agent {} in pod {}: stopping it failed: {}", name, where, e.toString());
+      }
+    }
   }
 }

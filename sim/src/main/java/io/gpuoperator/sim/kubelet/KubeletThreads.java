@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  *       connections, DRA retries and registry scans);
  *   <li>{@link #pods()}: the pod workers' passes, which patch pod status and may wait on the API
  *       server or a DRA plugin; it grows with the passes running at once, not with the pods;
- *   <li>{@link #probes()}: the containers' HTTP probes, grown the same way.
+ *   <li>{@link #probes()}: the containers' HTTP probes, grown the same way;
+ *   <li>{@link #agents()}: the starts of in-process services ({@link InProcessService}), which then
+ *       hold no thread; grown the same way.
  * </ul>
  *
  * Kept apart so an API server that stalls delays heartbeats, not containers. Daemon threads that
@@ -37,6 +39,7 @@ public final class KubeletThreads {
   private static final ScheduledExecutorService API = pool("kubelet-api-", 8);
   private static final ExecutorService PODS = growing("kubelet-pod-");
   private static final ExecutorService PROBES = growing("kubelet-probe-");
+  private static final ExecutorService AGENTS = growing("kubelet-agent-start-");
 
   private KubeletThreads() {}
 
@@ -97,6 +100,14 @@ public final class KubeletThreads {
    */
   public static ExecutorService probes() {
     return PROBES;
+  }
+
+  /**
+   * For the starts of in-process services: each may block (a gRPC registration, a first
+   * collection), and unbounded like {@link #pods()} so a slow one never delays another node's.
+   */
+  public static ExecutorService agents() {
+    return AGENTS;
   }
 
   private static ExecutorService growing(String prefix) {
