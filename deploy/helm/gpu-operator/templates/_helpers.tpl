@@ -125,9 +125,6 @@ which the operator reports in its IgnoredFields condition.
 {{- define "gpu-operator.unsupportedValues" -}}
 {{- $v := .Values -}}
 {{- $out := list -}}
-{{- if (dig "openshift" false (default dict $v.platform)) -}}
-{{- $out = append $out "platform.openshift: OpenShift (SCCs, the Driver Toolkit, the cluster proxy) is not supported; the chart installs as on any cluster" -}}
-{{- end -}}
 {{- if and (dig "nodefeaturerules" false $v.nfd) (not (include "gpu-operator.nodeFeatureRules" .)) -}}
 {{- $out = append $out "nfd.nodefeaturerules: the NodeFeatureRule nvidia-kernel-modules is not rendered: no NFD (nfd.enabled is false and the cluster has no nfd.k8s-sigs.io/v1alpha1 NodeFeatureRule kind)" -}}
 {{- end -}}

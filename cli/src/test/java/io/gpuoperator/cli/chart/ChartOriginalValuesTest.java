@@ -283,7 +283,33 @@ class ChartOriginalValuesTest {
                         "operator.cleanupCRD", "true"))));
     assertThat(policy.getMetadata().getAnnotations().get(UNSUPPORTED).split("\n"))
         .extracting(l -> l.substring(0, l.indexOf(':')))
-        .containsExactly("platform.openshift", "operator.cleanupCRD", "operator.upgradeCRD");
+        .containsExactly("operator.cleanupCRD", "operator.upgradeCRD");
+  }
+
+  /**
+   * platform.openshift is acted on: the operator is told (PLATFORM_OPENSHIFT, so the operands get
+   * their SecurityContextConstraints) and runs as the user OpenShift's restricted-v2 SCC assigns,
+   * which refuses a fixed one; elsewhere it keeps its fixed non-root user.
+   */
+  @Test
+  void platformOpenShiftReachesTheOperator() {
+    for (boolean openShift : List.of(false, true)) {
+      var objects =
+          HelmChart.objects(
+              HelmChart.template(Map.of("platform.openshift", String.valueOf(openShift))));
+      Deployment operator =
+          HelmChart.convert(
+              HelmChart.find(objects, "Deployment", "gpu-operator"), Deployment.class);
+      var pod = operator.getSpec().getTemplate().getSpec();
+      var env = pod.getContainers().get(0).getEnv();
+      assertThat(env.stream().filter(e -> e.getName().equals("PLATFORM_OPENSHIFT")))
+          .as("PLATFORM_OPENSHIFT with platform.openshift=" + openShift)
+          .hasSize(openShift ? 1 : 0)
+          .allMatch(e -> e.getValue().equals("true"));
+      assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+      assertThat(pod.getSecurityContext().getRunAsUser()).isEqualTo(openShift ? null : 65532L);
+      assertThat(policy(objects).getMetadata().getAnnotations()).isNullOrEmpty();
+    }
   }
 
   /** NFD as the original ships it: off by default here, the subchart with nfd.enabled. */

@@ -56,6 +56,49 @@ class ChartRbacTest {
   }
 
   /**
+   * OpenShift: the operator changes and deletes SecurityContextConstraints only by the names it
+   * renders, with every operand on (the DCGM host engine and the node-status exporter too) and each
+   * operand on NVIDIA's image and on our agent.
+   */
+  @Test
+  void securityContextConstraintsAreWrittenOnlyByTheNamesTheOperatorRenders(@TempDir Path dir)
+      throws IOException {
+    String values =
+        "dcgm: {enabled: true}\nnodeStatusExporter: {enabled: true}\n"
+            + "sandboxWorkloads: {enabled: true, mode: MODE}\n"
+            + "vgpuManager: {enabled: true, repository: r.example, image: vgpu, version: '1'}\n"
+            + "vfioManager: {enabled: true}\nsandboxDevicePlugin: {enabled: true}\n"
+            + "kataSandboxDevicePlugin: {enabled: true}\nccManager: {enabled: true}\n";
+    Set<String> rendered = new TreeSet<>();
+    var config = OperatorConfig.fromEnv(Map.of()).withAgents(AGENTS);
+    // The CC manager runs in kata mode, the KubeVirt device plugin in kubevirt mode.
+    for (String mode : List.of("kubevirt", "kata")) {
+      Path file = Files.writeString(dir.resolve("values.yaml"), values.replace("MODE", mode));
+      var policy = ChartValues.load(List.of(file)).policy();
+      Operands.renderAll(policy, ImagesCommand.FACTS.withOpenShift(true), config).stream()
+          .flatMap(r -> r.objects().stream())
+          .filter(o -> o.getKind().equals("SecurityContextConstraints"))
+          .forEach(o -> rendered.add(o.getMetadata().getName()));
+    }
+    assertThat(rendered).hasSize(12);
+    Set<String> writable = new TreeSet<>();
+    Set<String> anyName = new TreeSet<>();
+    for (Permission p : granted(HelmChart.objects(HelmChart.template(Map.of())))) {
+      if (!p.group().equals("security.openshift.io")) {
+        continue;
+      }
+      if (p.name().equals("*")) {
+        anyName.add(p.verb());
+      } else {
+        assertThat(p.verb()).isIn("get", "update", "patch", "delete");
+        writable.add(p.name());
+      }
+    }
+    assertThat(writable).isEqualTo(rendered);
+    assertThat(anyName).containsExactlyInAnyOrder("create", "list", "watch");
+  }
+
+  /**
    * Issue 33 finding 5: the operator changes and deletes only the admission policy and binding it
    * renders (the DRA driver's, with the device plugin or instead of it, hosted or not); what
    * Kubernetes cannot limit by name (create, list, watch) is all that stays cluster-wide.

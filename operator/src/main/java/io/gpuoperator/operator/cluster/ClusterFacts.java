@@ -26,6 +26,8 @@ import java.util.Objects;
  * @param systems the distinct OS and kernel combinations of the GPU nodes, sorted ({@link
  *     NodeSystem#ORDER}); GPU nodes of several OSes get one driver DaemonSet per OS. Empty when not
  *     known (offline facts): the driver then renders for {@code osTag} and {@code kernelVersions}
+ * @param openShift whether the cluster is OpenShift ({@link OpenShift}): operands then get their
+ *     SecurityContextConstraints
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -37,7 +39,8 @@ public record ClusterFacts(
     List<String> kernelVersions,
     Map<String, List<String>> configMapKeys,
     ResourceApiVersion resourceApi,
-    List<NodeSystem> systems) {
+    List<NodeSystem> systems,
+    boolean openShift) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
@@ -67,7 +70,8 @@ public record ClusterFacts(
         List.of(),
         Map.of(),
         ResourceApiVersion.V1,
-        List.of());
+        List.of(),
+        false);
   }
 
   /**
@@ -109,6 +113,22 @@ public record ClusterFacts(
         all == null ? List.of() : all.stream().distinct().sorted(NodeSystem.ORDER).toList());
   }
 
+  /** The same facts on OpenShift (true) or another distribution. */
+  public ClusterFacts withOpenShift(boolean on) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        configMapKeys,
+        resourceApi,
+        systems,
+        on);
+  }
+
   /** The distinct OS tags of the GPU nodes whose OS is known, sorted. */
   public List<String> osTags() {
     return systems.stream().map(NodeSystem::osTag).filter(Objects::nonNull).distinct().toList();
@@ -145,6 +165,7 @@ public record ClusterFacts(
         kernels,
         keys,
         api,
-        sys);
+        sys,
+        openShift);
   }
 }

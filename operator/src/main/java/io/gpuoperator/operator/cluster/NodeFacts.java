@@ -87,7 +87,9 @@ public final class NodeFacts {
         Map.of(),
         // The server's resource.k8s.io version is not a node fact: the reconciler adds it.
         ResourceApiVersion.V1,
-        gpuNodes.stream().map(NodeSystem::of).distinct().sorted(NodeSystem.ORDER).toList());
+        gpuNodes.stream().map(NodeSystem::of).distinct().sorted(NodeSystem.ORDER).toList(),
+        // Nor is the platform: the reconciler adds it (OpenShift).
+        false);
   }
 
   /** containerd, crio or docker from the node's containerRuntimeVersion, or null. */

@@ -31,6 +31,9 @@ public enum Env {
   // A host folder holding each node's node-profile.yaml: our agents use simulated GPUs described
   // by it instead of NVML (the stack on a real node without GPUs). Unset: NVML.
   SIMULATED_HARDWARE_DIR(Env::absolutePath, null),
+  // The chart's platform.openshift: operands get their SecurityContextConstraints even where the
+  // server's discovery does not show security.openshift.io (the operator also looks itself).
+  PLATFORM_OPENSHIFT(Parse::bool, "false"),
   DRIVER_IMAGE(Parse::image, null),
   DRIVER_MANAGER_IMAGE(Parse::image, null),
   CONTAINER_TOOLKIT_IMAGE(Parse::image, null),

@@ -25,6 +25,9 @@ import picocli.CommandLine;
  *     DaemonSet (one JVM per node, {@code gpu-operator node-agents}) instead of one DaemonSet each
  * @param simulatedHardwareDir SIMULATED_HARDWARE_DIR: a host folder holding each node's {@code
  *     node-profile.yaml}; our agents then use simulated GPUs instead of NVML. Null: NVML
+ * @param openShift PLATFORM_OPENSHIFT (the chart's {@code platform.openshift}): render for
+ *     OpenShift even where discovery would not say so; the operator also detects it itself ({@link
+ *     io.gpuoperator.operator.cluster.OpenShift})
  */
 public record OperatorConfig(
     String namespace,
@@ -41,7 +44,8 @@ public record OperatorConfig(
     Duration settleWindow,
     Set<String> agents,
     boolean nodeAgents,
-    String simulatedHardwareDir) {
+    String simulatedHardwareDir,
+    boolean openShift) {
 
   public OperatorConfig {
     images = images == null ? Map.of() : Map.copyOf(images);
@@ -75,7 +79,8 @@ public record OperatorConfig(
         Env.DAEMONSET_SETTLE_WINDOW.getDuration(env),
         Set.of(),
         Env.NODE_AGENTS.getBoolean(env),
-        Env.SIMULATED_HARDWARE_DIR.get(env));
+        Env.SIMULATED_HARDWARE_DIR.get(env),
+        Env.PLATFORM_OPENSHIFT.getBoolean(env));
   }
 
   private static Duration positive(Env var, Map<String, String> env) {
@@ -114,8 +119,18 @@ public record OperatorConfig(
     return copy(namespace, agents, on);
   }
 
-  /** A copy that differs only in what callers change; the rest is as resolved at start. */
+  /** The same configuration on OpenShift (true: discovered or set) or not. */
+  public OperatorConfig withOpenShift(boolean on) {
+    return copy(namespace, agents, nodeAgents, on);
+  }
+
   private OperatorConfig copy(String namespace, Set<String> agents, boolean nodeAgents) {
+    return copy(namespace, agents, nodeAgents, openShift);
+  }
+
+  /** A copy that differs only in what callers change; the rest is as resolved at start. */
+  private OperatorConfig copy(
+      String namespace, Set<String> agents, boolean nodeAgents, boolean openShift) {
     return new OperatorConfig(
         namespace,
         images,
@@ -131,6 +146,7 @@ public record OperatorConfig(
         settleWindow,
         agents,
         nodeAgents,
-        simulatedHardwareDir);
+        simulatedHardwareDir,
+        openShift);
   }
 }

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.operator.cluster.OpenShift;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -96,7 +97,8 @@ public final class ManagedObjects {
           deviceClass(ResourceApiVersion.V1BETA2),
           deviceClass(ResourceApiVersion.V1BETA1),
           new Kind(MONITORING_API_VERSION, SERVICE_MONITOR, true, SERVICE_MONITOR),
-          new Kind(MONITORING_API_VERSION, PROMETHEUS_RULE, true, PROMETHEUS_RULE));
+          new Kind(MONITORING_API_VERSION, PROMETHEUS_RULE, true, PROMETHEUS_RULE),
+          new Kind(OpenShift.SCC_API_VERSION, OpenShift.SCC_KIND, false, OpenShift.SECURITY_GROUP));
 
   private static Kind deviceClass(ResourceApiVersion v) {
     return new Kind(v.apiVersion(), "DeviceClass", false, v.apiVersion());
@@ -104,10 +106,20 @@ public final class ManagedObjects {
 
   /**
    * The optional APIs a server serves, as {@link Kind#requires} names them: the Prometheus
-   * operator's kinds whose CRD exists, and DRA's API group and version when it has one.
+   * operator's kinds whose CRD exists, DRA's API group and version when it has one, and OpenShift's
+   * security API on OpenShift.
    */
   public static Set<String> served(Set<String> monitoringKinds, ResourceApiVersion resourceApi) {
+    return served(monitoringKinds, resourceApi, false);
+  }
+
+  /** The same on OpenShift (true): with its SecurityContextConstraints API. */
+  public static Set<String> served(
+      Set<String> monitoringKinds, ResourceApiVersion resourceApi, boolean openShift) {
     Set<String> out = new java.util.HashSet<>(monitoringKinds);
+    if (openShift) {
+      out.add(OpenShift.SECURITY_GROUP);
+    }
     if (resourceApi != null) {
       out.add(DRA_API);
       out.add(resourceApi.apiVersion());

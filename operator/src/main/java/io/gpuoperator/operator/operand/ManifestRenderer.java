@@ -39,10 +39,13 @@ final class ManifestRenderer {
     boolean agent = rendering.isAgent();
     Transform transform = agent ? operand.agent().transform() : operand.transform();
     List<HasMetadata> out = new ArrayList<>();
-    for (HasMetadata object : Manifests.load(operand.name(), agent ? Agent.OVERLAY : null)) {
-      if (OperandRbac.isRbac(object) || !transform.keep(object, ctx)) {
+    for (HasMetadata loaded : Manifests.load(operand.name(), agent ? Agent.OVERLAY : null)) {
+      if (OperandRbac.isRbac(loaded)
+          || !SecurityContextConstraintsModel.keep(loaded, ctx)
+          || !transform.keep(loaded, ctx)) {
         continue; // RBAC ships with the chart (OperandRbac)
       }
+      HasMetadata object = SecurityContextConstraintsModel.grant(loaded, ctx);
       if (ManagedObjects.isNamespaced(object)) {
         object.getMetadata().setNamespace(ctx.namespace());
       }

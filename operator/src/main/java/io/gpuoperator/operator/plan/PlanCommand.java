@@ -20,6 +20,7 @@ import io.gpuoperator.config.cli.Kubeconfigs;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
+import io.gpuoperator.operator.cluster.OpenShift;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.operator.operand.Operands;
@@ -152,18 +153,20 @@ public class PlanCommand implements Callable<Integer> {
             Set<String> monitoring = LiveObjects.monitoringKinds(client);
             boolean sm = monitoring.contains(ManagedObjects.SERVICE_MONITOR);
             ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
+            boolean openShift = config.openShift() || OpenShift.served(client);
             ClusterFacts facts =
                 NodeFacts.of(nodes, client.getKubernetesVersion().getGitVersion(), sm)
                     .withConfigMapKeys(
                         ConfigMapKeys.read(client, config.namespace(), policy.policy()))
-                    .withResourceApi(resourceApi);
+                    .withResourceApi(resourceApi)
+                    .withOpenShift(openShift);
             var rendered = Operands.renderAll(policy.policy(), facts, config);
             List<HasMetadata> live =
                 LiveObjects.read(
                     client,
                     config.namespace(),
                     rendered,
-                    ManagedObjects.served(monitoring, resourceApi));
+                    ManagedObjects.served(monitoring, resourceApi, openShift));
             plan = Plan.build(policy.policy(), nodes, facts, config, live);
             source = "live, " + client.getMasterUrl().getHost();
             // The server's own checks of every object the operator would write (issue 19.3):
@@ -180,7 +183,7 @@ public class PlanCommand implements Callable<Integer> {
                 OperandApplier.dryRun(
                     client,
                     plan.operands(),
-                    ManagedObjects.served(monitoring, resourceApi),
+                    ManagedObjects.served(monitoring, resourceApi, openShift),
                     !namespaceExists);
             if (!rejected.isEmpty()) {
               err.println(
@@ -202,7 +205,9 @@ public class PlanCommand implements Callable<Integer> {
           }
         }
       } else {
-        ClusterFacts facts = NodeFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false);
+        ClusterFacts facts =
+            NodeFacts.of(nodes, KubernetesVersion.MINIMUM.gitVersion(), false)
+                .withOpenShift(config.openShift());
         plan = Plan.build(policy.policy(), nodes, facts, config, List.of());
         source = nodesFile == null ? "offline, no nodes" : "offline, " + nodesFile;
       }

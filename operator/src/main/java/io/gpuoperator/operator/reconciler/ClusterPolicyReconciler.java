@@ -444,7 +444,7 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
 
   /** The optional APIs the server serves (see ManagedObjects#served). */
   private Set<String> servedKinds() {
-    return ManagedObjects.served(monitoringKinds(), resourceApi);
+    return ManagedObjects.served(monitoringKinds(), resourceApi, config.openShift());
   }
 
   /** The monitoring.coreos.com kinds whose CRD is installed. */
@@ -507,7 +507,8 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
     boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
     return NodeFacts.of(all, kubernetesVersion, serviceMonitors)
         .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy))
-        .withResourceApi(resourceApi);
+        .withResourceApi(resourceApi)
+        .withOpenShift(config.openShift());
   }
 
   private List<OperandReadiness> readiness(List<RenderedOperand> rendered) {

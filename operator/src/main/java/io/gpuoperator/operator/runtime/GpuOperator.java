@@ -147,9 +147,15 @@ public final class GpuOperator implements AutoCloseable {
     ResourceApiVersion resourceApi = ResourceApiVersion.discover(client).orElse(null);
     // One Node cache for every controller but the node labeller (whose primary Nodes are).
     SharedNodes nodes = new SharedNodes(client);
+    OperatorConfig platform =
+        config.withOpenShift(
+            config.openShift() || io.gpuoperator.operator.cluster.OpenShift.served(client));
+    if (platform.openShift()) {
+      LOG.info("OpenShift: operands get their SecurityContextConstraints");
+    }
     operator.register(
         new ClusterPolicyReconciler(
-            client, config, renderer, metrics, serverVersion, resourceApi, nodes),
+            client, platform, renderer, metrics, serverVersion, resourceApi, nodes),
         c ->
             c.withName("clusterpolicy")
                 .withRetry(retry(config))

@@ -144,7 +144,8 @@ public class OperatorCommand implements Callable<Integer> {
         env.settleWindow(),
         OperatorConfig.subcommandsOf(spec),
         env.nodeAgents(),
-        env.simulatedHardwareDir());
+        env.simulatedHardwareDir(),
+        env.openShift());
   }
 
   /** ":8080" or "host:8080" → the port. */

@@ -57,12 +57,11 @@ class IgnoredFieldsTest {
         .setAnnotations(
             java.util.Map.of(
                 IgnoredFields.UNSUPPORTED_VALUES,
-                "platform.openshift: OpenShift is not supported\nnfd.enabled: NFD is not"
-                    + " deployed"));
+                "operator.cleanupCRD: the CRDs stay\nnfd.enabled: NFD is not" + " deployed"));
     assertThat(IgnoredFields.of(policy))
         .extracting(Violation::toString)
         .containsExactly(
-            "values.platform.openshift: not supported: OpenShift is not supported",
+            "values.operator.cleanupCRD: not supported: the CRDs stay",
             "values.nfd.enabled: not supported: NFD is not deployed");
   }
 
