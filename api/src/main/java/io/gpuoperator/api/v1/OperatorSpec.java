@@ -32,7 +32,10 @@ public class OperatorSpec {
   public Metrics metrics;
 
   @JsonProperty("use_ocp_driver_toolkit")
-  @JsonPropertyDescription("OpenShift: build drivers with the Driver Toolkit (not supported here).")
+  @JsonPropertyDescription(
+      "OpenShift: build the driver with the cluster's Driver Toolkit image for each RHCOS"
+          + " version (default true; used where the driver-toolkit ImageStream and NFD's OSTree"
+          + " version labels exist).")
   public Boolean useOcpDriverToolkit;
 
   /** Container runtime names the original accepts. */

@@ -28,6 +28,8 @@ import java.util.Objects;
  *     known (offline facts): the driver then renders for {@code osTag} and {@code kernelVersions}
  * @param openShift whether the cluster is OpenShift ({@link OpenShift}): operands then get their
  *     SecurityContextConstraints
+ * @param driverToolkit the RHCOS versions of the GPU nodes and OpenShift's Driver Toolkit images
+ *     ({@link DriverToolkitFacts#NONE} when not known)
  */
 public record ClusterFacts(
     String kubernetesVersion,
@@ -40,12 +42,14 @@ public record ClusterFacts(
     Map<String, List<String>> configMapKeys,
     ResourceApiVersion resourceApi,
     List<NodeSystem> systems,
-    boolean openShift) {
+    boolean openShift,
+    DriverToolkitFacts driverToolkit) {
 
   public ClusterFacts {
     kernelVersions = kernelVersions == null ? List.of() : List.copyOf(kernelVersions);
     configMapKeys = configMapKeys == null ? Map.of() : Map.copyOf(configMapKeys);
     systems = systems == null ? List.of() : List.copyOf(systems);
+    driverToolkit = driverToolkit == null ? DriverToolkitFacts.NONE : driverToolkit;
   }
 
   /**
@@ -71,7 +75,8 @@ public record ClusterFacts(
         Map.of(),
         ResourceApiVersion.V1,
         List.of(),
-        false);
+        false,
+        DriverToolkitFacts.NONE);
   }
 
   /**
@@ -126,7 +131,25 @@ public record ClusterFacts(
         configMapKeys,
         resourceApi,
         systems,
-        on);
+        on,
+        driverToolkit);
+  }
+
+  /** The same facts with the Driver Toolkit's (RHCOS versions, ImageStream). */
+  public ClusterFacts withDriverToolkit(DriverToolkitFacts dtk) {
+    return new ClusterFacts(
+        kubernetesVersion,
+        containerRuntime,
+        serviceMonitorCrd,
+        gpuNodeCount,
+        nfdLabelsPresent,
+        osTag,
+        kernelVersions,
+        configMapKeys,
+        resourceApi,
+        systems,
+        openShift,
+        dtk);
   }
 
   /** The distinct OS tags of the GPU nodes whose OS is known, sorted. */
@@ -166,6 +189,7 @@ public record ClusterFacts(
         keys,
         api,
         sys,
-        openShift);
+        openShift,
+        driverToolkit);
   }
 }

@@ -88,8 +88,16 @@ public final class NodeFacts {
         // The server's resource.k8s.io version is not a node fact: the reconciler adds it.
         ResourceApiVersion.V1,
         gpuNodes.stream().map(NodeSystem::of).distinct().sorted(NodeSystem.ORDER).toList(),
-        // Nor is the platform: the reconciler adds it (OpenShift).
-        false);
+        // Nor is the platform: the reconciler adds it (OpenShift), and the Driver Toolkit's images.
+        false,
+        new DriverToolkitFacts(
+            gpuNodes.stream()
+                .map(n -> labels(n).get(Labels.NFD_OSTREE_VERSION))
+                .filter(NodeFacts::present)
+                .map(String::trim)
+                .toList(),
+            false,
+            Map.of()));
   }
 
   /** containerd, crio or docker from the node's containerRuntimeVersion, or null. */

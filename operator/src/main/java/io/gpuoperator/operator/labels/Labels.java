@@ -51,6 +51,12 @@ public final class Labels {
 
   public static final String NFD_KERNEL_FULL = NFD_PREFIX + "kernel-version.full";
 
+  /**
+   * The RHCOS (OSTree) version of an OpenShift node, which picks its Driver Toolkit image and
+   * driver DaemonSet.
+   */
+  public static final String NFD_OSTREE_VERSION = NFD_PREFIX + "system-os_release.OSTREE_VERSION";
+
   public static final String TRUE = "true";
   public static final String FALSE = "false";
 

@@ -96,6 +96,9 @@ public final class DriverTransform implements Transform {
    */
   @Override
   public List<HasMetadata> finish(List<HasMetadata> objects, RenderContext ctx) {
+    if (DriverToolkitModel.enabled(ctx)) {
+      return perRhcosVersion(objects, ctx);
+    }
     List<String> tags = ctx.facts().osTags();
     if (tags.size() > 1) {
       return perOs(objects, ctx, tags);
@@ -131,6 +134,25 @@ public final class DriverTransform implements Transform {
           ds.getSpec().getTemplate().getSpec().getNodeSelector().putAll(selector);
           out.add(ds);
         }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * On OpenShift with the Driver Toolkit: one DaemonSet per RHCOS version of the GPU nodes ({@link
+   * DriverToolkitModel}), each with its own digest; the other objects once.
+   */
+  private static List<HasMetadata> perRhcosVersion(List<HasMetadata> objects, RenderContext ctx) {
+    List<HasMetadata> out = new ArrayList<>();
+    for (HasMetadata object : objects) {
+      if (!(object instanceof DaemonSet ds)) {
+        out.add(object);
+        continue;
+      }
+      for (DaemonSet copy : DriverToolkitModel.perVersion(ds, ctx)) {
+        digest(copy.getSpec().getTemplate().getSpec());
+        out.add(copy);
       }
     }
     return out;
@@ -265,6 +287,9 @@ public final class DriverTransform implements Transform {
     }
     DriverConfigMounts.apply(pod, driver, d, ctx);
     sidecars(pod, driver, ctx, d, rdma, hostMofed, gds, gdrcopy);
+    if (!DriverToolkitModel.enabled(ctx)) {
+      DriverToolkitModel.remove(pod);
+    }
   }
 
   /** The peermem, nvidia-fs and gdrcopy sidecars are kept only when their feature is on. */

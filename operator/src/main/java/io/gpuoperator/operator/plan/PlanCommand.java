@@ -18,6 +18,7 @@ import io.gpuoperator.config.cli.ExitCodes;
 import io.gpuoperator.config.cli.Failures;
 import io.gpuoperator.config.cli.Kubeconfigs;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.DriverToolkitFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.cluster.OpenShift;
@@ -160,6 +161,7 @@ public class PlanCommand implements Callable<Integer> {
                         ConfigMapKeys.read(client, config.namespace(), policy.policy()))
                     .withResourceApi(resourceApi)
                     .withOpenShift(openShift);
+            facts = DriverToolkitFacts.observe(facts, policy.policy().getSpec(), client);
             var rendered = Operands.renderAll(policy.policy(), facts, config);
             List<HasMetadata> live =
                 LiveObjects.read(

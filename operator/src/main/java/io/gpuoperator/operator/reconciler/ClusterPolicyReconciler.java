@@ -11,6 +11,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicyStatus;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.operator.cluster.ClusterFacts;
+import io.gpuoperator.operator.cluster.DriverToolkitFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.cluster.NodeFacts;
 import io.gpuoperator.operator.compat.DriverCompatibility;
@@ -505,10 +506,12 @@ public class ClusterPolicyReconciler implements Reconciler<ClusterPolicy> {
   private ClusterFacts facts(ClusterPolicy policy) {
     List<Node> all = nodes.list().toList();
     boolean serviceMonitors = monitoringCrd.list().findAny().isPresent();
-    return NodeFacts.of(all, kubernetesVersion, serviceMonitors)
-        .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy))
-        .withResourceApi(resourceApi)
-        .withOpenShift(config.openShift());
+    ClusterFacts facts =
+        NodeFacts.of(all, kubernetesVersion, serviceMonitors)
+            .withConfigMapKeys(ConfigMapKeys.read(client, config.namespace(), policy))
+            .withResourceApi(resourceApi)
+            .withOpenShift(config.openShift());
+    return DriverToolkitFacts.observe(facts, policy.getSpec(), client);
   }
 
   private List<OperandReadiness> readiness(List<RenderedOperand> rendered) {

@@ -34,11 +34,7 @@ public final class IgnoredFields {
                       && s.vgpuDeviceManager != null
                       && s.vgpuDeviceManager.isEnabled(false),
               "the vGPU device manager is not deployed by this operator yet: vm-vgpu nodes get"
-                  + " the vGPU manager, but their vGPU devices must be created by other means"),
-          new Rule(
-              "spec.operator.use_ocp_driver_toolkit",
-              s -> s.operator != null && Boolean.TRUE.equals(s.operator.useOcpDriverToolkit),
-              "OpenShift's Driver Toolkit is not supported"));
+                  + " the vGPU manager, but their vGPU devices must be created by other means"));
 
   private IgnoredFields() {}
 

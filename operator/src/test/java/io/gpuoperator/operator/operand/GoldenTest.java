@@ -127,6 +127,10 @@ class GoldenTest {
               new ClusterFacts("v1.36.3", "crio", false, 2, true, "rhcos4.18").withOpenShift(true),
               Map.of("OPERATOR_NAMESPACE", "nvidia-gpu-operator")),
           new Case(
+              "openshift-dtk",
+              DriverToolkitModelTest.facts(),
+              Map.of("OPERATOR_NAMESPACE", "nvidia-gpu-operator")),
+          new Case(
               "dra-driver-beta",
               new ClusterFacts("v1.32.9", "containerd", false, 2, true, "ubuntu22.04")
                   .withResourceApi(ResourceApiVersion.V1BETA1),
