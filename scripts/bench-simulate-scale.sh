@@ -45,7 +45,12 @@ start=$(date +%s.%N)
 ./gpu-operator simulate --nodes "$N" --timeout 10m \
   --kubeconfig-out "$OUT/kubeconfig" > "$OUT/out" 2> "$OUT/err" &
 pid=$!
+# The most threads the JVM had while the cluster came up, sampled every half second: short-lived
+# threads (a pool's burst, a per-node executor's) count here and are gone by ready.
+peak_threads=0
 while kill -0 "$pid" 2>/dev/null && ! grep -q "Ready in\|not ready after" "$OUT/out" "$OUT/err"; do
+  t=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+  [ "${t:-0}" -gt "$peak_threads" ] && peak_threads=$t
   sleep 0.5
 done
 info "$(grep -h "Ready in\|not ready after" "$OUT/out" "$OUT/err" || echo "the simulator exited")"
@@ -114,7 +119,7 @@ for w, c in windows.items():
     print("writes during the %s: %s" % (w, ", ".join("%s %d" % kv for kv in c.most_common())))
 print("operator writes in the idle window: %d %s" % (sum(operator_idle.values()), dict(operator_idle.most_common(5))))
 PY
-info "simulate JVM: $(grep -E 'VmHWM|VmRSS|Threads' "/proc/$pid/status" | tr -s ' \t' ' ' | paste -sd ' ')"
+info "simulate JVM: $(grep -E 'VmHWM|VmRSS|Threads' "/proc/$pid/status" | tr -s ' \t' ' ' | paste -sd ' '); most threads while coming up (sampled every 0.5 s): $peak_threads"
 info "heap: $(jcmd "$pid" GC.heap_info | sed -n 2p | tr -s ' ')"
 # CPU the JVM used so far (user+system, clock ticks) and its GC time: less load-dependent than wall.
 info "simulate JVM CPU: $(awk -v t="$ticks" '{printf "%.1f s", ($14 + $15) / t}' "/proc/$pid/stat"), GC: $(jstat -gc "$pid" | awk 'NR == 2 {print "young " $(NF-5) " s (" $(NF-6) "x), full " $(NF-3) " s (" $(NF-4) "x), concurrent " $(NF-1) " s, total " $NF " s"}')"
