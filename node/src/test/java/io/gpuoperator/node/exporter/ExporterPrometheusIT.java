@@ -47,6 +47,41 @@ class ExporterPrometheusIT {
   /** One shipped expression: where it is, the query, and the labels its text refers to. */
   record Expr(String where, String promql, Set<String> labels) {}
 
+  /**
+   * The simulator's form: the exporter on the JVM's shared selector server (one thread for every
+   * exporter's port) is scraped by the real Prometheus as the JDK server is (its Go client keeps
+   * the connection alive and asks for gzip).
+   */
+  @Test
+  void prometheusScrapesTheExporterOnTheSharedSelectorServer() throws Exception {
+    Clock fixed = Clock.fixed(Instant.parse("2026-03-01T12:00:00Z"), ZoneOffset.UTC);
+    try (ExporterHarness x = new ExporterHarness("dgx-h100", fixed, dir, 1000, Map.of(), true);
+        PrometheusServer prom = new PrometheusServer(dir.resolve("prom"), x.address())) {
+      x.kubelet.set(x.pods(8));
+      await().atMost(Duration.ofSeconds(60)).until(prom::ready);
+      long expected = x.gpus.telemetry(3).gpuUtilizationPercent();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> prom.query("DCGM_FI_DEV_GPU_UTIL{pod=\"job-3\"}").size() == 1);
+      JsonNode r = prom.query("DCGM_FI_DEV_GPU_UTIL{pod=\"job-3\"}").get(0);
+      assertThat(r.path("metric").path("UUID").asText()).isEqualTo(x.gpus.device(3).uuid());
+      assertThat(Double.parseDouble(r.path("value").get(1).asText())).isEqualTo(expected);
+      // Scraped more than once over the kept-alive connection, every scrape up.
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                JsonNode up = prom.query("count_over_time(up[1m])");
+                return up.size() == 1
+                    && Double.parseDouble(up.get(0).path("value").get(1).asText()) >= 2;
+              });
+      assertThat(prom.query("min_over_time(up[1m])").get(0).path("value").get(1).asText())
+          .isEqualTo("1");
+    }
+  }
+
   @Test
   void prometheusScrapesTheExporterAndEveryShippedExpressionFindsItsData() throws Exception {
     Path root = Path.of(System.getProperty("gpu-operator.repo.root", ".."));
