@@ -109,7 +109,11 @@ public class OperatorCommand implements Callable<Integer> {
             new OperandRegistryRenderer(),
             new NodeLabelRulesPlanner(),
             new GpuOperator.Options(
-                identity, bindHost(metricsAddress), bindHost(healthAddress), true, 32));
+                identity,
+                bindHost(metricsAddress),
+                bindHost(healthAddress),
+                true,
+                GpuOperator.Options.NODE_WORKERS));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
