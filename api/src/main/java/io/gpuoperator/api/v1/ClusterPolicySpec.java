@@ -113,7 +113,8 @@ public class ClusterPolicySpec {
   public VgpuManagerSpec vgpuManager;
 
   @JsonPropertyDescription(
-      "The vGPU device manager (sandbox workloads; not deployed by this operator yet).")
+      "The vGPU device manager (sandbox workloads, vm-vgpu nodes): deployed with a ConfigMap of"
+          + " vGPU layouts named in config.name (this operator ships no default one).")
   public VgpuDeviceManagerSpec vgpuDeviceManager;
 
   @JsonPropertyDescription("The VFIO manager (sandbox workloads, vm-passthrough nodes).")

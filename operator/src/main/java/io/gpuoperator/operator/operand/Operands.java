@@ -148,7 +148,6 @@ public final class Operands {
               null),
           // The sandbox (VM workload) states: NVIDIA's images only, on the nodes whose workload
           // label asks for them (SandboxWorkloads says when; NodeLabelRules where). The original's
-          // state-vgpu-device-manager is not built yet (docs/operands.md), and its
           // state-kata-manager is hard-wired off in v26.7, so it has no entry.
           new Operand(
               OperandNames.VGPU_MANAGER,
@@ -158,6 +157,15 @@ public final class Operands {
               VgpuManagerTransform.CONTAINER,
               false,
               new VgpuManagerTransform(),
+              null),
+          new Operand(
+              OperandNames.VGPU_DEVICE_MANAGER,
+              "state-vgpu-device-manager",
+              Section.VGPU_DEVICE_MANAGER,
+              SandboxWorkloads::vgpuDeviceManager,
+              VgpuDeviceManagerTransform.CONTAINER,
+              false,
+              new VgpuDeviceManagerTransform(),
               null),
           new Operand(
               OperandNames.SANDBOX_VALIDATOR,
@@ -248,8 +256,8 @@ public final class Operands {
 
   /**
    * The ConfigMaps the driver mounts key by key ({@code repoConfig}, {@code certConfig}, {@code
-   * kernelModuleConfig}, and the vGPU manager's {@code kernelModuleConfig}): the reconciler and
-   * {@code plan} read their keys into the cluster facts.
+   * kernelModuleConfig}, and the vGPU manager's {@code kernelModuleConfig}), and the vGPU device
+   * manager's layouts: the reconciler and {@code plan} read their keys into the cluster facts.
    */
   public static Set<String> driverConfigMaps(ClusterPolicy policy) {
     Set<String> out = new java.util.TreeSet<>();
@@ -258,6 +266,10 @@ public final class Operands {
         && vgpu.kernelModuleConfig != null
         && !RenderContext.blank(vgpu.kernelModuleConfig.name)) {
       out.add(vgpu.kernelModuleConfig.name.trim()); // the vGPU manager mounts it the same way
+    }
+    String vgpuDevices = SandboxWorkloads.vgpuDevicesConfig(RenderContext.specOf(policy));
+    if (vgpuDevices != null) {
+      out.add(vgpuDevices); // checked for the key the vGPU device manager reads
     }
     var d = RenderContext.specOf(policy).driver;
     if (d == null) {

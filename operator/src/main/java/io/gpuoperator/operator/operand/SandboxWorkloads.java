@@ -2,6 +2,7 @@ package io.gpuoperator.operator.operand;
 
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
+import io.gpuoperator.api.v1.VgpuDeviceManagerSpec;
 import io.gpuoperator.operator.spec.Section;
 
 /**
@@ -51,6 +52,24 @@ final class SandboxWorkloads {
   /** A section deployed with sandbox workloads on, in one mode only. */
   static boolean deploys(ClusterPolicySpec spec, Section section, SandboxWorkloadsSpec.Mode mode) {
     return deploys(spec, section) && mode(spec) == mode;
+  }
+
+  /**
+   * The ConfigMap of vGPU layouts the policy names ({@code vgpuDeviceManager.config.name}), or null
+   * for none or the original's default one, which this project does not ship.
+   */
+  static String vgpuDevicesConfig(ClusterPolicySpec spec) {
+    var v = spec.vgpuDeviceManager;
+    if (v == null || v.config == null || v.config.name == null || v.config.name.isBlank()) {
+      return null;
+    }
+    String name = v.config.name.trim();
+    return name.equals(VgpuDeviceManagerSpec.ORIGINAL_DEFAULT_CONFIG) ? null : name;
+  }
+
+  /** The vGPU device manager: only with a ConfigMap of layouts the policy names. */
+  static boolean vgpuDeviceManager(ClusterPolicySpec spec) {
+    return deploys(spec, Section.VGPU_DEVICE_MANAGER) && vgpuDevicesConfig(spec) != null;
   }
 
   /** The vGPU manager: not where NVIDIADriver resources manage the drivers (as the driver). */

@@ -2,6 +2,7 @@ package io.gpuoperator.operator.validation;
 
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
+import io.gpuoperator.api.v1.VgpuDeviceManagerSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +28,23 @@ public final class IgnoredFields {
   private static final List<Rule> RULES =
       List.of(
           new Rule(
-              "spec.vgpuDeviceManager.enabled",
+              "spec.vgpuDeviceManager.config.name",
               s ->
                   s.sandboxWorkloads != null
                       && Boolean.TRUE.equals(s.sandboxWorkloads.enabled)
                       && s.vgpuDeviceManager != null
-                      && s.vgpuDeviceManager.isEnabled(false),
-              "the vGPU device manager is not deployed by this operator yet: vm-vgpu nodes get"
-                  + " the vGPU manager, but their vGPU devices must be created by other means"));
+                      && s.vgpuDeviceManager.isEnabled(false)
+                      && (s.vgpuDeviceManager.config == null
+                          || s.vgpuDeviceManager.config.name == null
+                          || s.vgpuDeviceManager.config.name.isBlank()
+                          || s.vgpuDeviceManager
+                              .config
+                              .name
+                              .trim()
+                              .equals(VgpuDeviceManagerSpec.ORIGINAL_DEFAULT_CONFIG)),
+              "the vGPU device manager is not deployed without a ConfigMap of vGPU layouts: this"
+                  + " operator does not ship the original's default-vgpu-devices-config; name your"
+                  + " own (key config.yaml) in vgpuDeviceManager.config.name"));
 
   private IgnoredFields() {}
 

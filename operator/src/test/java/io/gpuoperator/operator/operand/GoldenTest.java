@@ -115,7 +115,10 @@ class GoldenTest {
           new Case(
               "sandbox-kubevirt",
               new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-                  .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf"))),
+                  .withConfigMapKeys(
+                      Map.of(
+                          "vgpu-modprobe", List.of("nvidia.conf"),
+                          "vgpu-layouts", List.of("config.yaml"))),
               Map.of(),
               false),
           new Case(

@@ -284,7 +284,120 @@ class OperandPrivilegesTest {
                     "/run/nvidia/driver -> /run/nvidia/driver (ro, HostToContainer)",
                     "/run/nvidia/validations -> /run/nvidia/validations (rw)",
                     "/var/run/cdi -> /var/run/cdi (ro)"),
-                "Reads the runtime's config, the CDI specs and the driver root read-only and writes its marker: root (the marker folder is root's), every capability dropped."))) {
+                "Reads the runtime's config, the CDI specs and the driver root read-only and writes its marker: root (the marker folder is root's), every capability dropped."),
+            entry(
+                "nvidia-cc-manager/nvidia-cc-manager (NVIDIA's image)",
+                "privileged, root",
+                List.of("/run/nvidia -> /run/nvidia (rw)", "/sys -> /sys (rw)"),
+                "NVIDIA's CC manager (sandbox workloads, kata mode), with the original's contract: switches the GPUs' confidential-computing mode through sysfs and PCI resets, and writes its readiness marker under /run/nvidia."),
+            entry(
+                "nvidia-kata-sandbox-device-plugin-daemonset/nvidia-kata-sandbox-device-plugin-ctr (NVIDIA's image)",
+                "privileged, root",
+                List.of(
+                    "/var/lib/kubelet/device-plugins -> /var/lib/kubelet/device-plugins (rw)",
+                    "/var/run/cdi -> /var/run/cdi (rw)"),
+                "NVIDIA's Kata sandbox device plugin (kata mode), with the original's contract: registers with the kubelet through its root-owned device-plugins folder and writes CDI specs for the VFIO devices it hands to Kata VMs."),
+            entry(
+                "nvidia-kata-sandbox-device-plugin-daemonset/vfio-pci-validation",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, HostToContainer)"),
+                "Waits for the sandbox validator's workload-type and vfio-pci-ready markers (a shell loop); privileged as in the original's manifest, root because the validation transform adds runAsUser 0."),
+            entry(
+                "nvidia-sandbox-device-plugin-daemonset/nvidia-sandbox-device-plugin-ctr (NVIDIA's image)",
+                "privileged, root",
+                List.of(
+                    "/dev/vfio -> /dev/vfio (rw)",
+                    "/var/lib/kubelet/device-plugins -> /var/lib/kubelet/device-plugins (rw)",
+                    "/var/run/cdi -> /var/run/cdi (rw)"),
+                "NVIDIA's KubeVirt GPU device plugin (kubevirt mode), with the original's contract: opens the VFIO groups under /dev/vfio of the GPUs it advertises to the kubelet (root-owned device-plugins folder) for KubeVirt VMs."),
+            entry(
+                "nvidia-sandbox-device-plugin-daemonset/vfio-pci-validation",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, HostToContainer)"),
+                "Waits for the sandbox validator's workload-type and vfio-pci-ready markers (a shell loop); privileged as in the original's manifest, root because the validation transform adds runAsUser 0."),
+            entry(
+                "nvidia-sandbox-device-plugin-daemonset/vgpu-devices-validation",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, HostToContainer)"),
+                "Waits for the sandbox validator's workload-type and vgpu-devices-ready markers (a shell loop); privileged as in the original's manifest, root because the validation transform adds runAsUser 0."),
+            entry(
+                "nvidia-sandbox-validator/cc-manager-validation",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, Bidirectional)"),
+                "The validator's cc-manager step (sandbox workloads): reads the GPUs' CC state and writes its marker; privileged and Bidirectional as in the original's manifest."),
+            entry(
+                "nvidia-sandbox-validator/nvidia-sandbox-validator (NVIDIA's image)",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, Bidirectional)"),
+                "Sleeps once the steps passed and removes the markers when stopped; privileged as in the original's manifest (the Bidirectional marker mount needs it)."),
+            entry(
+                "nvidia-sandbox-validator/vfio-pci-validation",
+                "privileged, root",
+                List.of(
+                    "/ -> /host (ro, HostToContainer)",
+                    "/run/nvidia/validations -> /run/nvidia/validations (rw, Bidirectional)"),
+                "The validator's vfio-pci step: checks through the host's sysfs that every NVIDIA GPU is bound to vfio-pci and records the node's workload; privileged and Bidirectional as in the original's manifest."),
+            entry(
+                "nvidia-sandbox-validator/vgpu-devices-validation",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, Bidirectional)"),
+                "The validator's vgpu-devices step: checks that the node's vGPU devices exist; privileged and Bidirectional as in the original's manifest."),
+            entry(
+                "nvidia-sandbox-validator/vgpu-manager-validation",
+                "privileged, root",
+                List.of(
+                    "/ -> /host (ro, HostToContainer)",
+                    "/run/nvidia/driver -> /run/nvidia/driver (rw, HostToContainer)",
+                    "/run/nvidia/validations -> /run/nvidia/validations (rw, Bidirectional)"),
+                "The validator's vgpu-manager step: checks the vGPU host driver (loaded from the driver root or the host) with its tools; privileged and Bidirectional as in the original's manifest."),
+            entry(
+                "nvidia-vfio-manager/k8s-driver-manager (NVIDIA's image)",
+                "privileged, root",
+                List.of(
+                    "/ -> /host (ro, HostToContainer)",
+                    "/run/nvidia -> /run/nvidia (rw, Bidirectional)",
+                    "/sys -> /sys (rw)"),
+                "NVIDIA's driver manager before the VFIO manager, with the original's contract: unloads any NVIDIA kernel modules so the GPUs can be bound to vfio-pci (pod eviction and drain off)."),
+            entry(
+                "nvidia-vfio-manager/nvidia-vfio-manager (NVIDIA's image)",
+                "privileged, root",
+                List.of(
+                    "/ -> /host (rw)", "/lib/modules -> /lib/modules (ro)", "/sys -> /sys (rw)"),
+                "NVIDIA's VFIO manager (vm-passthrough nodes), with the original's contract: rebinds the node's NVIDIA GPUs to vfio-pci through sysfs (and back when stopped), loading the vfio modules of the host's /lib/modules."),
+            entry(
+                "nvidia-vgpu-device-manager/nvidia-vgpu-device-manager (NVIDIA's image)",
+                "privileged, root",
+                List.of(
+                    "/ -> /host (rw, HostToContainer)",
+                    "/run/nvidia/driver -> /driver-root (rw, HostToContainer)",
+                    "/sys -> /sys (rw)"),
+                "NVIDIA's vGPU device manager (vm-vgpu nodes), with the original's contract: creates the node's vGPU (mdev/SR-IOV) devices through sysfs with the vGPU host driver's tools."),
+            entry(
+                "nvidia-vgpu-device-manager/vgpu-manager-validation",
+                "privileged, root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw, Bidirectional)"),
+                "Waits for the vGPU manager's marker (a shell loop); privileged and Bidirectional as in the original's manifest, root because the validation transform adds runAsUser 0."),
+            entry(
+                "nvidia-vgpu-manager-daemonset/k8s-driver-manager (NVIDIA's image)",
+                "hostIPC, hostPID, privileged, root",
+                List.of(
+                    "/ -> /host (ro, HostToContainer)",
+                    "/run/nvidia -> /run/nvidia (rw, Bidirectional)",
+                    "/sys -> /sys (rw)"),
+                "NVIDIA's driver manager before the vGPU manager, with the original's contract: unloads the kernel modules before the vGPU host driver installs (pod eviction and drain off)."),
+            entry(
+                "nvidia-vgpu-manager-daemonset/nvidia-vgpu-manager-ctr (NVIDIA's image)",
+                "hostIPC, hostPID, privileged, root",
+                List.of(
+                    "/dev/log -> /dev/log (rw)",
+                    "/dev/vfio -> /dev/vfio (rw)",
+                    "/etc/os-release -> /host-etc/os-release (rw)",
+                    "/run/nvidia -> /run/nvidia (rw, Bidirectional)",
+                    "/run/nvidia/driver/lib/firmware -> /lib/firmware (rw)",
+                    "/sys/fs/cgroup -> /sys/fs/cgroup (rw)",
+                    "/sys/module/firmware_class/parameters/path -> /sys/module/firmware_class/parameters/path (rw)",
+                    "/var/log -> /var/log (rw)"),
+                "NVIDIA's vGPU host driver container (a licensee's image), with the original's contract: builds and loads the vGPU host kernel modules as the driver container does the GPU driver."))) {
       out.put(e.getKey(), e.getValue());
     }
     return out;
@@ -307,6 +420,21 @@ class OperandPrivilegesTest {
       out.add(new Scenario(spec, Policies.configWithToolkitAgent()));
       out.add(new Scenario(spec, Policies.config().withNodeAgents(true)));
     }
+    // The sandbox (VM workload) states, NVIDIA's images only: each mode's.
+    String sandbox =
+        "  vfioManager: {enabled: true}\n"
+            + "  vgpuManager: {enabled: true, repository: example.com/vgpu, image: vgpu-manager,"
+            + " version: '1'}\n"
+            + "  vgpuDeviceManager: {enabled: true, config: {name: vgpu-layouts}}\n"
+            + "  sandboxDevicePlugin: {enabled: true}\n"
+            + "  kataSandboxDevicePlugin: {enabled: true}\n"
+            + "  ccManager: {enabled: true}\n";
+    out.add(
+        new Scenario(
+            "  sandboxWorkloads: {enabled: true, mode: kubevirt}\n" + sandbox, Policies.config()));
+    out.add(
+        new Scenario(
+            "  sandboxWorkloads: {enabled: true, mode: kata}\n" + sandbox, Policies.config()));
     return out;
   }
 
@@ -318,7 +446,9 @@ class OperandPrivilegesTest {
           Policies.parse(
               "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
                   + s.spec());
-      for (var operand : Operands.renderAll(policy, Policies.facts(), s.config())) {
+      var facts =
+          Policies.facts().withConfigMapKeys(Map.of("vgpu-layouts", List.of("config.yaml")));
+      for (var operand : Operands.renderAll(policy, facts, s.config())) {
         for (var object : operand.objects()) {
           if (object instanceof DaemonSet ds) {
             all.addAll(ContainerPrivileges.of(ds));

@@ -35,6 +35,8 @@ import org.junit.jupiter.api.Test;
  */
 class SandboxContractTest {
   private static final String FIELD = "<fieldRef>";
+  private static final Map<String, List<String>> KEYS =
+      Map.of("vgpu-modprobe", List.of("nvidia.conf"), "vgpu-layouts", List.of("config.yaml"));
   private static final String VALIDATOR = "nvcr.io/nvidia/gpu-operator:v26.7.0";
   private static final String DRIVER_MANAGER =
       "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0";
@@ -45,7 +47,7 @@ class SandboxContractTest {
             Files.readString(Path.of("src/test/resources/golden/cases/" + caseName + ".yaml")));
     ClusterFacts facts =
         new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-            .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf")));
+            .withConfigMapKeys(KEYS);
     OperatorConfig config = agents ? Policies.config() : OperatorConfig.fromEnv(Map.of());
     return daemonSets(Operands.renderAll(policy, facts, config));
   }
@@ -68,12 +70,95 @@ class SandboxContractTest {
     assertThat(ds.keySet())
         .contains(
             "nvidia-vgpu-manager-daemonset",
+            "nvidia-vgpu-device-manager",
             "nvidia-sandbox-validator",
             "nvidia-vfio-manager",
             "nvidia-sandbox-device-plugin-daemonset")
         .doesNotContain("nvidia-kata-sandbox-device-plugin-daemonset", "nvidia-cc-manager")
-        // state-vgpu-device-manager is not built yet; state-kata-manager is off in v26.7.
-        .doesNotContain("nvidia-vgpu-device-manager", "nvidia-kata-manager");
+        // state-kata-manager is off in v26.7.
+        .doesNotContain("nvidia-kata-manager");
+  }
+
+  @Test
+  void vgpuDeviceManager() throws IOException {
+    DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-vgpu-device-manager");
+    PodSpec pod = ds.getSpec().getTemplate().getSpec();
+    Container wait = container(pod, "vgpu-manager-validation");
+    assertThat(wait.getImage()).isEqualTo(VALIDATOR);
+    assertThat(wait.getCommand()).containsExactly("sh", "-c");
+    // Waits for the vGPU manager's marker, or the one of a vGPU manager installed on the host.
+    assertThat(wait.getArgs().get(0))
+        .contains("/run/nvidia/validations/vgpu-manager-ready")
+        .contains("/run/nvidia/validations/host-vgpu-manager-ready")
+        .contains("sleep 5");
+    assertThat(wait.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(wait.getSecurityContext().getRunAsUser()).isZero();
+    assertThat(mounts(wait))
+        .containsExactly("run-nvidia-validations:/run/nvidia/validations:Bidirectional");
+    Container main = container(pod, "nvidia-vgpu-device-manager");
+    assertThat(main.getImage()).isEqualTo("nvcr.io/nvidia/cloud-native/vgpu-device-manager:v0.5.0");
+    expect(main, List.of(), List.of());
+    // The base env, HOST_ROOT (custom rootFS), the section's env, then DEFAULT_VGPU_CONFIG.
+    expectEnv(
+        main,
+        "NAMESPACE",
+        FIELD,
+        "NODE_NAME",
+        FIELD,
+        "CONFIG_FILE",
+        "/vgpu-config/config.yaml",
+        "HOST_ROOT",
+        "/host-root",
+        "VGPU_DM_LOG",
+        "debug",
+        "DEFAULT_VGPU_CONFIG",
+        "A100-4C");
+    assertThat(main.getSecurityContext().getPrivileged()).isTrue();
+    assertThat(mounts(main))
+        .containsExactly(
+            "vgpu-config:/vgpu-config",
+            "host-sys:/sys",
+            "host-root:/host:HostToContainer",
+            "driver-install-dir:/driver-root:HostToContainer");
+    assertThat(volumes(pod))
+        .containsExactly(
+            "vgpu-config:configMap:vgpu-layouts",
+            "host-sys:/sys:Directory",
+            "host-root:/host-root",
+            "driver-install-dir:/run/nvidia/driver:DirectoryOrCreate",
+            "run-nvidia-validations:/run/nvidia/validations:DirectoryOrCreate");
+    assertThat(pod.getRuntimeClassName()).isNull();
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy.vgpu-device-manager", "true"));
+    assertThat(ds.getMetadata().getAnnotations())
+        .containsEntry("openshift.io/scc", "nvidia-vgpu-device-manager");
+  }
+
+  @Test
+  void vgpuDeviceManagerNeedsTheLayoutsOfTheConfigMapItNames() throws IOException {
+    ClusterPolicy policy =
+        Policies.parse(
+            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kubevirt.yaml")));
+    OperatorConfig config = OperatorConfig.fromEnv(Map.of());
+    var missing =
+        new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
+            .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf")));
+    assertThatThrownBy(() -> Operands.renderAll(policy, missing, config))
+        .isInstanceOf(PolicyValidationException.class)
+        .hasMessageContaining("spec.vgpuDeviceManager.config.name")
+        .hasMessageContaining("ConfigMap 'vgpu-layouts' not found");
+    var noKey =
+        missing.withConfigMapKeys(
+            Map.of(
+                "vgpu-modprobe", List.of("nvidia.conf"), "vgpu-layouts", List.of("layouts.yaml")));
+    assertThatThrownBy(() -> Operands.renderAll(policy, noKey, config))
+        .isInstanceOf(PolicyValidationException.class)
+        .hasMessageContaining("has no key 'config.yaml'");
+    // Without a name (or with the original's default one, which is not shipped): not deployed.
+    policy.getSpec().vgpuDeviceManager.config.name = "default-vgpu-devices-config";
+    assertThat(daemonSets(Operands.renderAll(policy, missing, config)))
+        .doesNotContainKey("nvidia-vgpu-device-manager")
+        .containsKey("nvidia-vgpu-manager-daemonset");
   }
 
   @Test
@@ -102,7 +187,7 @@ class SandboxContractTest {
             Operands.renderAll(
                 policy,
                 new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-                    .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf"))),
+                    .withConfigMapKeys(KEYS),
                 OperatorConfig.fromEnv(Map.of())));
     assertThat(ds.keySet())
         .noneMatch(n -> n.contains("sandbox") || n.contains("vfio") || n.contains("vgpu"));
@@ -201,7 +286,7 @@ class SandboxContractTest {
                 Operands.renderAll(
                     policy,
                     new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-                        .withConfigMapKeys(Map.of("vgpu-modprobe", List.of("nvidia.conf"))),
+                        .withConfigMapKeys(KEYS),
                     OperatorConfig.fromEnv(Map.of())))
         .isInstanceOf(PolicyValidationException.class)
         .hasMessageContaining("spec.vgpuManager.image")

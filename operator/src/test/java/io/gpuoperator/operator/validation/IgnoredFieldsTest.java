@@ -25,12 +25,18 @@ class IgnoredFieldsTest {
     sample.getSpec().psa = new EnabledSpec();
     sample.getSpec().psa.enabled = true;
     // The sandbox operands are deployed (psa: the operator labels its namespace), except the vGPU
-    // device manager, which is not built yet: the sample enables it, as the original's chart.
+    // device manager without a ConfigMap of layouts: the sample enables it without one, as the
+    // original's chart.
     assertThat(IgnoredFields.of(sample))
         .extracting(Violation::path)
-        .containsExactly("spec.vgpuDeviceManager.enabled");
+        .containsExactly("spec.vgpuDeviceManager.config.name");
     assertThat(IgnoredFields.of(sample).get(0).reason())
-        .startsWith("accepted but ignored: the vGPU device manager is not deployed");
+        .startsWith("accepted but ignored: the vGPU device manager is not deployed without");
+    sample.getSpec().vgpuDeviceManager.config.name = "default-vgpu-devices-config";
+    assertThat(IgnoredFields.of(sample)).hasSize(1);
+    sample.getSpec().vgpuDeviceManager.config.name = "my-vgpu-layouts";
+    assertThat(IgnoredFields.of(sample)).isEmpty();
+    sample.getSpec().vgpuDeviceManager.config.name = "";
     sample.getSpec().vgpuDeviceManager.enabled = false;
     assertThat(IgnoredFields.of(sample)).isEmpty();
     sample.getSpec().vgpuDeviceManager.enabled = true;
