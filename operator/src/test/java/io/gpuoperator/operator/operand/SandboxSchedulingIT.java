@@ -2,6 +2,7 @@ package io.gpuoperator.operator.operand;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
@@ -33,9 +34,10 @@ import org.junit.jupiter.api.Test;
  * Sandbox workloads meet a real API server, DaemonSet controller and scheduler: with {@code
  * sandboxWorkloads.enabled}, the node label rules' patch and the rendered operands put the VFIO
  * manager, the KubeVirt device plugin and the sandbox validator on the {@code vm-passthrough} node
- * and nothing of the container stack there; the vGPU manager (not the VFIO manager) on the {@code
- * vm-vgpu} node; the container stack, and no sandbox operand, on the node without the workload
- * label (the policy's default workload, container); nothing on the CPU node.
+ * and nothing of the container stack there; the vGPU manager and the vGPU device manager (with a
+ * ConfigMap of layouts), not the VFIO manager, on the {@code vm-vgpu} node; the container stack,
+ * and no sandbox operand, on the node without the workload label (the policy's default workload,
+ * container); nothing on the CPU node.
  */
 class SandboxSchedulingIT {
   private static final String NS = "gpu-operator";
@@ -71,6 +73,19 @@ class SandboxSchedulingIT {
       policy.getSpec().vgpuManager.enabled = true;
       policy.getSpec().vgpuManager.repository = "registry.example.com/vgpu";
       policy.getSpec().vgpuManager.version = "580.65.05";
+      // The vGPU device manager's layouts: a ConfigMap of the user's (none is shipped).
+      policy.getSpec().vgpuDeviceManager.config.name = "vgpu-layouts";
+      client
+          .configMaps()
+          .resource(
+              new ConfigMapBuilder()
+                  .withNewMetadata()
+                  .withName("vgpu-layouts")
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .addToData("config.yaml", "version: v1\nvgpu-configs: {}\n")
+                  .build())
+          .create();
       for (Node n : client.nodes().list().getItems()) {
         var change = NodeLabelRules.change(n, policy);
         if (!change.isEmpty()) {
@@ -93,7 +108,9 @@ class SandboxSchedulingIT {
               "nvidia.com/gpu.deploy.device-plugin",
               "nvidia.com/gpu.deploy.container-toolkit");
 
-      var facts = NodeFacts.of(client.nodes().list().getItems(), "v1.36.3", false);
+      var facts =
+          NodeFacts.of(client.nodes().list().getItems(), "v1.36.3", false)
+              .withConfigMapKeys(Map.of("vgpu-layouts", List.of("config.yaml")));
       var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS));
       Set<String> daemonSets = new TreeSet<>();
       for (RenderedOperand op : Operands.renderAll(policy, facts, config)) {
@@ -111,6 +128,7 @@ class SandboxSchedulingIT {
           .contains(
               "nvidia-vfio-manager",
               "nvidia-vgpu-manager-daemonset",
+              "nvidia-vgpu-device-manager",
               "nvidia-sandbox-device-plugin-daemonset",
               "nvidia-sandbox-validator",
               "nvidia-driver-daemonset",
@@ -121,6 +139,7 @@ class SandboxSchedulingIT {
       passthrough.add("nvidia-vfio-manager");
       Set<String> vgpu = new TreeSet<>(SANDBOX_SHARED);
       vgpu.add("nvidia-vgpu-manager-daemonset");
+      vgpu.add("nvidia-vgpu-device-manager");
       Set<String> container = new TreeSet<>(daemonSets);
       container.removeAll(passthrough);
       container.removeAll(vgpu);
