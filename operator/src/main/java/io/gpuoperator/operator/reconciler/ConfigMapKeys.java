@@ -10,8 +10,9 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Reads the keys of the ConfigMaps the policy has the driver mount file by file (only those, and
- * only when the policy names one): the original mounts each key, so rendering needs them.
+ * Reads the keys of the ConfigMaps the policy has the driver (and the vGPU manager) mount file by
+ * file, and of the vGPU device manager's layouts (only those, and only when the policy names one;
+ * {@code Operands.driverConfigMaps}): the original mounts each key, so rendering needs them.
  */
 public final class ConfigMapKeys {
   private ConfigMapKeys() {}
