@@ -13,7 +13,6 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -45,12 +44,6 @@ public final class SharedNodes {
   Stream<Node> list() {
     SharedIndexInformer<Node> i = current();
     return i == null ? Stream.empty() : i.getStore().list().stream();
-  }
-
-  /** A cached node by name. */
-  Optional<Node> get(String name) {
-    SharedIndexInformer<Node> i = current();
-    return i == null ? Optional.empty() : Optional.ofNullable(i.getStore().getByKey(name));
   }
 
   private synchronized SharedIndexInformer<Node> current() {
@@ -99,7 +92,7 @@ public final class SharedNodes {
       extends AbstractEventSource<Node, P> implements ResourceEventHandler<Node> {
     private final EventSourceContext<P> context;
     private final OnUpdateFilter<Node> updates;
-    private SharedIndexInformer<Node> running;
+    private volatile SharedIndexInformer<Node> running;
 
     private Events(String name, EventSourceContext<P> context, OnUpdateFilter<Node> updates) {
       super(Node.class, name);
@@ -140,6 +133,9 @@ public final class SharedNodes {
       return SharedNodes.this.list();
     }
 
+    /**
+     * None: no node belongs to one primary; the controllers read the cache through {@link #list}.
+     */
     @Override
     public Set<Node> getSecondaryResources(P primary) {
       return Set.of();
