@@ -22,7 +22,8 @@ public final class Crds {
       List.of(
           "/META-INF/fabric8/clusterpolicies.nvidia.com-v1.yml",
           "/META-INF/fabric8/nvidiadrivers.nvidia.com-v1.yml",
-          "/META-INF/fabric8/gpuclusters.nvidia.com-v1.yml");
+          "/META-INF/fabric8/gpuclusters.nvidia.com-v1.yml",
+          "/META-INF/fabric8/computedomains.resource.nvidia.com-v1.yml");
 
   private Crds() {}
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.gpuoperator.api.resource.v1beta1.ComputeDomainSpec;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1alpha1.GPUClusterSpec;
 import io.gpuoperator.api.v1alpha1.NVIDIADriverSpec;
@@ -38,6 +39,7 @@ class CrdDocumentationTest {
     walk(ClusterPolicySpec.class, "ClusterPolicy.spec", missing, seen);
     walk(NVIDIADriverSpec.class, "NVIDIADriver.spec", missing, seen);
     walk(GPUClusterSpec.class, "GPUCluster.spec", missing, seen);
+    walk(ComputeDomainSpec.class, "ComputeDomain.spec", missing, seen);
     assertThat(seen).hasSizeGreaterThan(20);
     assertThat(missing).as("fields without @JsonPropertyDescription").isEmpty();
   }
@@ -54,9 +56,9 @@ class CrdDocumentationTest {
               .getProperties()
               .get("spec");
       // One section each CRD has: ClusterPolicy's devicePlugin, NVIDIADriver's manager,
-      // GPUCluster's draDriver.
+      // GPUCluster's draDriver, ComputeDomain's channel.
       JSONSchemaProps section =
-          List.of("devicePlugin", "manager", "draDriver").stream()
+          List.of("devicePlugin", "manager", "draDriver", "channel").stream()
               .map(spec.getProperties()::get)
               .filter(java.util.Objects::nonNull)
               .findFirst()
@@ -65,7 +67,12 @@ class CrdDocumentationTest {
       assertThat(
               section
                   .getProperties()
-                  .getOrDefault("enabled", section.getProperties().get("image"))
+                  .getOrDefault(
+                      "enabled",
+                      section
+                          .getProperties()
+                          .getOrDefault(
+                              "image", section.getProperties().get("resourceClaimTemplate")))
                   .getDescription())
           .isNotBlank();
       List<String> preserving = new ArrayList<>();
@@ -75,7 +82,7 @@ class CrdDocumentationTest {
   }
 
   @Test
-  void bothCrdsShowAnAgeColumn() {
+  void everyCrdShowsAnAgeColumn() {
     for (CustomResourceDefinition crd : Crds.load()) {
       assertThat(crd.getSpec().getVersions().get(0).getAdditionalPrinterColumns())
           .anySatisfy(
