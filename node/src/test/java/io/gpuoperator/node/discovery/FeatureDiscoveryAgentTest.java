@@ -12,28 +12,40 @@ import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The labelling loop: wake-ups re-read a changed config; failures and stops keep the labels. */
 class FeatureDiscoveryAgentTest {
   @TempDir Path dir;
+  Path cfg;
+  Path out;
+  SimulatedBackend gpus;
+
+  @BeforeEach
+  void dgxA100() {
+    cfg = dir.resolve("config.yaml");
+    out = dir.resolve("features.d/gfd");
+    gpus = new SimulatedBackend(HardwareProfiles.builtInNode("dgx-a100"), "n1");
+  }
+
+  /** The agent over {@link #gpus}, reading {@link #cfg} and writing its labels to {@link #out}. */
+  private FeatureDiscoveryAgent agent() {
+    return new FeatureDiscoveryAgent(
+        gpus,
+        new FeatureFileSink(out),
+        "none",
+        new ReloadingConfig(cfg),
+        true,
+        () -> "DGX A100",
+        Clock.systemUTC());
+  }
 
   @Test
   void wakeRereadsAChangedConfigAndBadConfigsOrFailedPassesKeepTheLabels() throws Exception {
-    Path cfg = dir.resolve("config.yaml");
-    Path out = dir.resolve("features.d/gfd");
     Files.writeString(cfg, "version: v1\n");
-    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.builtInNode("dgx-a100"), "n1");
-    FeatureDiscoveryAgent agent =
-        new FeatureDiscoveryAgent(
-            gpus,
-            new FeatureFileSink(out),
-            "none",
-            new ReloadingConfig(cfg),
-            true,
-            () -> "DGX A100",
-            Clock.systemUTC());
+    FeatureDiscoveryAgent agent = agent();
     Thread loop =
         new Thread(
             () -> {
@@ -91,19 +103,8 @@ class FeatureDiscoveryAgentTest {
    */
   @Test
   void startedPassesRepeatEveryIntervalAndStopWhenClosed() throws Exception {
-    Path cfg = dir.resolve("config.yaml");
-    Path out = dir.resolve("features.d/gfd");
     Files.writeString(cfg, "version: v1\n");
-    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.builtInNode("dgx-a100"), "n1");
-    FeatureDiscoveryAgent agent =
-        new FeatureDiscoveryAgent(
-            gpus,
-            new FeatureFileSink(out),
-            "none",
-            new ReloadingConfig(cfg),
-            true,
-            () -> "DGX A100",
-            Clock.systemUTC());
+    FeatureDiscoveryAgent agent = agent();
     agent.pass();
     AutoCloseable passes = agent.startPasses(Duration.ofMillis(200), "fd-test");
     write(

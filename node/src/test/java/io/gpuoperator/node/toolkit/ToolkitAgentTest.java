@@ -25,25 +25,8 @@ class ToolkitAgentTest {
 
   @Test
   void configuresWaitsAndRevertsOnStop() throws Exception {
-    Path config = dir.resolve("etc/containerd/config.toml");
-    Files.createDirectories(config.getParent());
-    Files.writeString(config, ContainerdComponentTest.V2_CONFIG);
-    Files.createDirectories(dir.resolve("run/nvidia/driver"));
-    Map<String, String> env = new HashMap<>(ToolkitSettingsTest.originalEnv());
-    env.put("RUNTIME_RESTART_MODE", "none");
-    env.put("RUNTIME_CONFIG_SOURCE", "file");
-    env.put("NVIDIA_DRIVER_ROOT", "/run/nvidia/driver");
-    // The container's paths, mapped into this test's directory as the pod's mounts would.
-    Map<String, String> mounts =
-        Map.of(
-            "/runtime/config-dir", "etc/containerd",
-            "/runtime/config-dir.d", "etc/containerd/conf.d",
-            "/", "");
-    ToolkitSettings s = ToolkitSettings.resolve(Map.of(), env);
-    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.node("dgx-h100"), "n");
-    ToolkitAgent agent =
-        new ToolkitAgent(
-            s, p -> local(mounts, p), root -> gpus, AtomicFile.BeforeRename.NONE, 1, Duration.ZERO);
+    Path config = containerdConfig();
+    ToolkitAgent agent = agent();
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch ready = new CountDownLatch(1);
     Thread t =
@@ -87,24 +70,8 @@ class ToolkitAgentTest {
    */
   @Test
   void startConfiguresAndClosingReverts() throws Exception {
-    Path config = dir.resolve("etc/containerd/config.toml");
-    Files.createDirectories(config.getParent());
-    Files.writeString(config, ContainerdComponentTest.V2_CONFIG);
-    Files.createDirectories(dir.resolve("run/nvidia/driver"));
-    Map<String, String> env = new HashMap<>(ToolkitSettingsTest.originalEnv());
-    env.put("RUNTIME_RESTART_MODE", "none");
-    env.put("RUNTIME_CONFIG_SOURCE", "file");
-    env.put("NVIDIA_DRIVER_ROOT", "/run/nvidia/driver");
-    Map<String, String> mounts =
-        Map.of(
-            "/runtime/config-dir", "etc/containerd",
-            "/runtime/config-dir.d", "etc/containerd/conf.d",
-            "/", "");
-    ToolkitSettings s = ToolkitSettings.resolve(Map.of(), env);
-    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.node("dgx-h100"), "n");
-    ToolkitAgent agent =
-        new ToolkitAgent(
-            s, p -> local(mounts, p), root -> gpus, AtomicFile.BeforeRename.NONE, 1, Duration.ZERO);
+    Path config = containerdConfig();
+    ToolkitAgent agent = agent();
     CountDownLatch ready = new CountDownLatch(1);
     Path dropIn = dir.resolve("etc/containerd/conf.d/99-nvidia.toml");
     Path pid = dir.resolve("run/nvidia/toolkit/toolkit.pid");
@@ -123,6 +90,33 @@ class ToolkitAgentTest {
     assertThat(pid).doesNotExist();
     // Released: a new start may configure the node again.
     agent.start(() -> {}).close();
+  }
+
+  /** A node with containerd's v2 config and a driver root, as the agent finds them. */
+  private Path containerdConfig() throws Exception {
+    Path config = dir.resolve("etc/containerd/config.toml");
+    Files.createDirectories(config.getParent());
+    Files.writeString(config, ContainerdComponentTest.V2_CONFIG);
+    Files.createDirectories(dir.resolve("run/nvidia/driver"));
+    return config;
+  }
+
+  /** The agent with the original container's environment, configuring the file without restart. */
+  private ToolkitAgent agent() {
+    Map<String, String> env = new HashMap<>(ToolkitSettingsTest.originalEnv());
+    env.put("RUNTIME_RESTART_MODE", "none");
+    env.put("RUNTIME_CONFIG_SOURCE", "file");
+    env.put("NVIDIA_DRIVER_ROOT", "/run/nvidia/driver");
+    // The container's paths, mapped into this test's directory as the pod's mounts would.
+    Map<String, String> mounts =
+        Map.of(
+            "/runtime/config-dir", "etc/containerd",
+            "/runtime/config-dir.d", "etc/containerd/conf.d",
+            "/", "");
+    ToolkitSettings s = ToolkitSettings.resolve(Map.of(), env);
+    SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.node("dgx-h100"), "n");
+    return new ToolkitAgent(
+        s, p -> local(mounts, p), root -> gpus, AtomicFile.BeforeRename.NONE, 1, Duration.ZERO);
   }
 
   private Path local(Map<String, String> mounts, String path) {

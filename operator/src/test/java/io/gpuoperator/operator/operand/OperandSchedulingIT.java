@@ -2,21 +2,11 @@ package io.gpuoperator.operator.operand;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.NodeFacts;
-import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import java.time.Duration;
@@ -40,62 +30,30 @@ class OperandSchedulingIT {
 
   @Test
   void operandsLandOnGpuNodesOnly() throws Exception {
-    try (ControlPlane cp =
-        ControlPlane.builder()
-            .controllers(ControlPlane.GC_CONTROLLERS + ",daemonset")
-            .scheduler(true)
-            .start()) {
-      KubernetesClient client = cp.client();
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
-      Node gpu =
-          node(
-              client,
-              "gpu-1",
-              Map.of(
-                  "feature.node.kubernetes.io/pci-10de.present", "true",
-                  "feature.node.kubernetes.io/system-os_release.ID", "ubuntu",
-                  "feature.node.kubernetes.io/system-os_release.VERSION_ID", "22.04",
-                  "nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"));
-      Node cpu =
-          node(client, "cpu-1", Map.of("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"));
+    try (SchedulingCluster cluster = SchedulingCluster.start(NS)) {
+      KubernetesClient client = cluster.client();
+      cluster.readyNode(
+          "gpu-1",
+          Map.of(
+              "feature.node.kubernetes.io/pci-10de.present", "true",
+              "feature.node.kubernetes.io/system-os_release.ID", "ubuntu",
+              "feature.node.kubernetes.io/system-os_release.VERSION_ID", "22.04",
+              "nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"));
+      cluster.readyNode("cpu-1", Map.of("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"));
 
       // A taint of the policy's own (none by default, as the original): the operands must
       // tolerate it, a workload without the toleration stays off.
       var policy = Policies.sample();
       policy.getSpec().nodeTaint = new io.gpuoperator.api.v1.NodeTaintSpec();
       policy.getSpec().nodeTaint.key = "example.com/dedicated-gpu";
-      for (Node n : List.of(gpu, cpu)) {
-        var change = NodeLabelRules.change(n, policy);
-        if (!change.isEmpty()) {
-          client
-              .nodes()
-              .withName(n.getMetadata().getName())
-              .patch(
-                  new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE).build(),
-                  change.toMergePatchJson());
-        }
-      }
+      cluster.applyLabelRules(policy);
       assertThat(NodeLabelRules.change(client.nodes().withName("gpu-1").get(), policy).isEmpty())
           .as("one patch converges")
           .isTrue();
 
-      var facts = NodeFacts.of(client.nodes().list().getItems(), "v1.36.3", false);
-      var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS));
-      Set<String> daemonSets = new java.util.TreeSet<>();
-      for (RenderedOperand op : Operands.renderAll(policy, facts, config)) {
-        for (HasMetadata o : op.objects()) {
-          if (o instanceof GenericKubernetesResource) {
-            continue;
-          }
-          client.resource(o).create();
-          if (o instanceof DaemonSet) {
-            daemonSets.add(o.getMetadata().getName());
-          }
-        }
-      }
+      Set<String> daemonSets =
+          cluster.createOperands(
+              policy, NodeFacts.of(client.nodes().list().getItems(), "v1.36.3", false));
       // A workload without the GPU toleration, selecting every node.
       client
           .resource(
@@ -157,7 +115,9 @@ class OperandSchedulingIT {
               "nvidia-dcgm-exporter",
               "gpu-feature-discovery",
               "nvidia-mig-manager");
-      assertThat(placement.get().keySet()).as(diagnostics(client, cp)).isEqualTo(expected);
+      assertThat(placement.get().keySet())
+          .as(diagnostics(client, cluster.controlPlane()))
+          .isEqualTo(expected);
       // Exactly one pod per DaemonSet (no duplicates in the merged names).
       assertThat(placement.get().values()).noneMatch(v -> v.contains(","));
       Pod plugin =
@@ -247,51 +207,5 @@ class OperandSchedulingIT {
       }
     }
     return out.toString();
-  }
-
-  private static Node node(KubernetesClient client, String name, Map<String, String> labels) {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .build())
-        .create();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "pods", new Quantity("110"), "cpu", new Quantity("8"), "memory", new Quantity("32Gi"));
-    Node withStatus =
-        new NodeBuilder(client.nodes().withName(name).get())
-            .editOrNewStatus()
-            .withCapacity(capacity)
-            .withAllocatable(capacity)
-            .addNewCondition()
-            .withType("Ready")
-            .withStatus("True")
-            .withReason("Test")
-            .endCondition()
-            .endStatus()
-            .build();
-    client.nodes().resource(withStatus).updateStatus();
-    // The TaintNodesByCondition admission plugin taints new nodes not-ready; without a kubelet and
-    // node lifecycle controller nobody lifts it, and DaemonSet pods do not tolerate it.
-    return client
-        .nodes()
-        .withName(name)
-        .edit(
-            n ->
-                new NodeBuilder(n)
-                    .editSpec()
-                    .withTaints(
-                        n.getSpec().getTaints() == null
-                            ? List.of()
-                            : n.getSpec().getTaints().stream()
-                                .filter(t -> !t.getKey().equals("node.kubernetes.io/not-ready"))
-                                .toList())
-                    .endSpec()
-                    .build());
   }
 }

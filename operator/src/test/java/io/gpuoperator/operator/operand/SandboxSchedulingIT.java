@@ -3,23 +3,11 @@ package io.gpuoperator.operator.operand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.NodeFacts;
-import io.gpuoperator.operator.config.OperatorConfig;
-import io.gpuoperator.operator.labels.NodeLabelRules;
-import io.gpuoperator.sim.controlplane.ControlPlane;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -46,26 +34,18 @@ class SandboxSchedulingIT {
 
   @Test
   void eachWorkloadGetsItsOperandsByLabel() throws Exception {
-    try (ControlPlane cp =
-        ControlPlane.builder()
-            .controllers(ControlPlane.GC_CONTROLLERS + ",daemonset")
-            .scheduler(true)
-            .start()) {
-      KubernetesClient client = cp.client();
-      client
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
+    try (SchedulingCluster cluster = SchedulingCluster.start(NS)) {
+      KubernetesClient client = cluster.client();
       Map<String, String> gpu =
           Map.of(
               "feature.node.kubernetes.io/pci-10de.present", "true",
               "feature.node.kubernetes.io/system-os_release.ID", "ubuntu",
               "feature.node.kubernetes.io/system-os_release.VERSION_ID", "22.04");
-      node(client, "gpu-container", gpu);
-      node(
-          client, "gpu-passthrough", with(gpu, "nvidia.com/gpu.workload.config", "vm-passthrough"));
-      node(client, "gpu-vgpu", with(gpu, "nvidia.com/gpu.workload.config", "vm-vgpu"));
-      node(client, "cpu-1", Map.of("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"));
+      cluster.readyNode("gpu-container", gpu);
+      cluster.readyNode(
+          "gpu-passthrough", with(gpu, "nvidia.com/gpu.workload.config", "vm-passthrough"));
+      cluster.readyNode("gpu-vgpu", with(gpu, "nvidia.com/gpu.workload.config", "vm-vgpu"));
+      cluster.readyNode("cpu-1", Map.of("feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"));
 
       var policy = Policies.sample();
       policy.getSpec().sandboxWorkloads.enabled = true;
@@ -86,17 +66,7 @@ class SandboxSchedulingIT {
                   .addToData("config.yaml", "version: v1\nvgpu-configs: {}\n")
                   .build())
           .create();
-      for (Node n : client.nodes().list().getItems()) {
-        var change = NodeLabelRules.change(n, policy);
-        if (!change.isEmpty()) {
-          client
-              .nodes()
-              .withName(n.getMetadata().getName())
-              .patch(
-                  new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE).build(),
-                  change.toMergePatchJson());
-        }
-      }
+      cluster.applyLabelRules(policy);
       assertThat(
               client.nodes().withName("gpu-passthrough").get().getMetadata().getLabels().keySet())
           .contains(
@@ -111,19 +81,7 @@ class SandboxSchedulingIT {
       var facts =
           NodeFacts.of(client.nodes().list().getItems(), "v1.36.3", false)
               .withConfigMapKeys(Map.of("vgpu-layouts", List.of("config.yaml")));
-      var config = OperatorConfig.fromEnv(Map.of("OPERATOR_NAMESPACE", NS));
-      Set<String> daemonSets = new TreeSet<>();
-      for (RenderedOperand op : Operands.renderAll(policy, facts, config)) {
-        for (HasMetadata o : op.objects()) {
-          if (o instanceof GenericKubernetesResource) {
-            continue;
-          }
-          client.resource(o).create();
-          if (o instanceof DaemonSet) {
-            daemonSets.add(o.getMetadata().getName());
-          }
-        }
-      }
+      Set<String> daemonSets = cluster.createOperands(policy, facts);
       assertThat(daemonSets)
           .contains(
               "nvidia-vfio-manager",
@@ -190,51 +148,5 @@ class SandboxSchedulingIT {
     Map<String, String> out = new TreeMap<>(labels);
     out.put(key, value);
     return out;
-  }
-
-  private static void node(KubernetesClient client, String name, Map<String, String> labels) {
-    client
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withLabels(labels)
-                .endMetadata()
-                .build())
-        .create();
-    Map<String, Quantity> capacity =
-        Map.of(
-            "pods", new Quantity("110"), "cpu", new Quantity("8"), "memory", new Quantity("32Gi"));
-    Node withStatus =
-        new NodeBuilder(client.nodes().withName(name).get())
-            .editOrNewStatus()
-            .withCapacity(capacity)
-            .withAllocatable(capacity)
-            .addNewCondition()
-            .withType("Ready")
-            .withStatus("True")
-            .withReason("Test")
-            .endCondition()
-            .endStatus()
-            .build();
-    client.nodes().resource(withStatus).updateStatus();
-    // Lift the not-ready taint the API server puts on new nodes (no kubelet or node lifecycle
-    // controller here does it), which DaemonSet pods do not tolerate.
-    client
-        .nodes()
-        .withName(name)
-        .edit(
-            n ->
-                new NodeBuilder(n)
-                    .editSpec()
-                    .withTaints(
-                        n.getSpec().getTaints() == null
-                            ? List.of()
-                            : n.getSpec().getTaints().stream()
-                                .filter(t -> !t.getKey().equals("node.kubernetes.io/not-ready"))
-                                .toList())
-                    .endSpec()
-                    .build());
   }
 }
