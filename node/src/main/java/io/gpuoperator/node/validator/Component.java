@@ -8,8 +8,9 @@ import java.util.Locale;
  * The original validator's components, by its names and marker files. The operator validator's init
  * chain runs driver, toolkit, cuda, plugin (the driver step also checks the GPUDirect modules its
  * driver container enabled); the sandbox validator's runs cc-manager, vfio-pci, vgpu-manager,
- * vgpu-devices; mofed is run on its own. With {@code --wait} a step first waits for the marker of
- * the step it {@link #after() follows}, where it has one.
+ * vgpu-devices; mofed is run on its own; dra (the original's separate DRA validation state, on
+ * nodes where the DRA driver runs) follows the driver. With {@code --wait} a step first waits for
+ * the marker of the step it {@link #after() follows}, where it has one.
  */
 public enum Component {
   DRIVER("driver-ready", null),
@@ -23,7 +24,9 @@ public enum Component {
   CC_MANAGER("cc-manager-ready", null),
   VFIO_PCI("vfio-pci-ready", null),
   VGPU_MANAGER("vgpu-manager-ready", null),
-  VGPU_DEVICES("vgpu-devices-ready", null);
+  VGPU_DEVICES("vgpu-devices-ready", null),
+  /** Ours: the original validates DRA with its own DaemonSet, whose pod readiness is the signal. */
+  DRA("dra-ready", DRIVER);
 
   /** The operator validator's init containers, in the original's order. */
   public static final List<Component> OPERATOR_CHAIN = List.of(DRIVER, TOOLKIT, CUDA, PLUGIN);

@@ -18,6 +18,7 @@ public final class Validator {
   private final GpuBackendOpener opener;
   private final Supplier<KubernetesClient> client;
   private final NodeLabels labels;
+  private final DraValidation.PublishedDevices draDevices;
   private final MarkerFiles markers;
 
   public Validator(
@@ -31,6 +32,21 @@ public final class Validator {
       GpuBackendOpener opener,
       Supplier<KubernetesClient> client,
       NodeLabels labels) {
+    this(
+        config,
+        opener,
+        client,
+        labels,
+        ResourceSliceDevices.of(client, config.nodeName(), DraValidation.DRIVER));
+  }
+
+  /** With the DRA driver's published devices from {@code draDevices} too (tests). */
+  Validator(
+      ValidatorConfig config,
+      GpuBackendOpener opener,
+      Supplier<KubernetesClient> client,
+      NodeLabels labels,
+      DraValidation.PublishedDevices draDevices) {
     if (config.component() == null) {
       throw new IllegalArgumentException("no component: pass --component NAME or set COMPONENT");
     }
@@ -38,6 +54,7 @@ public final class Validator {
     this.opener = opener;
     this.client = client;
     this.labels = labels;
+    this.draDevices = draDevices;
     this.markers = new MarkerFiles(config.validationsDir());
   }
 
@@ -104,6 +121,7 @@ public final class Validator {
       case PLUGIN -> Verdict.ready(c, new PluginValidation(config, client.get()).validate());
       case CUDA -> Verdict.ready(c, new CudaValidation(config, client.get()).validate());
       case MOFED -> new MofedValidation(config, labels).validate();
+      case DRA -> new DraValidation(config, labels, draDevices).validate();
       case CC_MANAGER -> new CcManagerValidation(config, labels).validate();
       case VFIO_PCI, VGPU_MANAGER, VGPU_DEVICES ->
           new SandboxValidation(config, labels, opener).validate(c);

@@ -311,7 +311,7 @@ class ValidatorChainTest {
         .contains(
             "validator: --component: unknown component \"gpu\"; expected one of driver,"
                 + " nvidia-fs, gdrcopy, nvidia-peermem, toolkit, cuda, plugin, mofed, cc-manager,"
-                + " vfio-pci, vgpu-manager, vgpu-devices");
+                + " vfio-pci, vgpu-manager, vgpu-devices, dra");
     assertThat(run()).isEqualTo(2);
     assertThat(err.toString()).contains("missing --component");
     env.put("WITH_WAIT", "maybe");
@@ -343,6 +343,8 @@ class ValidatorChainTest {
       assertThat(c.after()).as(c.cliName()).isNull();
     }
     assertThat(Component.MOFED.after()).isNull();
+    // The DRA plugin itself waits for the driver (GPUCluster) or the toolkit (ClusterPolicy).
+    assertThat(Component.DRA.after()).isEqualTo(Component.DRIVER);
   }
 
   @Test
@@ -360,6 +362,8 @@ class ValidatorChainTest {
     expected.put("vfio-pci", "vfio-pci-ready");
     expected.put("vgpu-manager", "vgpu-manager-ready");
     expected.put("vgpu-devices", "vgpu-devices-ready");
+    // Ours: the original's DRA validation is a DaemonSet of its own without a marker file.
+    expected.put("dra", "dra-ready");
     Map<String, String> actual = new java.util.LinkedHashMap<>();
     for (Component c : Component.values()) {
       actual.put(c.cliName(), c.marker());

@@ -52,10 +52,17 @@ class ValidatorComponentsTest {
     env.put("VALIDATION_TIMEOUT", "5");
   }
 
+  /** What the DRA driver published for this node, as its ResourceSlices' device names. */
+  java.util.List<String> draDevices = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   Verdict run(Component c) throws Exception {
     ValidatorConfig config = ValidatorConfig.fromEnv(env).withComponent(c);
     return new Validator(
-            config, new DefaultBackendOpener(config), () -> null, () -> Map.copyOf(labels))
+            config,
+            new DefaultBackendOpener(config),
+            () -> null,
+            () -> Map.copyOf(labels),
+            () -> java.util.List.copyOf(draDevices))
         .run();
   }
 
@@ -340,6 +347,63 @@ class ValidatorComponentsTest {
   }
 
   // --- the command ---
+
+  // --- dra ---
+
+  @Test
+  void draIsSkippedWhereTheDraDriverIsNotDeployedAndAStaleMarkerGoes() throws Exception {
+    marker("dra-ready");
+    draDevices.add("gpu-0");
+    Verdict v = run(Component.DRA);
+    assertThat(v.isSkipped()).isTrue();
+    assertThat(v.skipped())
+        .isEqualTo(
+            "the DRA driver is not deployed on this node (nvidia.com/gpu.deploy.dra-driver is not"
+                + " set)");
+    assertThat(validations.resolve("dra-ready")).doesNotExist();
+    labels.put("nvidia.com/gpu.deploy.dra-driver", "false");
+    assertThat(run(Component.DRA).skipped()).endsWith("(nvidia.com/gpu.deploy.dra-driver=false)");
+  }
+
+  @Test
+  void draNeedsTheNodesGpusPublishedByTheDraDriver() throws Exception {
+    labels.put("nvidia.com/gpu.deploy.dra-driver", "true");
+    assertThatThrownBy(() -> run(Component.DRA))
+        .isInstanceOf(ValidationException.class)
+        .hasMessageContaining(
+            "node node-a: the DRA driver gpu.nvidia.com has published no device in a"
+                + " ResourceSlice for it");
+    assertThat(validations.resolve("dra-ready")).doesNotExist();
+
+    draDevices.addAll(java.util.List.of("gpu-0", "gpu-1"));
+    Verdict v = run(Component.DRA);
+    assertThat(v.isSkipped()).isFalse();
+    assertThat(validations.resolve("dra-ready")).hasContent("gpu-0\ngpu-1\n");
+  }
+
+  @Test
+  void draWithWaitWaitsForTheDriverThenForTheSlices() throws Exception {
+    labels.put("nvidia.com/gpu.deploy.dra-driver", "true");
+    env.put("WITH_WAIT", "true");
+    env.put("VALIDATION_TIMEOUT", "20");
+    CompletableFuture<Verdict> step =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return run(Component.DRA);
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    Thread.sleep(300);
+    assertThat(step).isNotDone();
+    marker("driver-ready");
+    Thread.sleep(300);
+    assertThat(step).isNotDone();
+    draDevices.add("gpu-0");
+    assertThat(step.get(15, TimeUnit.SECONDS).marker()).isEqualTo("dra-ready");
+    assertThat(validations.resolve("dra-ready")).hasContent("gpu-0\n");
+  }
 
   @Test
   void theCommandSaysASkippedStepWasSkippedAndExitsZero() {

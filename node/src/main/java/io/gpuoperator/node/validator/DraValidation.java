@@ -1,0 +1,65 @@
+package io.gpuoperator.node.validator;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The dra step, the DRA-native analog of the plugin step (the original runs it as its own {@code
+ * nvidia-dra-validator} state when the DRA driver is deployed): on a node where the DRA driver runs
+ * ({@code nvidia.com/gpu.deploy.dra-driver=true}), its kubelet plugin has published the node's GPUs
+ * in ResourceSlices of driver {@code gpu.nvidia.com}, so the scheduler can allocate claims there.
+ * Any other node skips it and writes no marker.
+ */
+final class DraValidation {
+  /** The DRA driver's deploy label: the plugin's DaemonSet selects {@code true}. */
+  static final String DEPLOY_LABEL = "nvidia.com/gpu.deploy.dra-driver";
+
+  /** The DRA driver whose slices are checked (NVIDIA's name, which ours publishes under). */
+  static final String DRIVER = "gpu.nvidia.com";
+
+  /** The names of the devices a driver published for this node, over every slice of its pool. */
+  @FunctionalInterface
+  interface PublishedDevices {
+    List<String> get() throws ValidationException;
+  }
+
+  private final ValidatorConfig config;
+  private final NodeLabels labels;
+  private final PublishedDevices devices;
+
+  DraValidation(ValidatorConfig config, NodeLabels labels, PublishedDevices devices) {
+    this.config = config;
+    this.labels = labels;
+    this.devices = devices;
+  }
+
+  Verdict validate() throws ValidationException, InterruptedException {
+    Map<String, String> l = labels.get();
+    String deploy = l.get(DEPLOY_LABEL);
+    if (!"true".equals(deploy)) {
+      return Verdict.skip(
+          "the DRA driver is not deployed on this node ("
+              + DEPLOY_LABEL
+              + (deploy == null ? " is not set" : "=" + deploy)
+              + ")");
+    }
+    List<String> found =
+        Retry.until(
+            config,
+            "DRA driver " + DRIVER,
+            () -> {
+              List<String> names = devices.get();
+              if (names.isEmpty()) {
+                throw new ValidationException(
+                    "node "
+                        + config.nodeName()
+                        + ": the DRA driver "
+                        + DRIVER
+                        + " has published no device in a ResourceSlice for it (is its kubelet"
+                        + " plugin, nvidia-dra-driver-gpu-kubelet-plugin, running there?)");
+              }
+              return names;
+            });
+    return Verdict.ready(Component.DRA, String.join("\n", found) + "\n");
+  }
+}
