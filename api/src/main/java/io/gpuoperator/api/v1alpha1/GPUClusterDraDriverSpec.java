@@ -22,8 +22,9 @@ public class GPUClusterDraDriverSpec extends ImageSpec {
   public Gpus gpus;
 
   @JsonPropertyDescription(
-      "Multi-node NVLink ComputeDomains: accepted for compatibility, not deployed by this operator"
-          + " (the Unsupported condition says so when enabled).")
+      "Multi-node NVLink ComputeDomains (IMEX): with enabled, the operator serves ComputeDomain"
+          + " resources (resource.nvidia.com/v1beta1) and creates NVIDIA's two ComputeDomain"
+          + " DeviceClasses.")
   public ComputeDomains computeDomains;
 
   /** {@code draDriver.gpus}. */
@@ -67,10 +68,14 @@ public class GPUClusterDraDriverSpec extends ImageSpec {
   /** {@code draDriver.computeDomains}. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public static class ComputeDomains {
-    @JsonPropertyDescription("Deploy the ComputeDomain controller and kubelet plugin.")
+    @JsonPropertyDescription(
+        "Serve ComputeDomains: the operator's ComputeDomain controller creates each domain's"
+            + " channel claim template and IMEX daemon DaemonSet (off by default).")
     public Boolean enabled;
 
-    @JsonPropertyDescription("The ComputeDomain controller Deployment.")
+    @JsonPropertyDescription(
+        "NVIDIA's controller Deployment: accepted for compatibility; the controller runs inside"
+            + " the operator here (the IgnoredFields condition says so when set).")
     public Container controller;
 
     @JsonPropertyDescription("The ComputeDomain kubelet plugin.")

@@ -86,7 +86,10 @@ public final class GpuClusterModel {
       throw new PolicyValidationException(bad);
     }
     Operand operand = Operands.byName(OperandNames.DRA_DRIVER);
-    List<HasMetadata> objects = operand.render(policy, facts, config);
+    List<HasMetadata> objects = new ArrayList<>(operand.render(policy, facts, config));
+    if (computeDomains(cluster) && facts.resourceApi() != null) {
+      objects.addAll(ComputeDomainModel.deviceClasses(facts.resourceApi()));
+    }
     for (HasMetadata o : objects) {
       if (o instanceof DaemonSet ds) {
         waitForDriver(ds);
@@ -94,6 +97,12 @@ public final class GpuClusterModel {
       ManagedObjects.stamp(o, operand.name(), config.namespace());
     }
     return objects;
+  }
+
+  /** Whether {@code draDriver.computeDomains.enabled} is true (off by default, as NVIDIA's). */
+  public static boolean computeDomains(GPUCluster cluster) {
+    GPUClusterDraDriverSpec d = cluster.getSpec() == null ? null : cluster.getSpec().draDriver;
+    return d != null && d.computeDomains != null && Boolean.TRUE.equals(d.computeDomains.enabled);
   }
 
   private static void waitForDriver(DaemonSet ds) {
@@ -118,11 +127,12 @@ public final class GpuClusterModel {
       return out;
     }
     GPUClusterDraDriverSpec d = gc.draDriver;
-    if (d != null && d.computeDomains != null && Boolean.TRUE.equals(d.computeDomains.enabled)) {
+    if (d != null && d.computeDomains != null && d.computeDomains.controller != null) {
       out.add(
           new Violation(
-              "spec.draDriver.computeDomains.enabled",
-              "ComputeDomains (multi-node NVLink, IMEX) are not deployed by this operator"));
+              "spec.draDriver.computeDomains.controller",
+              "the ComputeDomain controller runs inside the operator, not as a Deployment of its"
+                  + " own: its env and resources do not apply"));
     }
     if (d != null && d.featureGates != null && !d.featureGates.isEmpty()) {
       out.add(

@@ -85,6 +85,11 @@ public record RenderContext(
    * else our image where this binary has the section's agent, else NVIDIA's.
    */
   public String defaultImage(Section section) {
+    return defaultImage(config, section);
+  }
+
+  /** {@link #defaultImage(Section)} where there is no policy to render (a ComputeDomain's). */
+  public static String defaultImage(OperatorConfig config, Section section) {
     String override = config.image(section.imageKey());
     return override != null ? override : Operands.defaultImage(section.imageKey(), config.agents());
   }

@@ -34,20 +34,27 @@ public final class EventRecorder {
   private void record(HasMetadata about, String type, String reason, String message) {
     String now = Instant.now().toString();
     String name = about.getMetadata().getName();
+    // A namespaced object's events live in its namespace (kubectl describe finds them there).
+    String objectNamespace = about.getMetadata().getNamespace();
+    String namespace =
+        objectNamespace == null || objectNamespace.isEmpty()
+            ? ReconcilerKeys.EVENTS_NAMESPACE
+            : objectNamespace;
     try {
       client
           .v1()
           .events()
-          .inNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
+          .inNamespace(namespace)
           .resource(
               new EventBuilder()
                   .withNewMetadata()
                   .withName(name + "." + UUID.randomUUID().toString().substring(0, 8))
-                  .withNamespace(ReconcilerKeys.EVENTS_NAMESPACE)
+                  .withNamespace(namespace)
                   .endMetadata()
                   .withNewInvolvedObject()
                   .withApiVersion(about.getApiVersion())
                   .withKind(about.getKind())
+                  .withNamespace(objectNamespace)
                   .withName(name)
                   .withUid(about.getMetadata().getUid())
                   .endInvolvedObject()

@@ -71,6 +71,26 @@ final class Watch<R extends HasMetadata, P extends HasMetadata> {
     return new InformerEventSource<>(config.build(), context);
   }
 
+  /**
+   * A change reconciles the primary whose UID is the object's {@code key} label (an owner reference
+   * cannot cross namespaces; the label can).
+   */
+  InformerEventSource<R, P> byUidLabel(String key) {
+    var primaries = context.getPrimaryCache();
+    config.withSecondaryToPrimaryMapper(
+        r -> {
+          String uid =
+              r.getMetadata().getLabels() == null ? null : r.getMetadata().getLabels().get(key);
+          return uid == null
+              ? Set.of()
+              : primaries
+                  .list(p -> uid.equals(p.getMetadata().getUid()))
+                  .map(ResourceID::fromResource)
+                  .collect(Collectors.toSet());
+        });
+    return new InformerEventSource<>(config.build(), context);
+  }
+
   /** A change reconciles the primary that controls the object (its owner reference). */
   InformerEventSource<R, P> owner() {
     config.withSecondaryToPrimaryMapper(

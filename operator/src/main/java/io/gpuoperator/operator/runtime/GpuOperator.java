@@ -8,7 +8,9 @@ import io.gpuoperator.config.cli.Failures;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.metrics.OperatorMetrics;
+import io.gpuoperator.operator.operand.ComputeDomainModel;
 import io.gpuoperator.operator.reconciler.ClusterPolicyReconciler;
+import io.gpuoperator.operator.reconciler.ComputeDomainReconciler;
 import io.gpuoperator.operator.reconciler.DriverUpgradeReconciler;
 import io.gpuoperator.operator.reconciler.GpuClusterReconciler;
 import io.gpuoperator.operator.reconciler.LastValidPolicy;
@@ -180,6 +182,13 @@ public final class GpuOperator implements AutoCloseable {
     operator.register(
         new GpuClusterReconciler(client, config, serverVersion, resourceApi, nodes),
         c -> c.withName("gpucluster").withRetry(retry(config)));
+    // NVIDIA's finalizer name, so that a domain handed over from (or to) their controller keeps it.
+    operator.register(
+        new ComputeDomainReconciler(client, config, resourceApi, nodes),
+        c ->
+            c.withName("computedomain")
+                .withFinalizer(ComputeDomainModel.FINALIZER)
+                .withRetry(retry(config)));
     operator.register(
         new NodeLabelReconciler(client, planner, new LastValidPolicy(renderer::validate)),
         c ->

@@ -74,14 +74,14 @@ class GpuClusterModelTest {
                   draDriver:
                     featureGates: {TimeSlicingSettings: true, MPSSupport: false}
                     gpus: {kubeletPlugin: {healthcheck: {enabled: true, port: 51515}}}
-                    computeDomains: {enabled: true}
+                    computeDomains: {enabled: true, controller: {env: [{name: X, value: y}]}}
                   dcgm: {enabled: true}
                   dcgmExporter: {enabled: true}
                 """));
     assertThat(v)
         .extracting(Violation::path)
         .containsExactly(
-            "spec.draDriver.computeDomains.enabled",
+            "spec.draDriver.computeDomains.controller",
             "spec.draDriver.featureGates",
             "spec.draDriver.gpus.kubeletPlugin.healthcheck.enabled",
             "spec.dcgm.enabled",

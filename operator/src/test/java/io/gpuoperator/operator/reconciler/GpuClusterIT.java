@@ -156,6 +156,9 @@ class GpuClusterIT {
             () -> {
               assertThat(deviceClass("gpu.nvidia.com")).isNotNull();
               assertThat(deviceClass("mig.nvidia.com")).isNotNull();
+              // computeDomains.enabled: NVIDIA's two ComputeDomain classes too.
+              assertThat(deviceClass("compute-domain-daemon.nvidia.com")).isNotNull();
+              assertThat(deviceClass("compute-domain-default-channel.nvidia.com")).isNotNull();
               assertThat(admin.apps().daemonSets().inNamespace(ns).withName(DS).get()).isNotNull();
             });
     for (String dc : List.of("gpu.nvidia.com", "mig.nvidia.com")) {
@@ -224,7 +227,7 @@ class GpuClusterIT {
               Condition ignored = condition(gc.getStatus().conditions, Conditions.IGNORED_FIELDS);
               assertThat(ignored.getStatus()).isEqualTo("True");
               assertThat(ignored.getMessage())
-                  .contains("spec.draDriver.computeDomains.enabled")
+                  .doesNotContain("computeDomains")
                   .contains("spec.draDriver.featureGates")
                   .contains("MPSSupport");
             });
@@ -281,6 +284,7 @@ class GpuClusterIT {
             () -> {
               assertThat(deviceClass("gpu.nvidia.com")).isNull();
               assertThat(deviceClass("mig.nvidia.com")).isNull();
+              assertThat(deviceClass("compute-domain-default-channel.nvidia.com")).isNull();
               assertThat(admin.apps().daemonSets().inNamespace(ns).withName(DS).get()).isNull();
             });
   }

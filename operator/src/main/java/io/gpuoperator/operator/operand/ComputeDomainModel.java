@@ -1,0 +1,295 @@
+package io.gpuoperator.operator.operand;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
+import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
+import io.gpuoperator.api.resource.v1beta1.ComputeDomainSpec;
+import io.gpuoperator.config.Values;
+import io.gpuoperator.operator.validation.Violation;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * What a ComputeDomain stands for, as NVIDIA's compute-domain controller creates it (names, labels,
+ * device classes and opaque configs are theirs, so their workloads' manifests work): the workload's
+ * ResourceClaimTemplate for one IMEX channel in the domain's namespace, and in the operator's
+ * namespace the IMEX daemon's ResourceClaimTemplate and DaemonSet, which runs only on nodes the DRA
+ * plugin labelled with the domain's UID when it prepared a channel there. No client, no I/O.
+ */
+public final class ComputeDomainModel {
+  /** The DRA driver that publishes IMEX channels and daemon devices. */
+  public static final String DRIVER = "compute-domain.nvidia.com";
+
+  /** Selects the daemon device a node's IMEX daemon claims. */
+  public static final String DAEMON_CLASS = "compute-domain-daemon.nvidia.com";
+
+  /** Selects channel 0 of a node: what a workload's claim gets. */
+  public static final String CHANNEL_CLASS = "compute-domain-default-channel.nvidia.com";
+
+  /** On the domain's objects, on its daemon pods and on its nodes: the domain's UID. */
+  public static final String DOMAIN_LABEL = "resource.nvidia.com/computeDomain";
+
+  /** On its claim templates: {@code Workload} or {@code Daemon}. */
+  public static final String TARGET_LABEL = "resource.nvidia.com/computeDomainTarget";
+
+  /** The NVLink clique of a node (GPU feature discovery's label), {@code <cluster uuid>.<id>}. */
+  public static final String CLIQUE_LABEL = "nvidia.com/gpu.clique";
+
+  /** NVIDIA's finalizer on a ComputeDomain (its name is the domain label's). */
+  public static final String FINALIZER = DOMAIN_LABEL;
+
+  /** The daemon's container (and claim) name, NVIDIA's. */
+  public static final String DAEMON = "compute-domain-daemon";
+
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
+
+  private ComputeDomainModel() {}
+
+  /** NVIDIA's two ComputeDomain DeviceClasses, in the server's {@code resource.k8s.io} version. */
+  public static List<HasMetadata> deviceClasses(ResourceApiVersion version) {
+    return List.of(
+        DraDriverTransform.deviceClass(deviceClass(DAEMON_CLASS, "type == 'daemon'"), version),
+        DraDriverTransform.deviceClass(
+            deviceClass(
+                CHANNEL_CLASS, "type == 'channel' && device.attributes['" + DRIVER + "'].id == 0"),
+            version));
+  }
+
+  private static DeviceClass deviceClass(String name, String condition) {
+    return new DeviceClassBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .addNewSelector()
+        .withNewCel()
+        .withExpression(
+            "device.driver == '" + DRIVER + "' && device.attributes['" + DRIVER + "']." + condition)
+        .endCel()
+        .endSelector()
+        .endSpec()
+        .build();
+  }
+
+  /**
+   * What the API server's schema cannot check: the channel template's name must be one the server
+   * accepts for a ResourceClaimTemplate. Empty when the spec is usable.
+   */
+  public static List<Violation> validate(ComputeDomain cd) {
+    List<Violation> out = new ArrayList<>();
+    ComputeDomainSpec spec = cd.getSpec();
+    if (spec == null || spec.channel == null || spec.channel.resourceClaimTemplate == null) {
+      out.add(new Violation("spec.channel.resourceClaimTemplate", "is required"));
+      return out;
+    }
+    String name = spec.channel.resourceClaimTemplate.name;
+    String path = "spec.channel.resourceClaimTemplate.name";
+    if (name == null || name.isEmpty()) {
+      out.add(new Violation(path, "is required"));
+    } else if (name.length() > 253 || !DNS_SUBDOMAIN.matcher(name).matches()) {
+      out.add(
+          new Violation(
+              path,
+              Values.quote(name)
+                  + " is not a valid ResourceClaimTemplate name (lower case letters, digits, '-'"
+                  + " and '.', starting and ending with a letter or digit)"));
+    }
+    return out;
+  }
+
+  /** The name of the daemon's DaemonSet and ResourceClaimTemplate, NVIDIA's. */
+  public static String daemonName(ComputeDomain cd) {
+    return "computedomain-daemon-" + cd.getMetadata().getUid();
+  }
+
+  /**
+   * The workload's ResourceClaimTemplate: one channel (or, with {@code allocationMode: All}, every
+   * channel) of the domain, owned by the domain so that deleting it deletes the template.
+   */
+  public static GenericKubernetesResource workloadClaimTemplate(
+      ComputeDomain cd, ResourceApiVersion version) {
+    ComputeDomainSpec.AllocationMode mode = cd.getSpec().channel.allocationMode;
+    Map<String, Object> parameters = config("ComputeDomainChannelConfig", cd);
+    parameters.put(
+        "allocationMode", (mode == null ? ComputeDomainSpec.AllocationMode.Single : mode).name());
+    ObjectMeta meta =
+        meta(cd, cd.getSpec().channel.resourceClaimTemplate.name, cd.getMetadata().getNamespace())
+            .addToLabels(TARGET_LABEL, "Workload")
+            .withOwnerReferences(
+                new OwnerReferenceBuilder()
+                    .withApiVersion(ComputeDomain.API_VERSION)
+                    .withKind("ComputeDomain")
+                    .withName(cd.getMetadata().getName())
+                    .withUid(cd.getMetadata().getUid())
+                    .withController(true)
+                    .withBlockOwnerDeletion(true)
+                    .build())
+            .build();
+    return claimTemplate(meta, "channel", CHANNEL_CLASS, parameters, version);
+  }
+
+  /** The IMEX daemon's ResourceClaimTemplate, in the operator's namespace. */
+  public static GenericKubernetesResource daemonClaimTemplate(
+      ComputeDomain cd, String namespace, ResourceApiVersion version) {
+    ObjectMeta meta =
+        meta(cd, daemonName(cd), namespace).addToLabels(TARGET_LABEL, "Daemon").build();
+    return claimTemplate(
+        meta, "daemon", DAEMON_CLASS, config("ComputeDomainDaemonConfig", cd), version);
+  }
+
+  /**
+   * The IMEX daemon's DaemonSet, in the operator's namespace: on the nodes labelled with the
+   * domain's UID, with the daemon device claimed, tolerating every taint (as NVIDIA's does: a
+   * workload may run on tainted nodes). It uses the namespace's default ServiceAccount: the
+   * operator, not the daemon, reports the domain's status from the daemon pods.
+   */
+  public static DaemonSet daemonSet(
+      ComputeDomain cd, String namespace, String image, String pullPolicy, List<String> secrets) {
+    String uid = cd.getMetadata().getUid();
+    return new DaemonSetBuilder()
+        .withMetadata(meta(cd, daemonName(cd), namespace).build())
+        .withNewSpec()
+        .withNewSelector()
+        .addToMatchLabels(DOMAIN_LABEL, uid)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels(DOMAIN_LABEL, uid)
+        .endMetadata()
+        .withNewSpec()
+        .addToNodeSelector(DOMAIN_LABEL, uid)
+        .withImagePullSecrets(
+            secrets == null ? List.of() : secrets.stream().map(LocalObjectReference::new).toList())
+        .addToContainers(
+            new ContainerBuilder()
+                .withName(DAEMON)
+                .withImage(image)
+                .withImagePullPolicy(pullPolicy)
+                .withArgs(DAEMON)
+                .withEnv(daemonEnv(cd))
+                .withNewResources()
+                .addNewClaim()
+                .withName(DAEMON)
+                .endClaim()
+                .endResources()
+                .build())
+        .withTolerations(
+            new TolerationBuilder().withOperator("Exists").withEffect("NoSchedule").build(),
+            new TolerationBuilder().withOperator("Exists").withEffect("NoExecute").build(),
+            new TolerationBuilder().withOperator("Exists").withEffect("PreferNoSchedule").build())
+        .addNewResourceClaim()
+        .withName(DAEMON)
+        .withResourceClaimTemplateName(daemonName(cd))
+        .endResourceClaim()
+        .endSpec()
+        .endTemplate()
+        .endSpec()
+        .build();
+  }
+
+  private static List<EnvVar> daemonEnv(ComputeDomain cd) {
+    List<EnvVar> env = new ArrayList<>();
+    env.add(field("NODE_NAME", "spec.nodeName"));
+    env.add(field("POD_IP", "status.podIP"));
+    env.add(field("POD_NAME", "metadata.name"));
+    env.add(field("POD_NAMESPACE", "metadata.namespace"));
+    env.add(new EnvVarBuilder().withName("COMPUTE_DOMAIN_UUID").withValue(uid(cd)).build());
+    env.add(
+        new EnvVarBuilder()
+            .withName("COMPUTE_DOMAIN_NAME")
+            .withValue(cd.getMetadata().getName())
+            .build());
+    env.add(
+        new EnvVarBuilder()
+            .withName("COMPUTE_DOMAIN_NAMESPACE")
+            .withValue(cd.getMetadata().getNamespace())
+            .build());
+    // runc, not the NVIDIA runtime: the daemon's GPUs come from its claim only.
+    env.add(new EnvVarBuilder().withName("NVIDIA_VISIBLE_DEVICES").withValue("void").build());
+    return env;
+  }
+
+  private static EnvVar field(String name, String path) {
+    return new EnvVarBuilder()
+        .withName(name)
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath(path)
+        .endFieldRef()
+        .endValueFrom()
+        .build();
+  }
+
+  private static String uid(ComputeDomain cd) {
+    return cd.getMetadata().getUid();
+  }
+
+  private static ObjectMetaBuilder meta(ComputeDomain cd, String name, String namespace) {
+    return new ObjectMetaBuilder()
+        .withName(name)
+        .withNamespace(namespace)
+        .addToLabels(DOMAIN_LABEL, uid(cd));
+  }
+
+  private static Map<String, Object> config(String kind, ComputeDomain cd) {
+    Map<String, Object> parameters = new LinkedHashMap<>();
+    parameters.put("apiVersion", ComputeDomain.API_VERSION);
+    parameters.put("kind", kind);
+    parameters.put("domainID", uid(cd));
+    return parameters;
+  }
+
+  /**
+   * A claim template of one request from {@code deviceClass} with the driver's opaque config; the
+   * request's fields sit under {@code exactly} from {@code v1beta2}, directly in it in {@code
+   * v1beta1}.
+   */
+  private static GenericKubernetesResource claimTemplate(
+      ObjectMeta meta,
+      String request,
+      String deviceClass,
+      Map<String, Object> parameters,
+      ResourceApiVersion version) {
+    Map<String, Object> req = new LinkedHashMap<>();
+    req.put("name", request);
+    Map<String, Object> device = Map.of("deviceClassName", deviceClass);
+    if (version.basicDevices()) {
+      req.putAll(device);
+    } else {
+      req.put("exactly", device);
+    }
+    Map<String, Object> devices = new LinkedHashMap<>();
+    devices.put("requests", List.of(req));
+    devices.put(
+        "config",
+        List.of(
+            Map.of(
+                "requests",
+                List.of(request),
+                "opaque",
+                Map.of("driver", DRIVER, "parameters", parameters))));
+    GenericKubernetesResource t = new GenericKubernetesResource();
+    t.setApiVersion(version.apiVersion());
+    t.setKind("ResourceClaimTemplate");
+    t.setMetadata(meta);
+    t.setAdditionalProperty("spec", Map.of("spec", Map.of("devices", devices)));
+    return t;
+  }
+}

@@ -1,0 +1,191 @@
+package io.gpuoperator.operator.operand;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.dra.ResourceApiVersion;
+import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
+import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus;
+import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus.Readiness;
+import io.gpuoperator.operator.validation.Violation;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * ComputeDomainModel against NVIDIA's compute-domain controller's templates (names, labels, device
+ * classes, opaque configs), and ComputeDomainStatusModel against its status rules.
+ */
+class ComputeDomainModelTest {
+  static ComputeDomain cd(String yamlSpec) {
+    ComputeDomain cd =
+        Serialization.unmarshal(
+            """
+            apiVersion: resource.nvidia.com/v1beta1
+            kind: ComputeDomain
+            metadata: {name: imex, namespace: team, uid: 0b8d-uid}
+            spec:
+            """
+                + yamlSpec,
+            ComputeDomain.class);
+    return cd;
+  }
+
+  static final String SPEC = "  numNodes: 2\n  channel: {resourceClaimTemplate: {name: imex-ch}}\n";
+
+  @SuppressWarnings("unchecked")
+  static Map<String, Object> devices(GenericKubernetesResource t) {
+    return (Map<String, Object>)
+        ((Map<String, Object>)
+                ((Map<String, Object>) t.getAdditionalProperties().get("spec")).get("spec"))
+            .get("devices");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void theChannelTemplateIsNvidiasWorkloadTemplate() {
+    GenericKubernetesResource t =
+        ComputeDomainModel.workloadClaimTemplate(
+            cd("  channel: {resourceClaimTemplate: {name: imex-ch}, allocationMode: All}\n"),
+            ResourceApiVersion.V1);
+    assertThat(t.getApiVersion()).isEqualTo("resource.k8s.io/v1");
+    assertThat(t.getMetadata().getNamespace()).isEqualTo("team");
+    assertThat(t.getMetadata().getName()).isEqualTo("imex-ch");
+    assertThat(t.getMetadata().getLabels())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "resource.nvidia.com/computeDomain", "0b8d-uid",
+                "resource.nvidia.com/computeDomainTarget", "Workload"));
+    Map<String, Object> d = devices(t);
+    assertThat(d.get("requests"))
+        .isEqualTo(
+            List.of(
+                Map.of(
+                    "name",
+                    "channel",
+                    "exactly",
+                    Map.of("deviceClassName", "compute-domain-default-channel.nvidia.com"))));
+    Map<String, Object> config = ((List<Map<String, Object>>) d.get("config")).get(0);
+    assertThat(config.get("requests")).isEqualTo(List.of("channel"));
+    assertThat(config.get("opaque"))
+        .isEqualTo(
+            Map.of(
+                "driver",
+                "compute-domain.nvidia.com",
+                "parameters",
+                Map.of(
+                    "apiVersion", "resource.nvidia.com/v1beta1",
+                    "kind", "ComputeDomainChannelConfig",
+                    "domainID", "0b8d-uid",
+                    "allocationMode", "All")));
+  }
+
+  @Test
+  void theDaemonTemplateIsFlatInV1beta1() {
+    GenericKubernetesResource t =
+        ComputeDomainModel.daemonClaimTemplate(
+            cd(SPEC), "gpu-operator", ResourceApiVersion.V1BETA1);
+    assertThat(t.getApiVersion()).isEqualTo("resource.k8s.io/v1beta1");
+    assertThat(t.getMetadata().getName()).isEqualTo("computedomain-daemon-0b8d-uid");
+    assertThat(t.getMetadata().getNamespace()).isEqualTo("gpu-operator");
+    assertThat(t.getMetadata().getOwnerReferences()).isNullOrEmpty();
+    assertThat(devices(t).get("requests"))
+        .isEqualTo(
+            List.of(
+                Map.of("name", "daemon", "deviceClassName", "compute-domain-daemon.nvidia.com")));
+  }
+
+  @Test
+  void theDeviceClassesSelectNvidiasDevices() {
+    List<HasMetadata> classes = ComputeDomainModel.deviceClasses(ResourceApiVersion.V1);
+    String json = Serialization.asJson(classes);
+    assertThat(classes)
+        .extracting(c -> c.getMetadata().getName())
+        .containsExactly(
+            "compute-domain-daemon.nvidia.com", "compute-domain-default-channel.nvidia.com");
+    assertThat(json)
+        .contains(
+            "device.driver == 'compute-domain.nvidia.com' &&"
+                + " device.attributes['compute-domain.nvidia.com'].type == 'daemon'")
+        .contains(
+            "device.driver == 'compute-domain.nvidia.com' &&"
+                + " device.attributes['compute-domain.nvidia.com'].type == 'channel' &&"
+                + " device.attributes['compute-domain.nvidia.com'].id == 0");
+  }
+
+  @Test
+  void aTemplateNameTheServerWouldRefuseIsNamed() {
+    assertThat(
+            ComputeDomainModel.validate(
+                cd("  channel: {resourceClaimTemplate: {name: Bad_Name}}\n")))
+        .extracting(Violation::toString)
+        .containsExactly(
+            "spec.channel.resourceClaimTemplate.name: \"Bad_Name\" is not a valid"
+                + " ResourceClaimTemplate name (lower case letters, digits, '-' and '.', starting"
+                + " and ending with a letter or digit)");
+    assertThat(ComputeDomainModel.validate(cd(SPEC))).isEmpty();
+  }
+
+  static Pod pod(String node, String ip, boolean ready) {
+    return new PodBuilder()
+        .withNewSpec()
+        .withNodeName(node)
+        .endSpec()
+        .withNewStatus()
+        .withPodIP(ip)
+        .withConditions(
+            new io.fabric8.kubernetes.api.model.PodConditionBuilder()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .build())
+        .endStatus()
+        .build();
+  }
+
+  @Test
+  void readyOnceNumNodesJoinedAndEveryOneIsReady() {
+    ComputeDomain cd = cd(SPEC);
+    Map<String, String> cliques = Map.of("a", "c.1", "b", "c.1");
+    ComputeDomainStatus one =
+        ComputeDomainStatusModel.of(cd, List.of(pod("a", "10.0.0.1", true)), cliques);
+    assertThat(one.status).isEqualTo(Readiness.NotReady);
+    ComputeDomainStatus two =
+        ComputeDomainStatusModel.of(
+            cd,
+            List.of(pod("b", "10.0.0.2", true), pod("a", "10.0.0.1", true), pod(null, null, false)),
+            cliques);
+    assertThat(two.status).isEqualTo(Readiness.Ready);
+    assertThat(two.nodes).extracting(n -> n.name).containsExactly("a", "b");
+    assertThat(two.nodes).extracting(n -> n.index).containsExactly(0, 1);
+    ComputeDomainStatus notReady =
+        ComputeDomainStatusModel.of(
+            cd, List.of(pod("b", "10.0.0.2", false), pod("a", "10.0.0.1", true)), cliques);
+    assertThat(notReady.status).isEqualTo(Readiness.NotReady);
+    assertThat(ComputeDomainStatusModel.same(two, notReady)).isFalse();
+    assertThat(
+            ComputeDomainStatusModel.same(
+                two,
+                ComputeDomainStatusModel.of(
+                    cd, List.of(pod("a", "10.0.0.1", true), pod("b", "10.0.0.2", true)), cliques)))
+        .isTrue();
+  }
+
+  @Test
+  void aNodeKeepsItsIndexWhileItStaysAndANewOneTakesTheLowestFree() {
+    ComputeDomain cd = cd(SPEC);
+    Map<String, String> cliques = Map.of("a", "c.1", "b", "c.1", "c", "c.1");
+    cd.setStatus(
+        ComputeDomainStatusModel.of(
+            cd, List.of(pod("b", "10.0.0.2", true), pod("c", "10.0.0.3", true)), cliques));
+    assertThat(cd.getStatus().nodes).extracting(n -> n.index).containsExactly(0, 1);
+    ComputeDomainStatus after =
+        ComputeDomainStatusModel.of(
+            cd, List.of(pod("a", "10.0.0.1", true), pod("c", "10.0.0.3", true)), cliques);
+    // a is new: b's index 0 is free again; c keeps 1.
+    assertThat(after.nodes).extracting(n -> n.name + "=" + n.index).containsExactly("a=0", "c=1");
+  }
+}
