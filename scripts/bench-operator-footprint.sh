@@ -4,6 +4,8 @@
 # the first and to all nodes labelled, idle CPU, peak RSS and threads (cli/.../OperatorFootprintBenchmark).
 # JVM flags default to the image launcher's (deploy/image/gpu-operator); extra arguments replace them.
 #   scripts/bench-operator-footprint.sh [nodes=1000] [idle-seconds=60] [jvm flags...]
+# Profiling: FOOTPRINT_PEAK_DUMP=FILE writes a thread dump at each new peak of threads (jcmd, costs
+# the operator CPU); a -XX:NativeMemoryTracking=summary flag prints VM.native_memory at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"

@@ -47,6 +47,9 @@ public final class OperatorFootprintBenchmark {
           "kubernetes.io/os", "linux");
   static final long TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+  /** A file for a thread dump at each new peak of threads (env FOOTPRINT_PEAK_DUMP), or null. */
+  static final String PEAK_DUMP = System.getenv("FOOTPRINT_PEAK_DUMP");
+
   private OperatorFootprintBenchmark() {}
 
   public static void main(String[] args) throws Exception {
@@ -118,6 +121,7 @@ public final class OperatorFootprintBenchmark {
       Process p = pb.start();
       long pid = p.pid();
       int maxThreads = 0;
+      Map<String, Integer> atPeak = Map.of();
       double firstCpu = -1;
       double firstWall = -1;
       double allCpu = -1;
@@ -128,7 +132,15 @@ public final class OperatorFootprintBenchmark {
           if (!p.isAlive()) {
             throw new IllegalStateException("the operator exited; see " + log);
           }
-          maxThreads = Math.max(maxThreads, (int) status(pid, "Threads:"));
+          int threadsNow = (int) status(pid, "Threads:");
+          if (threadsNow > maxThreads) {
+            maxThreads = threadsNow;
+            atPeak = threadNames(pid);
+            if (PEAK_DUMP != null) {
+              // Profiling runs only: attaching costs the operator CPU.
+              Files.writeString(Path.of(PEAK_DUMP), jcmd(pid, "Thread.print"));
+            }
+          }
           if (firstCpu < 0 && !labelled.isEmpty()) {
             firstCpu = cpuSeconds(pid);
             firstWall = (System.nanoTime() - t0) / 1e9;
@@ -178,6 +190,13 @@ public final class OperatorFootprintBenchmark {
             load[1],
             load[2],
             String.join(" ", jvm));
+        System.out.println("BENCH threads at the peak, by name (digits folded): " + atPeak);
+        System.out.println(
+            "BENCH threads after the idle minute, by name (digits folded): " + threadNames(pid));
+        if (jvm.stream().anyMatch(f -> f.startsWith("-XX:NativeMemoryTracking="))) {
+          // The profile behind the RSS: what the JVM committed, by area.
+          System.out.println(jcmd(pid, "VM.native_memory", "summary"));
+        }
       } finally {
         watch.close();
         p.destroy();
@@ -235,6 +254,39 @@ public final class OperatorFootprintBenchmark {
       }
     }
     return 0;
+  }
+
+  /**
+   * The process's threads by name (/proc/PID/task/N/comm, the JVM's names cut to 15 characters)
+   * with digits folded to N, so that the pools and their owners show: who holds the threads.
+   */
+  static Map<String, Integer> threadNames(long pid) {
+    Map<String, Integer> names = new java.util.TreeMap<>();
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String name = Files.readString(task.resolve("comm")).strip().replaceAll("[0-9]+", "N");
+          names.merge(name, 1, Integer::sum);
+        } catch (IOException e) {
+          // the thread ended between the listing and the read
+        }
+      }
+    } catch (IOException e) {
+      return Map.of("(unreadable: " + e.getMessage() + ")", 0);
+    }
+    return names;
+  }
+
+  /** jcmd's answer for the process. */
+  static String jcmd(long pid, String... command) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    cmd.add(Long.toString(pid));
+    cmd.addAll(List.of(command));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    p.waitFor(30, TimeUnit.SECONDS);
+    return out;
   }
 
   static double[] loadAverage() throws IOException {

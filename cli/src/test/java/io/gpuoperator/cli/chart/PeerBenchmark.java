@@ -20,7 +20,6 @@ import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -575,8 +574,11 @@ public final class PeerBenchmark {
       Files.writeString(kubeconfig, cp.kubeconfigFor("admin"));
       List<String> cmd = new ArrayList<>(bench.ourCommand());
       cmd.add("--kubeconfig=" + kubeconfig);
-      cmd.add("--metrics-bind-address=127.0.0.1:" + freePort());
-      cmd.add("--health-probe-bind-address=127.0.0.1:" + freePort());
+      // Port 0: the operator binds whatever port is free when it starts. A port picked here and
+      // released before the operator binds it can be taken meanwhile (case (c) once failed with
+      // "Address already in use": the control plane's own connections draw from the same range).
+      cmd.add("--metrics-bind-address=127.0.0.1:0");
+      cmd.add("--health-probe-bind-address=127.0.0.1:0");
       ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
       pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
       pb.environment().put("OPERATOR_NAMESPACE", ns);
@@ -709,12 +711,6 @@ public final class PeerBenchmark {
         }
       }
       sampler.interrupt();
-    }
-
-    private static int freePort() throws IOException {
-      try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-        return s.getLocalPort();
-      }
     }
   }
 

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * requests, calls the port's handler and writes its response, keeping connections alive between
  * requests. For the simulator, which runs an exporter per simulated node in one JVM: the JDK's
  * {@code HttpServer} costs three threads per port (its dispatcher and two timers), 456 of the
- * simulate JVM's 1,404 threads at 200 nodes. A real node's exporter keeps the JDK server ({@link
+ * simulate JVM's 1,404 threads at 200 nodes. The operator serves its metrics and health ports on it
+ * too (its HttpEndpoints). A real node's exporter keeps the JDK server ({@link
  * ExporterServer#start}).
  *
  * <p>Handlers run on the selector thread, so they must only hand over bytes already made (the
@@ -163,7 +164,7 @@ public final class SelectorHttpServer {
     synchronized void start() throws IOException {
       if (thread == null) {
         selector = Selector.open();
-        thread = new Thread(this, "exporter-http-selector");
+        thread = new Thread(this, "http-selector");
         thread.setDaemon(true);
         thread.start();
       }

@@ -118,7 +118,7 @@ class SelectorHttpServerTest {
       assertThat(Thread.activeCount()).isLessThanOrEqualTo(threadsWithOne);
       assertThat(
               Thread.getAllStackTraces().keySet().stream()
-                  .filter(t -> t.getName().equals("exporter-http-selector")))
+                  .filter(t -> t.getName().equals("http-selector")))
           .hasSize(1);
       for (int i = 0; i < 99; i += 33) {
         try (Socket s = new Socket("127.0.0.1", listeners.get(i + 1).port())) {

@@ -2,6 +2,8 @@ package io.gpuoperator.operator.runtime;
 
 import java.time.Duration;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,10 +25,7 @@ public final class ThreadPools {
    * as in a fixed pool.
    */
   public static ThreadPoolExecutor bounded(String name, int threads) {
-    if (threads < 1) {
-      throw new IllegalArgumentException(name + ": threads must be at least 1, got " + threads);
-    }
-    AtomicInteger count = new AtomicInteger();
+    checkThreads(name, threads);
     ThreadPoolExecutor pool =
         new ThreadPoolExecutor(
             threads,
@@ -34,12 +33,49 @@ public final class ThreadPools {
             IDLE.toMillis(),
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(r, name + "-" + count.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            daemons(name));
     pool.allowCoreThreadTimeOut(true);
     return pool;
+  }
+
+  /**
+   * Up to {@code threads} daemon threads named {@code name-N}; a task that finds them all busy runs
+   * in the thread that submits it instead of waiting in a queue. For work that waits for other work
+   * of the same pool (JOSDK starts its controllers on one pool and each controller starts its event
+   * sources on the same pool, waiting for all of them): queued, that could wait forever once every
+   * thread waits. After shutdown, tasks are rejected.
+   */
+  public static ThreadPoolExecutor callerRuns(String name, int threads) {
+    checkThreads(name, threads);
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            0,
+            threads,
+            IDLE.toMillis(),
+            TimeUnit.MILLISECONDS,
+            new SynchronousQueue<>(),
+            daemons(name),
+            (task, executor) -> {
+              if (executor.isShutdown()) {
+                throw new RejectedExecutionException(name + " is shut down");
+              }
+              task.run();
+            });
+    return pool;
+  }
+
+  private static void checkThreads(String name, int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException(name + ": threads must be at least 1, got " + threads);
+    }
+  }
+
+  private static java.util.concurrent.ThreadFactory daemons(String name) {
+    AtomicInteger count = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + count.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
   }
 }

@@ -3,7 +3,11 @@ package io.gpuoperator.operator.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +50,46 @@ class ThreadPoolsTest {
     } finally {
       pool.shutdownNow();
     }
+  }
+
+  @Test
+  void callerRunsNestedWaitsWithoutDeadlock() throws Exception {
+    // As JOSDK uses its start-up pool: 4 controllers started at once, each starting 5 event sources
+    // on the same pool and waiting for them all, on a pool of 2 threads.
+    var pool = ThreadPools.callerRuns("nested", 2);
+    try {
+      var threads = java.util.concurrent.ConcurrentHashMap.<String>newKeySet();
+      Callable<Void> source =
+          () -> {
+            threads.add(Thread.currentThread().getName());
+            Thread.sleep(20);
+            return null;
+          };
+      Callable<Void> controller =
+          () -> {
+            for (Future<Void> f : pool.invokeAll(List.of(source, source, source, source, source))) {
+              f.get();
+            }
+            return null;
+          };
+      var all = pool.invokeAll(List.of(controller, controller, controller, controller));
+      for (Future<Void> f : all) {
+        f.get(10, TimeUnit.SECONDS);
+      }
+      assertThat(pool.getLargestPoolSize()).isEqualTo(2);
+      assertThat(threads).as("some ran in the submitting threads").contains("main");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void callerRunsRejectsAfterShutdown() {
+    var pool = ThreadPools.callerRuns("closed", 1);
+    pool.shutdown();
+    assertThatThrownBy(() -> pool.execute(() -> {}))
+        .isInstanceOf(RejectedExecutionException.class)
+        .hasMessage("closed is shut down");
   }
 
   @Test
