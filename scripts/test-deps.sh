@@ -137,28 +137,51 @@ containerd_debian() {
   fi
 }
 
+# Caches files of Go module $2 (path@version, from the Go module proxy) in folder $1: each argument
+# after $4, SRC:DEST, copies SRC (a file or folder of the module) to $1/DEST. Kept once the first
+# DEST exists. $3 names the files for the log; $4 the tests that skip without them.
+go_module_files() {
+  local dir=$1 module=$2 what=$3 tests=$4
+  shift 4
+  local first=${1#*:} src pair
+  if [ -e "$dir/$first" ]; then
+    echo "[test-deps] $what: $dir/$first" >&2
+    return 0
+  fi
+  src=$(PATH=$PATH:/usr/local/go/bin GOFLAGS=-mod=mod go mod download -json "$module" 2>/dev/null |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  if [ -n "$src" ] && [ -e "$src/${1%%:*}" ] && rm -rf "$dir.tmp"; then
+    for pair in "$@"; do
+      mkdir -p "$(dirname "$dir.tmp/${pair#*:}")" && cp -r "$src/${pair%%:*}" "$dir.tmp/${pair#*:}"
+    done
+    chmod -R u+w "$dir.tmp" && rm -rf "$dir" && mv "$dir.tmp" "$dir"
+    echo "[test-deps] $what: $dir/$first" >&2
+  else
+    echo "[test-deps] WARNING: could not download $module; $tests will skip (fail under CI=true)" >&2
+  fi
+}
+
 # --- The original chart's own values.yaml (NVIDIA/gpu-operator deployments/gpu-operator, from its Go
 # module at the version pinned in k8s-versions.env), for ChartOriginalValuesTest and
 # ChartOriginalValuesIT: that file must render and install unchanged.
 # shellcheck source=k8s-versions.env
 ORIGINAL_CHART_VERSION=$(. "$(dirname "${BASH_SOURCE[0]}")/k8s-versions.env" && echo "$ORIGINAL_OPERATOR_VERSION")
 original_chart() {
-  local dir=$CACHE/original-chart/$ORIGINAL_CHART_VERSION
-  if [ -s "$dir/values.yaml" ]; then
-    echo "[test-deps] the original chart's values.yaml: $dir/values.yaml" >&2
-    return 0
-  fi
-  local src
-  src=$(PATH=$PATH:/usr/local/go/bin GOFLAGS=-mod=mod go mod download -json \
-    "github.com/NVIDIA/gpu-operator@$ORIGINAL_CHART_VERSION" 2>/dev/null |
-    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-  if [ -n "$src" ] && [ -s "$src/deployments/gpu-operator/values.yaml" ]; then
-    mkdir -p "$dir" && cp "$src/deployments/gpu-operator/values.yaml" "$dir/values.yaml.tmp" &&
-      mv -f "$dir/values.yaml.tmp" "$dir/values.yaml"
-    echo "[test-deps] the original chart's values.yaml: $dir/values.yaml" >&2
-  else
-    echo "[test-deps] WARNING: could not download github.com/NVIDIA/gpu-operator@$ORIGINAL_CHART_VERSION; the tests of its values.yaml will skip (fail under CI=true)" >&2
-  fi
+  go_module_files "$CACHE/original-chart/$ORIGINAL_CHART_VERSION" \
+    "github.com/NVIDIA/gpu-operator@$ORIGINAL_CHART_VERSION" "the original chart's values.yaml" \
+    "the tests of its values.yaml" deployments/gpu-operator/values.yaml:values.yaml
+}
+
+# --- OLM's own CRDs (ClusterServiceVersion, OperatorGroup, Subscription ...), the crds/ folder of the
+# github.com/operator-framework/api Go module (Apache-2.0, its LICENSE alongside) at the version
+# pinned in k8s-versions.env, for OlmBundleIT: it installs them on the control plane and creates
+# the OLM bundle there.
+# shellcheck source=k8s-versions.env
+OLM_API_VERSION=$(. "$(dirname "${BASH_SOURCE[0]}")/k8s-versions.env" && echo "$OLM_API_VERSION")
+olm_crds() {
+  go_module_files "$CACHE/olm-api/$OLM_API_VERSION" \
+    "github.com/operator-framework/api@$OLM_API_VERSION" "OLM's CRDs" OlmBundleIT \
+    crds:crds LICENSE:LICENSE
 }
 
 # --- NVIDIA's original GPU Operator, built from its Go module at the same pinned version by
@@ -173,6 +196,7 @@ nvml
 prometheus
 cdi_schema
 original_chart
+olm_crds
 containerd_debian
 original_operator
 "$(dirname "${BASH_SOURCE[0]}")/containerd-binaries.sh" >&2 || true

@@ -74,9 +74,15 @@ public class ImagesCommand implements Callable<Integer> {
 
   /** The images of every DaemonSet the operator renders from a policy, sorted. */
   public static Set<String> operandImages(ClusterPolicy policy, Set<String> agents) {
+    return operandImages(policy, agents, FACTS);
+  }
+
+  /** The images of every DaemonSet the operator renders from a policy on a cluster, sorted. */
+  public static Set<String> operandImages(
+      ClusterPolicy policy, Set<String> agents, ClusterFacts facts) {
     OperatorConfig config = OperatorConfig.fromEnv(Map.of()).withAgents(agents);
     Set<String> out = new TreeSet<>();
-    for (RenderedOperand operand : Operands.renderAll(policy, FACTS, config)) {
+    for (RenderedOperand operand : Operands.renderAll(policy, facts, config)) {
       for (HasMetadata object : operand.objects()) {
         if (object instanceof DaemonSet ds) {
           out.addAll(images(ds.getSpec().getTemplate().getSpec()));

@@ -230,7 +230,7 @@ final class ChartFiles {
     }
   }
 
-  private static String classpath(String name) {
+  static String classpath(String name) {
     try (InputStream in = ChartFiles.class.getClassLoader().getResourceAsStream(name)) {
       if (in == null) {
         throw new IllegalStateException(name + " is not on the classpath (build the api module)");

@@ -19,8 +19,13 @@ final class HelmChart {
 
   /** {@code helm template gpu-operator CHART -n gpu-operator [-f values] [--set k=v ...]}. */
   static String template(Path values, Map<String, Object> set) {
+    return template(NAMESPACE, values, set);
+  }
+
+  /** {@code helm template gpu-operator CHART -n namespace [-f values] [--set k=v ...]}. */
+  static String template(String namespace, Path values, Map<String, Object> set) {
     TemplateCommand cmd =
-        new Helm(ChartFiles.CHART).template().withName(RELEASE).withNamespace(NAMESPACE);
+        new Helm(ChartFiles.CHART).template().withName(RELEASE).withNamespace(namespace);
     if (values != null) {
       cmd.withValuesFile(values.toAbsolutePath());
     }

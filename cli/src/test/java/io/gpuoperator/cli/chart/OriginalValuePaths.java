@@ -32,20 +32,10 @@ record OriginalValuePaths(String path, String type, JsonNode value, String sourc
    * run.
    */
   static Path originalValuesFile() {
-    String property = System.getProperty("gpu-operator.original.values", "");
-    Path file =
-        property.isBlank()
-            ? K8sVersions.cacheRoot()
-                .resolve("original-chart")
-                .resolve(K8sVersions.ORIGINAL_OPERATOR)
-                .resolve("values.yaml")
-            : Path.of(property);
-    String missing = file + " is missing: run scripts/test-deps.sh (its original_chart step)";
-    if (!Files.isRegularFile(file) && "true".equals(System.getenv("CI"))) {
-      throw new AssertionError(missing + " (CI=true: a missing test dependency is a failure)");
-    }
-    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(file), missing);
-    return file;
+    return CachedTestFile.of(
+        "gpu-operator.original.values",
+        Path.of("original-chart", K8sVersions.ORIGINAL_OPERATOR, "values.yaml"),
+        "original_chart");
   }
 
   static List<OriginalValuePaths> all() {

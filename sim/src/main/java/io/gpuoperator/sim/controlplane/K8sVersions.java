@@ -28,6 +28,12 @@ public final class K8sVersions {
    */
   public static final String ORIGINAL_OPERATOR = PINNED.getProperty("ORIGINAL_OPERATOR_VERSION");
 
+  /**
+   * The version of the {@code github.com/operator-framework/api} Go module whose {@code crds/}
+   * (OLM's ClusterServiceVersion and the rest) the OLM bundle's test installs.
+   */
+  public static final String OLM_API = PINNED.getProperty("OLM_API_VERSION");
+
   private K8sVersions() {}
 
   /** The test-dependency cache, {@code $XDG_CACHE_HOME/gpu-operator} or ~/.cache/gpu-operator. */
@@ -55,7 +61,10 @@ public final class K8sVersions {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    for (String key : new String[] {"K8S_VERSION", "ETCD_VERSION", "ORIGINAL_OPERATOR_VERSION"}) {
+    for (String key :
+        new String[] {
+          "K8S_VERSION", "ETCD_VERSION", "ORIGINAL_OPERATOR_VERSION", "OLM_API_VERSION"
+        }) {
       if (p.getProperty(key, "").isBlank()) {
         throw new IllegalStateException(RESOURCE + " lacks " + key);
       }
