@@ -17,7 +17,8 @@ import java.util.Map;
  * @param exitCode exit code when it exits
  * @param ready whether it ever becomes ready (false: it runs but stays unready)
  * @param writes marker files written into the validations directory once ready (removed on stop)
- * @param waitFor marker files in the validations directory that must exist before it starts
+ * @param waitFor marker files in the validations directory that must exist before it starts ({@code
+ *     a|b}: either of them)
  * @param files host files (path on the real node, then content) written with the markers and
  *     removed on stop, e.g. the runtime config and CDI spec the toolkit would write
  */

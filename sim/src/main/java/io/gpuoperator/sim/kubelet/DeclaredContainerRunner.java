@@ -51,7 +51,7 @@ public final class DeclaredContainerRunner implements ContainerRunner {
               }
               if (began == null) {
                 for (String f : behaviour.waitFor()) {
-                  if (!Files.exists(validations.resolve(f))) {
+                  if (!Entrypoint.present(validations, f)) {
                     return;
                   }
                 }

@@ -25,6 +25,16 @@ final class ImageContainerRunner implements ContainerRunner {
   public ContainerProcess start(ContainerContext ctx) {
     Entrypoint ep = Entrypoint.of(ctx);
     InProcessContainerRunner program = ep.program() == null ? null : runners.program(ep.program());
+    if (program == null && ep.gate() != null) {
+      // A script that decides by a marker's content whether to wait on (the sandbox device
+      // plugins' init containers): run its logic, then end as the script does.
+      InProcessAgent script =
+          agentCtx -> {
+            afterEntrypoint(ep, agentCtx);
+            return 0;
+          };
+      return new InProcessContainerRunner("entrypoint", script, false).start(ctx, ep.args());
+    }
     if (program == null) {
       return new DeclaredContainerRunner(
               runners.declared(node, ctx.container(), ctx.init(), ep, ctx.env()))
@@ -34,27 +44,51 @@ final class ImageContainerRunner implements ContainerRunner {
     InProcessAgent withEntrypoint;
     if (agent instanceof InProcessService service) {
       // Still a service: the entrypoint's wait holds a start thread, the running program none.
-      withEntrypoint = (InProcessService) agentCtx -> service.start(afterEntrypoint(ep, agentCtx));
+      // (No manifest gates a service's script; one that ended would leave it running unready.)
+      withEntrypoint =
+          (InProcessService)
+              agentCtx -> {
+                AgentContext after = afterEntrypoint(ep, agentCtx);
+                return after == null ? () -> {} : service.start(after);
+              };
     } else {
-      withEntrypoint = agentCtx -> agent.run(afterEntrypoint(ep, agentCtx));
+      withEntrypoint =
+          agentCtx -> {
+            AgentContext after = afterEntrypoint(ep, agentCtx);
+            return after == null ? 0 : agent.run(after);
+          };
     }
     return new InProcessContainerRunner(program.name(), withEntrypoint, program.readyOnStart())
         .start(ctx, ep.args());
   }
 
   /**
-   * Waits for the entrypoint's marker files; the context the program then gets (with {@code
-   * driver-ready}'s lines when the entrypoint sources it).
+   * Waits for the entrypoint's marker files and follows its gate; the context the program then gets
+   * (with {@code driver-ready}'s lines when the entrypoint sources it), or null when the gate ended
+   * the script (exit 0).
    */
   private static AgentContext afterEntrypoint(Entrypoint ep, AgentContext agentCtx)
       throws IOException, InterruptedException {
-    for (String marker : ep.waits()) {
-      Path file = agentCtx.dirs().validations().resolve(marker);
-      while (!Files.exists(file)) {
+    Path validations = agentCtx.dirs().validations();
+    awaitAll(validations, ep.waits());
+    if (ep.gate() != null) {
+      Path marker = validations.resolve(ep.gate().marker());
+      String content = Files.exists(marker) ? Files.readString(marker).trim() : "";
+      if (!content.equals(ep.gate().value())) {
+        return null;
+      }
+      awaitAll(validations, ep.gate().waits());
+    }
+    return ep.sourcesDriverReady() ? agentCtx.withEnv(driverReady(agentCtx)) : agentCtx;
+  }
+
+  private static void awaitAll(Path validations, java.util.List<String> waits)
+      throws InterruptedException {
+    for (String wait : waits) {
+      while (!Entrypoint.present(validations, wait)) {
         Thread.sleep(DeclaredContainerRunner.POLL.toMillis());
       }
     }
-    return ep.sourcesDriverReady() ? agentCtx.withEnv(driverReady(agentCtx)) : agentCtx;
   }
 
   /** The KEY=value lines of {@code driver-ready}, as the entrypoints export them. */
