@@ -6,6 +6,7 @@ import io.gpuoperator.sim.controlplane.ControlPlaneSizing;
 import io.gpuoperator.sim.kubelet.ContainerRunners;
 import io.gpuoperator.sim.kubelet.DevicePluginSupport;
 import io.gpuoperator.sim.kubelet.DraSupport;
+import io.gpuoperator.sim.kubelet.Entrypoint;
 import io.gpuoperator.sim.kubelet.InProcessAgent;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeCache;
@@ -100,7 +101,7 @@ public final class SimulatedCluster implements AutoCloseable {
               "mig-manager",
               new MigManagerInProcessAgent(c.backends),
               "pci-discovery",
-              new PciDiscoveryInProcessAgent(c.backends));
+              new PciDiscoveryInProcessAgent());
       ContainerRunners runners =
           ContainerRunners.builder()
               .agent("validator", validator, false)
@@ -120,6 +121,18 @@ public final class SimulatedCluster implements AutoCloseable {
               .program("gpu-feature-discovery", featureDiscovery, false)
               .program("nvidia-toolkit", toolkit, false)
               .program("config-manager", new ConfigManagerAgent(), false)
+              // NVIDIA's sandbox programs (VM workloads).
+              .program(VfioManagerInProcessAgent.PROGRAM, new VfioManagerInProcessAgent(), false)
+              .program(
+                  Entrypoint.VGPU_MANAGER_PROGRAM, new VgpuManagerInProcessAgent(c.backends), false)
+              .program(
+                  VgpuDeviceManagerInProcessAgent.PROGRAM,
+                  new VgpuDeviceManagerInProcessAgent(),
+                  false)
+              .program(
+                  KubevirtDevicePluginInProcessAgent.PROGRAM,
+                  new KubevirtDevicePluginInProcessAgent(),
+                  false)
               .build();
       c.nodeCache = NodeCache.start(c.readerClient);
       // Above the size Kubernetes' defaults suit, pod status changes are posted at most once a
@@ -133,6 +146,14 @@ public final class SimulatedCluster implements AutoCloseable {
               descriptions,
               cp::nodeClient,
               (d, b) -> {
+                // The node's hardware in its /sys, there before any pod runs.
+                try {
+                  new SimulatedSysfs(b.dirs().hostPath("/sys"))
+                      .writePciDevices(c.backends.backend(d.name()).devices());
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException(
+                      "node " + d.name() + ": /sys: " + e.getMessage(), e);
+                }
                 DevicePluginSupport dp = DevicePluginSupport.forNode(d, b.dirs(), b.client());
                 DraSupport draSupport = DraSupport.forNode(d, b.dirs(), b.client());
                 c.devices.put(d.name(), dp);

@@ -3,6 +3,7 @@ package io.gpuoperator.cli.simulate;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Values;
 import io.gpuoperator.node.gpu.GpuBackend;
+import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.NodeProfile;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
@@ -102,6 +103,15 @@ public final class SimulatedGpuBackends implements AutoCloseable {
       throw new IllegalArgumentException("no simulated node " + node);
     }
     return profile(d);
+  }
+
+  /** The GPU model of a simulated node, null for a node without GPUs. */
+  public HardwareProfile hardware(String node) {
+    NodeDescription d = nodes.get(node);
+    if (d == null) {
+      throw new IllegalArgumentException("no simulated node " + node);
+    }
+    return d.hasGpus() ? HardwareProfiles.builtIn(d.profile()) : null;
   }
 
   /** The node's backend, created on first use. */

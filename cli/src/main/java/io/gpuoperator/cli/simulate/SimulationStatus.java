@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.common.OperandStatus;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1.SandboxWorkloadsSpec.Workload;
+import io.gpuoperator.node.gpu.sim.HardwareProfiles;
+import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeSettings;
 import io.gpuoperator.operator.upgrade.UpgradeState;
@@ -19,7 +22,12 @@ import java.util.TreeMap;
 
 /**
  * A snapshot of the simulated cluster: the ClusterPolicy's state and, per node, its GPU product
- * label, GPU resources and how many of the operator's pods on it are ready.
+ * label, GPU resources and how many of the operator's pods on it are ready. What ready means for a
+ * GPU node depends on its workload ({@code nvidia.com/gpu.workload.config}, else the policy's
+ * {@code sandboxWorkloads.defaultWorkload}, as the operator reads it: {@link NodeLabelRules}):
+ * containers need the product label and {@code nvidia.com/gpu}; a {@code vm-passthrough} node one
+ * passthrough resource per GPU ({@code nvidia.com/<PCI device name>}); a {@code vm-vgpu} node at
+ * least one vGPU resource.
  *
  * @param policyState the ClusterPolicy's status.state, or null before the operator wrote one
  * @param notReady why the policy is not ready (its operands that are not), empty when ready
@@ -42,6 +50,10 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
    * @param driverSettled whether the operator is done with the node's driver: where the policy's
    *     driver auto-upgrade tracks nodes, its upgrade state is {@code upgrade-done} (the operator's
    *     last node write of a rollout, after the node's validator is ready); always true elsewhere
+   *     (VM nodes run no driver of the policy's)
+   * @param workload what the node runs (container for nodes without GPUs)
+   * @param passthroughResource the resource its GPUs are passed through as ({@code nvidia.com/<PCI
+   *     device name>}), null for a node running containers
    */
   public record NodeRow(
       String name,
@@ -51,7 +63,27 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       int operandsReady,
       int operands,
       String nodeReady,
-      boolean driverSettled) {
+      boolean driverSettled,
+      Workload workload,
+      String passthroughResource) {
+
+    /** Allocatable of its passthrough resource, 0 when absent. */
+    public long passthroughAllocatable() {
+      return passthroughResource == null ? 0 : resources.getOrDefault(passthroughResource, 0L);
+    }
+
+    /**
+     * Allocatable vGPUs: its {@code nvidia.com/} resources other than GPUs, MIG and passthrough.
+     */
+    public long vgpuAllocatable() {
+      return resources.entrySet().stream()
+          .filter(e -> e.getKey().startsWith(KubevirtResourceNames.NAMESPACE))
+          .filter(e -> !e.getKey().equals(GPU_RESOURCE))
+          .filter(e -> !e.getKey().startsWith(MIG_RESOURCE_PREFIX))
+          .filter(e -> !e.getKey().equals(passthroughResource))
+          .mapToLong(Map.Entry::getValue)
+          .sum();
+    }
 
     /** Allocatable {@code nvidia.com/gpu}, 0 when absent. */
     public long gpuAllocatable() {
@@ -59,12 +91,20 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
     }
 
     /**
-     * Whether the node advertises its GPUs: {@code nvidia.com/gpu} a positive multiple of the GPU
-     * count (time-slicing multiplies it), or MIG resources; nodes without GPUs trivially do.
+     * Whether the node advertises its GPUs for its workload: for containers {@code nvidia.com/gpu}
+     * a positive multiple of the GPU count (time-slicing multiplies it), or MIG resources; for
+     * {@code vm-passthrough} its passthrough resource equal to the GPU count; for {@code vm-vgpu}
+     * at least one vGPU. Nodes without GPUs trivially do.
      */
     public boolean advertisesGpus() {
       if (gpus == 0) {
         return true;
+      }
+      if (workload == Workload.VM_PASSTHROUGH) {
+        return passthroughAllocatable() == gpus;
+      }
+      if (workload == Workload.VM_VGPU) {
+        return vgpuAllocatable() > 0;
       }
       long n = gpuAllocatable();
       boolean mig =
@@ -73,9 +113,44 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       return (n >= gpus && n % gpus == 0) || mig;
     }
 
-    /** Labelled with a product exactly when it has GPUs. */
+    /**
+     * Labelled with a product exactly when it has GPUs and runs containers (on a VM node no feature
+     * discovery runs, so it has no product label to need).
+     */
     public boolean labelledCorrectly() {
+      if (gpus > 0 && workload != Workload.CONTAINER) {
+        return true;
+      }
       return (gpus > 0) == (product != null);
+    }
+
+    /** What the node lacks for its workload, one sentence; null when it advertises its GPUs. */
+    String advertisingGap() {
+      if (advertisesGpus()) {
+        return null;
+      }
+      return switch (workload) {
+        case CONTAINER ->
+            "node " + name + " has " + gpus + " GPUs but advertises " + resourcesText();
+        case VM_PASSTHROUGH ->
+            "node "
+                + name
+                + " (vm-passthrough) has "
+                + gpus
+                + " GPUs but advertises "
+                + passthroughAllocatable()
+                + " "
+                + passthroughResource
+                + " for passthrough (allocatable: "
+                + resourcesText()
+                + ")";
+        case VM_VGPU ->
+            "node "
+                + name
+                + " (vm-vgpu) advertises no vGPU (nvidia.com/<vGPU type>; allocatable: "
+                + resourcesText()
+                + ")";
+      };
     }
 
     /** The resources as {@code name=n} pairs, {@code -} for none. */
@@ -90,9 +165,9 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
   }
 
   /**
-   * Ready: the ClusterPolicy is ready, every node is labelled with a product exactly when it has
-   * GPUs, every GPU node advertises them, and the operator is done with every node's driver (so a
-   * ready cluster is one the operator has stopped writing to).
+   * Ready: the ClusterPolicy is ready, every container node is labelled with a product exactly when
+   * it has GPUs, every GPU node advertises them as its workload needs, and the operator is done
+   * with every node's driver (so a ready cluster is one the operator has stopped writing to).
    */
   public boolean ready() {
     return "ready".equals(policyState)
@@ -119,8 +194,7 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
                     : " has no GPU but is labelled " + n.product()));
       }
       if (!n.advertisesGpus()) {
-        out.add(
-            "node " + n.name() + " has " + n.gpus() + " GPUs but advertises " + n.resourcesText());
+        out.add(n.advertisingGap());
       }
       if (!n.driverSettled()) {
         out.add("node " + n.name() + " has no " + UpgradeKeys.STATE + "=upgrade-done label yet");
@@ -173,6 +247,10 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
       String product = null;
       String ready = null;
       boolean settled = !upgradesTracked || d.gpus() == 0;
+      Workload workload =
+          n == null || d.gpus() == 0 ? Workload.CONTAINER : NodeLabelRules.workload(n, cp);
+      boolean vm = workload != Workload.CONTAINER;
+      settled |= vm;
       if (n != null) {
         Map<String, String> labels = n.getMetadata().getLabels();
         product = labels == null ? null : labels.get(PRODUCT_LABEL);
@@ -185,7 +263,9 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
                 : n.getStatus().getAllocatable();
         alloc.forEach(
             (k, v) -> {
-              if (k.equals(GPU_RESOURCE) || k.startsWith(MIG_RESOURCE_PREFIX)) {
+              if (k.equals(GPU_RESOURCE)
+                  || k.startsWith(MIG_RESOURCE_PREFIX)
+                  || (vm && k.startsWith(KubevirtResourceNames.NAMESPACE))) {
                 resources.put(k, Quantity.getAmountInBytes(v).longValue());
               }
             });
@@ -199,7 +279,20 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
         }
       }
       int[] c = pods.getOrDefault(d.name(), new int[2]);
-      rows.add(new NodeRow(d.name(), d.gpus(), product, resources, c[0], c[1], ready, settled));
+      String passthrough =
+          vm ? KubevirtResourceNames.passthrough(HardwareProfiles.builtIn(d.profile())) : null;
+      rows.add(
+          new NodeRow(
+              d.name(),
+              d.gpus(),
+              product,
+              resources,
+              c[0],
+              c[1],
+              ready,
+              settled,
+              workload,
+              passthrough));
     }
     String state = null;
     List<String> notReady = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.gpuoperator.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.gpuoperator.api.v1.SandboxWorkloadsSpec.Workload;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -24,10 +25,14 @@ class ProgressPrinterTest {
               l ? 6 : 2,
               6,
               "True",
-              true));
+              true,
+              Workload.CONTAINER,
+              null));
     }
     for (int i = 0; i < cpuNodes; i++) {
-      out.add(new SimulationStatus.NodeRow("cpu-" + i, 0, null, Map.of(), 0, 0, "False", true));
+      out.add(
+          new SimulationStatus.NodeRow(
+              "cpu-" + i, 0, null, Map.of(), 0, 0, "False", true, Workload.CONTAINER, null));
     }
     return out;
   }

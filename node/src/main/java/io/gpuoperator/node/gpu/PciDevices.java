@@ -21,6 +21,12 @@ public final class PciDevices {
   /** PCI base class and subclass of a 3D controller (class code {@code 0x0302xx}). */
   public static final int CLASS_3D = 0x0302;
 
+  /**
+   * The drivers that hand a GPU to a VM (the second: Grace Hopper's and Blackwell's), as the
+   * sandbox validator and NVIDIA's KubeVirt device plugin accept them.
+   */
+  public static final List<String> VFIO_DRIVERS = List.of("vfio-pci", "nvgrace_gpu_vfio_pci");
+
   /** One device: its bus address, vendor id and 24-bit class code. */
   public record Device(String address, int vendor, int classCode) {
     /** Whether this is an NVIDIA display or 3D controller (NFD's pci-0300_10de / pci-0302_10de). */

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 final class SandboxValidation {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxValidation.class);
 
-  /** The drivers that hand a GPU to a VM (the second: Grace Hopper's and Blackwell's). */
-  static final List<String> VFIO_DRIVERS = List.of("vfio-pci", "nvgrace_gpu_vfio_pci");
+  /** The drivers that hand a GPU to a VM. */
+  static final List<String> VFIO_DRIVERS = PciDevices.VFIO_DRIVERS;
 
   private final ValidatorConfig config;
   private final NodeLabels labels;
@@ -93,7 +93,7 @@ final class SandboxValidation {
       } catch (IOException e) {
         throw new ValidationException("cannot read the driver of " + d.address(), e);
       }
-      if (!VFIO_DRIVERS.contains(driver)) {
+      if (driver == null || !VFIO_DRIVERS.contains(driver)) {
         unbound.add(d.address() + " (" + (driver == null ? "no driver" : driver) + ")");
       }
     }

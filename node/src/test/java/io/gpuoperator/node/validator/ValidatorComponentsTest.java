@@ -242,10 +242,15 @@ class ValidatorComponentsTest {
     // No label: the default workload, vm-passthrough as in the original.
     gpu("0000:3b:00.0", "vfio-pci");
     gpu("0000:86:00.0", "nvidia");
+    gpu("0000:af:00.0", null);
     assertThatThrownBy(() -> run(Component.VFIO_PCI))
         .hasMessageContaining("GPUs not bound to vfio-pci or nvgrace_gpu_vfio_pci")
         .hasMessageContaining("0000:86:00.0 (nvidia)")
+        .hasMessageContaining("0000:af:00.0 (no driver)")
         .hasMessageNotContaining("3b:00.0");
+    Files.createSymbolicLink(
+        root.resolve("sys/bus/pci/devices/0000:af:00.0/driver"),
+        Path.of("../../../bus/pci/drivers/vfio-pci"));
     assertThat(Files.readString(validations.resolve("workload-type")))
         .isEqualTo("vm-passthrough\n");
     assertThat(validations.resolve("vfio-pci-ready")).doesNotExist();

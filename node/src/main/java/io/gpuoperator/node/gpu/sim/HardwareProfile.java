@@ -28,6 +28,9 @@ import java.util.Set;
  * @param ecc whether ECC counters are reported
  * @param remappedRows whether row remapping is reported (Ampere and newer)
  * @param mig the MIG geometry, absent for GPUs that are not MIG-capable
+ * @param pciName the primary device id's name in the PCI ID database ({@code pci.ids}, which
+ *     NVIDIA's KubeVirt device plugin names its resources from), e.g. {@code GH100 [H100 SXM5
+ *     80GB]}; absent where the database has none
  */
 public record HardwareProfile(
     String model,
@@ -46,7 +49,8 @@ public record HardwareProfile(
     Clocks clocks,
     boolean ecc,
     boolean remappedRows,
-    Mig mig) {
+    Mig mig,
+    String pciName) {
 
   public HardwareProfile {
     require(model != null && !model.isBlank(), "model: required");
