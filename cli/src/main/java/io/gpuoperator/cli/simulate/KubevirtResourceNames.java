@@ -5,6 +5,7 @@ import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The resource names NVIDIA's KubeVirt device plugin advertises, by its rules: a passthrough GPU as
@@ -19,6 +20,7 @@ final class KubevirtResourceNames {
   static final String NAMESPACE = "nvidia.com/";
 
   private static volatile Map<Integer, String> pciNames;
+  private static final Map<String, String> byModel = new ConcurrentHashMap<>();
 
   private KubevirtResourceNames() {}
 
@@ -31,6 +33,14 @@ final class KubevirtResourceNames {
   /** The resource of a passthrough GPU of this model. */
   static String passthrough(HardwareProfile model) {
     return passthrough(model.pciDevice());
+  }
+
+  /**
+   * The resource of a passthrough GPU of the built-in model named {@code model}; remembered, as the
+   * simulation's status asks for it on every look.
+   */
+  static String passthrough(String model) {
+    return byModel.computeIfAbsent(model, m -> passthrough(HardwareProfiles.builtIn(m)));
   }
 
   /** The resource of a vGPU whose mdev type's {@code name} file holds {@code typeName}. */

@@ -146,10 +146,12 @@ public final class SimulatedCluster implements AutoCloseable {
               descriptions,
               cp::nodeClient,
               (d, b) -> {
-                // The node's hardware in its /sys, there before any pod runs.
+                // The node's hardware in its /sys, there before any pod runs (a CPU node's
+                // backend, which nothing else may need, is not built for it).
                 try {
                   new SimulatedSysfs(b.dirs().hostPath("/sys"))
-                      .writePciDevices(c.backends.backend(d.name()).devices());
+                      .writePciDevices(
+                          d.hasGpus() ? c.backends.backend(d.name()).devices() : List.of());
                 } catch (IOException e) {
                   throw new java.io.UncheckedIOException(
                       "node " + d.name() + ": /sys: " + e.getMessage(), e);

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.common.OperandStatus;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec.Workload;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.operator.labels.NodeLabelRules;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeSettings;
@@ -279,8 +278,7 @@ public record SimulationStatus(String policyState, List<String> notReady, List<N
         }
       }
       int[] c = pods.getOrDefault(d.name(), new int[2]);
-      String passthrough =
-          vm ? KubevirtResourceNames.passthrough(HardwareProfiles.builtIn(d.profile())) : null;
+      String passthrough = vm ? KubevirtResourceNames.passthrough(d.profile()) : null;
       rows.add(
           new NodeRow(
               d.name(),

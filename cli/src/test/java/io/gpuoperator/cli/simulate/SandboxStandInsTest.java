@@ -59,6 +59,8 @@ class SandboxStandInsTest {
         .isEqualTo("nvidia.com/GH100_H100_SXM5_80GB");
     assertThat(KubevirtResourceNames.passthrough(HardwareProfiles.builtIn("L4")))
         .isEqualTo("nvidia.com/AD104GL_L4");
+    assertThat(KubevirtResourceNames.passthrough("A100-SXM4-40GB"))
+        .isEqualTo("nvidia.com/GA100_A100_SXM4_40GB");
     // B300: not in the PCI ID database, so the plugin falls back to the device id.
     assertThat(KubevirtResourceNames.passthrough(HardwareProfiles.builtIn("B300-269GB")))
         .isEqualTo("nvidia.com/3182");
