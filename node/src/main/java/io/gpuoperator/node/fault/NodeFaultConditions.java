@@ -72,17 +72,7 @@ public final class NodeFaultConditions {
     cond.put("message", GpuFaultContract.answerPrefix(token) + " " + detail);
     cond.put("lastHeartbeatTime", FaultCondition.time(now));
     cond.put("lastTransitionTime", FaultCondition.time(now));
-    String body;
-    try {
-      body = JSON.writeValueAsString(Map.of("status", Map.of("conditions", List.of(cond))));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
-    client
-        .nodes()
-        .resource(PatchTarget.of(Node::new, null, nodeName))
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
+    patchConditions(List.of(cond));
   }
 
   /** Patches the conditions that changed; true when it wrote. */
@@ -120,9 +110,17 @@ public final class NodeFaultConditions {
     if (patch.isEmpty()) {
       return false;
     }
+    patchConditions(patch);
+    written.putAll(next);
+    return true;
+  }
+
+  // A strategic merge of the status: the API server merges conditions by type, so the node's other
+  // conditions (the kubelet's) stay as they are.
+  private void patchConditions(List<Map<String, Object>> conditions) {
     String body;
     try {
-      body = JSON.writeValueAsString(Map.of("status", Map.of("conditions", patch)));
+      body = JSON.writeValueAsString(Map.of("status", Map.of("conditions", conditions)));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
@@ -131,7 +129,5 @@ public final class NodeFaultConditions {
         .resource(PatchTarget.of(Node::new, null, nodeName))
         .subresource("status")
         .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), body);
-    written.putAll(next);
-    return true;
   }
 }

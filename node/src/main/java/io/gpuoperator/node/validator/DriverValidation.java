@@ -37,19 +37,7 @@ final class DriverValidation {
 
   /** Returns the content of driver-ready. */
   String validate() throws ValidationException {
-    GpuBackend backend;
-    try {
-      backend = opener.open(config.driverRoot());
-    } catch (ValidationException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new ValidationException(
-          "driver at "
-              + config.driverRoot()
-              + ": the GPU backend did not initialise: "
-              + e.getMessage(),
-          e);
-    }
+    GpuBackend backend = opener.openFor("driver", config.driverRoot());
     String marker;
     List<Integer> minors;
     String kind;

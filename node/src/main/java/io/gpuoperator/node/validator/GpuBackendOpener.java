@@ -9,6 +9,23 @@ public interface GpuBackendOpener {
   /** Initialises the backend; any exception means the driver is not usable. */
   GpuBackend open(Path driverRoot) throws Exception;
 
+  /**
+   * Opens the backend of the driver at {@code driverRoot} for the check named {@code what}
+   * ("driver", "vGPU manager"): a failure becomes a ValidationException that names the check and
+   * the root.
+   */
+  default GpuBackend openFor(String what, Path driverRoot) throws ValidationException {
+    try {
+      return open(driverRoot);
+    } catch (ValidationException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new ValidationException(
+          what + " at " + driverRoot + ": the GPU backend did not initialise: " + e.getMessage(),
+          e);
+    }
+  }
+
   /** Gives the backend back after the check; closes it unless the opener shares it. */
   default void release(GpuBackend backend) {
     backend.close();

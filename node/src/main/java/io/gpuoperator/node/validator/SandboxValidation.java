@@ -119,19 +119,7 @@ final class SandboxValidation {
   }
 
   private Void vgpuDriver() throws ValidationException {
-    GpuBackend backend;
-    try {
-      backend = opener.open(config.driverRoot());
-    } catch (ValidationException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new ValidationException(
-          "vGPU manager at "
-              + config.driverRoot()
-              + ": the GPU backend did not initialise: "
-              + e.getMessage(),
-          e);
-    }
+    GpuBackend backend = opener.openFor("vGPU manager", config.driverRoot());
     try {
       if (backend.devices().isEmpty()) {
         throw new ValidationException("vGPU manager at " + config.driverRoot() + ": no GPU found");

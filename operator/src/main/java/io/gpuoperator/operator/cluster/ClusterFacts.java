@@ -120,36 +120,12 @@ public record ClusterFacts(
 
   /** The same facts on OpenShift (true) or another distribution. */
   public ClusterFacts withOpenShift(boolean on) {
-    return new ClusterFacts(
-        kubernetesVersion,
-        containerRuntime,
-        serviceMonitorCrd,
-        gpuNodeCount,
-        nfdLabelsPresent,
-        osTag,
-        kernelVersions,
-        configMapKeys,
-        resourceApi,
-        systems,
-        on,
-        driverToolkit);
+    return with(osTag, kernelVersions, configMapKeys, resourceApi, systems, on, driverToolkit);
   }
 
   /** The same facts with the Driver Toolkit's (RHCOS versions, ImageStream). */
   public ClusterFacts withDriverToolkit(DriverToolkitFacts dtk) {
-    return new ClusterFacts(
-        kubernetesVersion,
-        containerRuntime,
-        serviceMonitorCrd,
-        gpuNodeCount,
-        nfdLabelsPresent,
-        osTag,
-        kernelVersions,
-        configMapKeys,
-        resourceApi,
-        systems,
-        openShift,
-        dtk);
+    return with(osTag, kernelVersions, configMapKeys, resourceApi, systems, openShift, dtk);
   }
 
   /** The distinct OS tags of the GPU nodes whose OS is known, sorted. */
@@ -178,6 +154,17 @@ public record ClusterFacts(
       Map<String, List<String>> keys,
       ResourceApiVersion api,
       List<NodeSystem> sys) {
+    return with(os, kernels, keys, api, sys, openShift, driverToolkit);
+  }
+
+  private ClusterFacts with(
+      String os,
+      List<String> kernels,
+      Map<String, List<String>> keys,
+      ResourceApiVersion api,
+      List<NodeSystem> sys,
+      boolean onOpenShift,
+      DriverToolkitFacts dtk) {
     return new ClusterFacts(
         kubernetesVersion,
         containerRuntime,
@@ -189,7 +176,7 @@ public record ClusterFacts(
         keys,
         api,
         sys,
-        openShift,
-        driverToolkit);
+        onOpenShift,
+        dtk);
   }
 }

@@ -3,7 +3,6 @@ package io.gpuoperator.operator.reconciler;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -276,15 +275,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   private void apply(NVIDIADriver owner, DaemonSet rendered) {
     DaemonSet desired = Serialization.clone(rendered);
     desired.getMetadata().setNamespace(config.namespace());
-    OwnerReference ref =
-        new OwnerReferenceBuilder()
-            .withApiVersion(owner.getApiVersion())
-            .withKind(owner.getKind())
-            .withName(owner.getMetadata().getName())
-            .withUid(owner.getMetadata().getUid())
-            .withController(true)
-            .withBlockOwnerDeletion(true)
-            .build();
+    OwnerReference ref = OperandApplier.ownerReference(owner);
     desired.getMetadata().setOwnerReferences(List.of(ref));
     Optional<DaemonSet> live = daemonSets.get(ResourceID.fromResource(desired));
     if (live.isPresent()

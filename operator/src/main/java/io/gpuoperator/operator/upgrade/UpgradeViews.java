@@ -56,19 +56,12 @@ public final class UpgradeViews {
    */
   public static DriverPod driverPod(
       Pod pod, DaemonSet ds, Collection<ControllerRevision> revisions) {
-    String latest = ds == null ? null : latestRevision(ds, revisions);
     Map<String, String> labels = pod.getMetadata().getLabels();
-    return new DriverPod(
-        pod.getMetadata().getNamespace(),
-        pod.getMetadata().getName(),
-        pod.getMetadata().getUid(),
-        pod.getMetadata().getDeletionTimestamp() != null,
-        podReady(pod),
+    return driverPod(
+        pod,
         labels == null ? null : labels.get(ReconcilerKeys.REVISION_HASH_LABEL),
-        latest,
-        digest(pod.getSpec()),
-        ds == null ? null : digest(ds.getSpec().getTemplate().getSpec()),
-        trouble(pod));
+        ds == null ? null : latestRevision(ds, revisions),
+        ds == null ? null : digest(ds.getSpec().getTemplate().getSpec()));
   }
 
   /**
@@ -77,16 +70,26 @@ public final class UpgradeViews {
    * no pod runs, so the node is upgraded; the config digest still decides whether workloads go.
    */
   public static DriverPod orphan(Pod pod, DaemonSet successor) {
+    return driverPod(
+        pod,
+        null,
+        UpgradeKeys.ORPHANED_REVISION,
+        digest(successor.getSpec().getTemplate().getSpec()));
+  }
+
+  // The pod's own facts, against the revision and pod template its node should run.
+  private static DriverPod driverPod(
+      Pod pod, String revision, String latestRevision, String latestDigest) {
     return new DriverPod(
         pod.getMetadata().getNamespace(),
         pod.getMetadata().getName(),
         pod.getMetadata().getUid(),
         pod.getMetadata().getDeletionTimestamp() != null,
         podReady(pod),
-        null,
-        UpgradeKeys.ORPHANED_REVISION,
+        revision,
+        latestRevision,
         digest(pod.getSpec()),
-        digest(successor.getSpec().getTemplate().getSpec()),
+        latestDigest,
         trouble(pod));
   }
 
