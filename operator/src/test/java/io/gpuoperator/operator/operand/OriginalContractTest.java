@@ -1,9 +1,14 @@
 package io.gpuoperator.operator.operand;
 
+import static io.gpuoperator.operator.operand.ContractAssertions.ANY;
+import static io.gpuoperator.operator.operand.ContractAssertions.FIELD;
+import static io.gpuoperator.operator.operand.ContractAssertions.container;
+import static io.gpuoperator.operator.operand.ContractAssertions.expect;
+import static io.gpuoperator.operator.operand.ContractAssertions.expectEnv;
+import static io.gpuoperator.operator.operand.ContractAssertions.value;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -28,8 +33,6 @@ import org.junit.jupiter.api.Test;
  * rendering.
  */
 class OriginalContractTest {
-  private static final String FIELD = "<fieldRef>";
-  private static final String ANY = "<any>";
   private static final String VALIDATOR = "nvcr.io/nvidia/gpu-operator:main-latest";
   private static final String TOOLKIT_READY_LOOP =
       "until [ -f /run/nvidia/validations/toolkit-ready ]; do echo waiting for nvidia container"
@@ -451,53 +454,6 @@ class OriginalContractTest {
   private static PodSpec pod(String daemonSet) {
     assertThat(daemonSets).containsKey(daemonSet);
     return daemonSets.get(daemonSet).getSpec().getTemplate().getSpec();
-  }
-
-  private static Container container(PodSpec pod, String name) {
-    return DaemonSets.container(pod, name);
-  }
-
-  private static void expect(Container c, List<String> command, List<String> args) {
-    assertThat(c.getCommand() == null ? List.<String>of() : c.getCommand())
-        .as(c.getName() + " command")
-        .containsExactlyElementsOf(command);
-    assertThat(c.getArgs() == null ? List.<String>of() : c.getArgs())
-        .as(c.getName() + " args")
-        .containsExactlyElementsOf(args);
-  }
-
-  /** The container's env, in order: name, then the value (FIELD for a fieldRef, ANY for any). */
-  private static void expectEnv(Container c, String... nameThenValue) {
-    List<EnvVar> env = c.getEnv() == null ? List.of() : c.getEnv();
-    assertThat(env)
-        .as(c.getName() + " env names")
-        .extracting(EnvVar::getName)
-        .containsExactlyElementsOf(names(nameThenValue));
-    for (int i = 0; i < nameThenValue.length; i += 2) {
-      EnvVar e = env.get(i / 2);
-      String want = nameThenValue[i + 1];
-      if (want.equals(FIELD)) {
-        assertThat(e.getValueFrom()).as(c.getName() + " " + e.getName()).isNotNull();
-      } else if (!want.equals(ANY)) {
-        assertThat(e.getValue()).as(c.getName() + " " + e.getName()).isEqualTo(want);
-      }
-    }
-  }
-
-  private static List<String> names(String... nameThenValue) {
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < nameThenValue.length; i += 2) {
-      out.add(nameThenValue[i]);
-    }
-    return out;
-  }
-
-  private static String value(Container c, String name) {
-    return c.getEnv().stream()
-        .filter(e -> e.getName().equals(name))
-        .findFirst()
-        .orElseThrow()
-        .getValue();
   }
 
   private static List<String> names(List<HasMetadata> objects) {

@@ -1,14 +1,18 @@
 package io.gpuoperator.operator.operand;
 
+import static io.gpuoperator.operator.operand.ContractAssertions.FIELD;
+import static io.gpuoperator.operator.operand.ContractAssertions.container;
+import static io.gpuoperator.operator.operand.ContractAssertions.expect;
+import static io.gpuoperator.operator.operand.ContractAssertions.expectEnv;
+import static io.gpuoperator.operator.operand.ContractAssertions.mounts;
+import static io.gpuoperator.operator.operand.ContractAssertions.value;
+import static io.gpuoperator.operator.operand.ContractAssertions.volumes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec;
@@ -19,7 +23,6 @@ import io.gpuoperator.operator.validation.PolicyValidationException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +37,6 @@ import org.junit.jupiter.api.Test;
  * image NVIDIA's, custom rootFS) and {@code sandbox-kata}.
  */
 class SandboxContractTest {
-  private static final String FIELD = "<fieldRef>";
   private static final Map<String, List<String>> KEYS =
       Map.of("vgpu-modprobe", List.of("nvidia.conf"), "vgpu-layouts", List.of("config.yaml"));
   private static final String VALIDATOR = "nvcr.io/nvidia/gpu-operator:v26.7.0";
@@ -582,85 +584,5 @@ class SandboxContractTest {
     assertThat(c.getSecurityContext().getRunAsUser()).isZero();
     assertThat(mounts(c))
         .containsExactly("run-nvidia-validations:/run/nvidia/validations:HostToContainer");
-  }
-
-  private static Container container(PodSpec pod, String name) {
-    return DaemonSets.container(pod, name);
-  }
-
-  private static void expect(Container c, List<String> command, List<String> args) {
-    assertThat(c.getCommand() == null ? List.<String>of() : c.getCommand())
-        .as(c.getName() + " command")
-        .containsExactlyElementsOf(command);
-    assertThat(c.getArgs() == null ? List.<String>of() : c.getArgs())
-        .as(c.getName() + " args")
-        .containsExactlyElementsOf(args);
-  }
-
-  /** The container's env, in order: name, then the value (FIELD for a fieldRef). */
-  private static void expectEnv(Container c, String... nameThenValue) {
-    List<EnvVar> env = c.getEnv() == null ? List.of() : c.getEnv();
-    List<String> names = new ArrayList<>();
-    for (int i = 0; i < nameThenValue.length; i += 2) {
-      names.add(nameThenValue[i]);
-    }
-    assertThat(env)
-        .as(c.getName() + " env names")
-        .extracting(EnvVar::getName)
-        .containsExactlyElementsOf(names);
-    for (int i = 0; i < nameThenValue.length; i += 2) {
-      EnvVar e = env.get(i / 2);
-      if (nameThenValue[i + 1].equals(FIELD)) {
-        assertThat(e.getValueFrom()).as(c.getName() + " " + e.getName()).isNotNull();
-      } else {
-        assertThat(e.getValue())
-            .as(c.getName() + " " + e.getName())
-            .isEqualTo(nameThenValue[i + 1]);
-      }
-    }
-  }
-
-  private static String value(Container c, String name) {
-    return c.getEnv().stream()
-        .filter(e -> e.getName().equals(name))
-        .findFirst()
-        .orElseThrow()
-        .getValue();
-  }
-
-  /** "volume:path[:ro][:propagation]" per mount, in order. */
-  private static List<String> mounts(Container c) {
-    List<String> out = new ArrayList<>();
-    for (VolumeMount m : c.getVolumeMounts()) {
-      String s = m.getName() + ":" + m.getMountPath();
-      if (Boolean.TRUE.equals(m.getReadOnly())) {
-        s += ":ro";
-      }
-      if (m.getMountPropagation() != null) {
-        s += ":" + m.getMountPropagation();
-      }
-      out.add(s);
-    }
-    return out;
-  }
-
-  /** "volume:hostPath[:type]" or "volume:configMap:name" per volume, in order. */
-  private static List<String> volumes(PodSpec pod) {
-    List<String> out = new ArrayList<>();
-    for (Volume v : pod.getVolumes()) {
-      if (v.getHostPath() != null) {
-        String type = v.getHostPath().getType();
-        out.add(
-            v.getName()
-                + ":"
-                + v.getHostPath().getPath()
-                + (type == null || type.isEmpty() ? "" : ":" + type));
-      } else if (v.getConfigMap() != null) {
-        out.add(v.getName() + ":configMap:" + v.getConfigMap().getName());
-      } else {
-        out.add(v.getName());
-      }
-    }
-    return out;
   }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -147,6 +148,20 @@ class SimulatedHardwareTest {
   }
 
   /** Every DaemonSet container of the rendered stack that has the simulated backend. */
+  /** The toolkit's and validator's containers: simulated whether the node agents run or not. */
+  static final List<String> TOOLKIT_AND_VALIDATOR =
+      List.of(
+          "nvidia-container-toolkit-daemonset/driver-validation",
+          "nvidia-container-toolkit-daemonset/nvidia-container-toolkit-ctr",
+          "nvidia-operator-validator/driver-validation",
+          "nvidia-operator-validator/toolkit-validation",
+          "nvidia-operator-validator/cuda-validation",
+          "nvidia-operator-validator/plugin-validation");
+
+  static String[] concat(List<String> first, String... rest) {
+    return Stream.concat(first.stream(), Stream.of(rest)).toArray(String[]::new);
+  }
+
   static Set<String> simulatedContainers(OperatorConfig config, ClusterFacts facts) {
     var policy =
         Policies.parse(
@@ -212,26 +227,16 @@ class SimulatedHardwareTest {
             "ubuntu22.04");
     assertThat(simulatedContainers(config(false), noNfd))
         .containsExactlyInAnyOrder(
-            "nvidia-container-toolkit-daemonset/driver-validation",
-            "nvidia-container-toolkit-daemonset/nvidia-container-toolkit-ctr",
-            "nvidia-operator-validator/driver-validation",
-            "nvidia-operator-validator/toolkit-validation",
-            "nvidia-operator-validator/cuda-validation",
-            "nvidia-operator-validator/plugin-validation",
-            "nvidia-device-plugin-daemonset/nvidia-device-plugin",
-            "nvidia-dcgm-exporter/nvidia-dcgm-exporter",
-            "gpu-feature-discovery/gpu-feature-discovery",
-            "nvidia-pci-discovery/pci-discovery",
-            "nvidia-mig-manager/nvidia-mig-manager");
+            concat(
+                TOOLKIT_AND_VALIDATOR,
+                "nvidia-device-plugin-daemonset/nvidia-device-plugin",
+                "nvidia-dcgm-exporter/nvidia-dcgm-exporter",
+                "gpu-feature-discovery/gpu-feature-discovery",
+                "nvidia-pci-discovery/pci-discovery",
+                "nvidia-mig-manager/nvidia-mig-manager"));
     assertThat(simulatedContainers(config(true), Policies.facts()))
         .containsExactlyInAnyOrder(
-            "nvidia-container-toolkit-daemonset/driver-validation",
-            "nvidia-container-toolkit-daemonset/nvidia-container-toolkit-ctr",
-            "nvidia-operator-validator/driver-validation",
-            "nvidia-operator-validator/toolkit-validation",
-            "nvidia-operator-validator/cuda-validation",
-            "nvidia-operator-validator/plugin-validation",
-            "nvidia-node-agents/nvidia-node-agents");
+            concat(TOOLKIT_AND_VALIDATOR, "nvidia-node-agents/nvidia-node-agents"));
   }
 
   @Test

@@ -183,10 +183,7 @@ class MigInlineConfigIT {
           .atMost(Duration.ofSeconds(30))
           .untilAsserted(
               () -> {
-                ClusterPolicy p = admin.resources(ClusterPolicy.class).withName(POLICY).get();
-                assertThat(p.getStatus().observedGeneration)
-                    .isEqualTo(p.getMetadata().getGeneration());
-                var ready = PolicyStatusModel.ready(p.getStatus());
+                var ready = PolicyStatusModel.ready(reconciledPolicy().getStatus());
                 assertThat(ready.getStatus()).as(c.why()).isEqualTo("False");
                 assertThat(ready.getReason()).isEqualTo(Conditions.RECONCILE_FAILED);
                 for (String part : c.messageParts()) {
@@ -231,10 +228,7 @@ class MigInlineConfigIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
-              ClusterPolicy p = admin.resources(ClusterPolicy.class).withName(POLICY).get();
-              assertThat(p.getStatus().observedGeneration)
-                  .isEqualTo(p.getMetadata().getGeneration());
-              assertThat(PolicyStatusModel.ready(p.getStatus()).getReason())
+              assertThat(PolicyStatusModel.ready(reconciledPolicy().getStatus()).getReason())
                   .isNotEqualTo(Conditions.RECONCILE_FAILED);
               assertThat(configMap().getData().get("config.yaml")).contains("\"2g.20gb\": 3");
             });
@@ -242,5 +236,12 @@ class MigInlineConfigIT {
     assertThat(migLabels().get(APPLIED))
         .containsEntry("nvidia.com/mig.config", "training")
         .containsEntry("nvidia.com/mig.config.state", "success");
+  }
+
+  /** The policy, asserting that its status is of its latest generation. */
+  static ClusterPolicy reconciledPolicy() {
+    ClusterPolicy p = admin.resources(ClusterPolicy.class).withName(POLICY).get();
+    assertThat(p.getStatus().observedGeneration).isEqualTo(p.getMetadata().getGeneration());
+    return p;
   }
 }

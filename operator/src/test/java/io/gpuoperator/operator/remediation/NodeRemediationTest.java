@@ -12,15 +12,13 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.operator.upgrade.DriverPod;
-import io.gpuoperator.operator.upgrade.NodeActions;
+import io.gpuoperator.operator.upgrade.RecordingEvictions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class NodeRemediationTest {
@@ -35,24 +33,16 @@ class NodeRemediationTest {
           Duration.ofSeconds(300));
 
   /** The pods of one node; records evictions, a PodDisruptionBudget refuses the blocked ones. */
-  static final class Pods implements NodeActions {
+  static final class Pods extends RecordingEvictions {
     final List<Pod> pods = new ArrayList<>();
-    final List<String> evicted = new ArrayList<>();
-    final Set<String> blocked = new HashSet<>();
+
+    Pods() {
+      super(NOW);
+    }
 
     @Override
     public List<Pod> podsOn(String node, String labelSelector) {
       return List.copyOf(pods);
-    }
-
-    @Override
-    public Eviction evict(Pod pod) {
-      evicted.add(pod.getMetadata().getName());
-      if (blocked.contains(pod.getMetadata().getName())) {
-        return Eviction.BLOCKED;
-      }
-      pod.getMetadata().setDeletionTimestamp(NOW.toString());
-      return Eviction.EVICTED;
     }
 
     @Override

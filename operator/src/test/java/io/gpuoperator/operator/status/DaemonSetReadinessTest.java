@@ -2,6 +2,8 @@ package io.gpuoperator.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
@@ -59,24 +61,9 @@ class DaemonSetReadinessTest {
     assertThat(ready.reason()).isNull();
   }
 
-  static ControllerRevision revision(long n, String hash) {
-    return new ControllerRevisionBuilder()
-        .withNewMetadata()
-        .withName("rev-" + n)
-        .addToLabels("controller-revision-hash", hash)
-        .addNewOwnerReference()
-        .withKind("DaemonSet")
-        .withName("nvidia-driver-daemonset")
-        .withUid("ds-uid")
-        .endOwnerReference()
-        .endMetadata()
-        .withRevision(n)
-        .build();
-  }
-
-  static Pod pod(String name, String hash, boolean ready) {
-    return new PodBuilder()
-        .withNewMetadata()
+  /** The metadata the DaemonSet controller gives what it creates for revision {@code hash}. */
+  static ObjectMeta ownedByTheDaemonSet(String name, String hash) {
+    return new ObjectMetaBuilder()
         .withName(name)
         .addToLabels("controller-revision-hash", hash)
         .addNewOwnerReference()
@@ -84,7 +71,19 @@ class DaemonSetReadinessTest {
         .withName("nvidia-driver-daemonset")
         .withUid("ds-uid")
         .endOwnerReference()
-        .endMetadata()
+        .build();
+  }
+
+  static ControllerRevision revision(long n, String hash) {
+    return new ControllerRevisionBuilder()
+        .withMetadata(ownedByTheDaemonSet("rev-" + n, hash))
+        .withRevision(n)
+        .build();
+  }
+
+  static Pod pod(String name, String hash, boolean ready) {
+    return new PodBuilder()
+        .withMetadata(ownedByTheDaemonSet(name, hash))
         .withNewStatus()
         .addNewCondition()
         .withType("Ready")

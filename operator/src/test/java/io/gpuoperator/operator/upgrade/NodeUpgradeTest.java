@@ -14,18 +14,19 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class NodeUpgradeTest {
   static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
 
   /** Pods per node, evictions asked for and driver pods deleted. */
-  static final class FakeActions implements NodeActions {
+  static final class FakeActions extends RecordingEvictions {
     final Map<String, List<Pod>> pods = new HashMap<>();
-    final List<String> evicted = new ArrayList<>();
-    final Set<String> blocked = new java.util.HashSet<>();
     final List<String> deletedDrivers = new ArrayList<>();
+
+    FakeActions() {
+      super(NOW);
+    }
 
     @Override
     public List<Pod> podsOn(String node, String labelSelector) {
@@ -37,16 +38,6 @@ class NodeUpgradeTest {
       return all.stream()
           .filter(p -> kv[1].equals(p.getMetadata().getLabels().get(kv[0])))
           .toList();
-    }
-
-    @Override
-    public Eviction evict(Pod pod) {
-      evicted.add(pod.getMetadata().getName());
-      if (blocked.contains(pod.getMetadata().getName())) {
-        return Eviction.BLOCKED;
-      }
-      pod.getMetadata().setDeletionTimestamp(NOW.toString());
-      return Eviction.EVICTED;
     }
 
     @Override

@@ -16,10 +16,16 @@ import org.junit.jupiter.api.Test;
 
 class UpgradeRolloutTest {
   static UpgradeSettings settings(Consumer<UpgradePolicySpec> edit) {
-    UpgradePolicySpec p = new UpgradePolicySpec();
-    p.autoUpgrade = true;
-    edit.accept(p);
-    return UpgradeSettings.ofClusterPolicy(p);
+    return NodeUpgradeTest.settings(edit);
+  }
+
+  /** Auto-upgrade with these two limits, the rest at their defaults. */
+  static UpgradeSettings limits(int maxParallelUpgrades, IntOrString maxUnavailable) {
+    return settings(
+        p -> {
+          p.maxParallelUpgrades = maxParallelUpgrades;
+          p.maxUnavailable = maxUnavailable;
+        });
   }
 
   static UpgradeNode node(String name, UpgradeState state, boolean unschedulable, boolean ready) {
@@ -49,23 +55,13 @@ class UpgradeRolloutTest {
   void maxParallelUpgradesCountsNodesAlreadyInProgress() {
     var nodes = new java.util.ArrayList<>(required(6));
     nodes.set(0, node("n0", POD_DELETION_REQUIRED, true, true));
-    UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 2;
-              p.maxUnavailable = new IntOrString("100%");
-            });
+    UpgradeSettings s = limits(2, new IntOrString("100%"));
     assertThat(UpgradeRollout.plan(nodes, s).startable()).containsExactly("n1");
   }
 
   @Test
   void zeroMaxParallelUpgradesMeansNoLimitButMaxUnavailableStillApplies() {
-    UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 0;
-              p.maxUnavailable = new IntOrString(3);
-            });
+    UpgradeSettings s = limits(0, new IntOrString(3));
     assertThat(UpgradeRollout.plan(required(10), s).startable()).hasSize(3);
   }
 
@@ -74,12 +70,8 @@ class UpgradeRolloutTest {
     var nodes = new java.util.ArrayList<>(required(8));
     nodes.set(0, node("n0", UPGRADE_DONE, true, true)); // cordoned by someone
     nodes.set(1, node("n1", UPGRADE_DONE, false, false)); // NotReady
-    UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 0;
-              p.maxUnavailable = new IntOrString("30%"); // 8 * 0.3 = 2.4 -> 3
-            });
+    // 8 * 0.3 = 2.4 -> 3
+    UpgradeSettings s = limits(0, new IntOrString("30%"));
     assertThat(UpgradeRollout.plan(nodes, s).startable()).containsExactly("n2");
   }
 
@@ -87,12 +79,7 @@ class UpgradeRolloutTest {
   void aNodeAlreadyCordonedStartsEvenWhenNoNodeMayBecomeUnavailable() {
     var nodes = new java.util.ArrayList<>(required(4));
     nodes.set(3, node("n3", UPGRADE_REQUIRED, true, true));
-    UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 2;
-              p.maxUnavailable = new IntOrString(1);
-            });
+    UpgradeSettings s = limits(2, new IntOrString(1));
     // n3 is unavailable already: it uses the whole unavailable budget but costs nothing itself.
     assertThat(UpgradeRollout.plan(nodes, s).startable()).containsExactly("n3");
   }
@@ -102,12 +89,7 @@ class UpgradeRolloutTest {
     var nodes = new java.util.ArrayList<>(required(4));
     nodes.set(0, node("n0", UPGRADE_REQUIRED, false, false));
     nodes.set(1, node("n1", UPGRADE_REQUIRED, false, true, Map.of(UpgradeKeys.SKIP, "true")));
-    UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 1;
-              p.maxUnavailable = new IntOrString("100%");
-            });
+    UpgradeSettings s = limits(1, new IntOrString("100%"));
     UpgradeRollout r = UpgradeRollout.plan(nodes, s);
     assertThat(r.startable()).containsExactly("n2");
     assertThat(r.status().message).contains("1 skipped");
