@@ -1,5 +1,7 @@
 package io.gpuoperator.node.cdi;
 
+import static io.gpuoperator.node.cdi.DriverRootFiles.file;
+import static io.gpuoperator.node.cdi.DriverRootFiles.link;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -41,24 +43,24 @@ class CdiGenerateTest {
   void fakeDriverRoot() throws Exception {
     root = tmp.resolve("driver");
     for (String lib : List.of("libcuda", "libnvidia-ml", "libnvidia-ptxjitcompiler")) {
-      file(LIB + "/" + lib + ".so." + VERSION);
-      link(LIB + "/" + lib + ".so.1", lib + ".so." + VERSION);
+      file(root, LIB + "/" + lib + ".so." + VERSION);
+      link(root, LIB + "/" + lib + ".so.1", lib + ".so." + VERSION);
     }
-    file(LIB + "/libnvidia-ml.so.535.0.0"); // another driver's: not this version
+    file(root, LIB + "/libnvidia-ml.so.535.0.0"); // another driver's: not this version
     // Links that lead out of the root: resolved inside it, they lead nowhere.
-    link(LIB + "/libnvidia-evil.so." + VERSION, "/etc/passwd");
-    link(LIB + "/libnvidia-up.so." + VERSION, "../../../../../../../../etc/shadow");
-    link("/usr/lib64", "/etc");
-    link(LIB + "/vdpau", "/etc");
-    file("/usr/bin/nvidia-smi");
-    link("/usr/bin/nvidia-persistenced", "/usr/bin/ls");
-    file("/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin");
+    link(root, LIB + "/libnvidia-evil.so." + VERSION, "/etc/passwd");
+    link(root, LIB + "/libnvidia-up.so." + VERSION, "../../../../../../../../etc/shadow");
+    link(root, "/usr/lib64", "/etc");
+    link(root, LIB + "/vdpau", "/etc");
+    file(root, "/usr/bin/nvidia-smi");
+    link(root, "/usr/bin/nvidia-persistenced", "/usr/bin/ls");
+    file(root, "/lib/firmware/nvidia/" + VERSION + "/gsp_ga10x.bin");
     for (int i = 0; i < 8; i++) {
-      file("/dev/nvidia" + i);
+      file(root, "/dev/nvidia" + i);
     }
-    file("/dev/nvidiactl");
-    file("/dev/nvidia-uvm");
-    link("/dev/nvidia-modeset", "/dev/null");
+    file(root, "/dev/nvidiactl");
+    file(root, "/dev/nvidia-uvm");
+    link(root, "/dev/nvidia-modeset", "/dev/null");
     Files.createDirectories(root.resolve("run/nvidia-persistenced"));
     persistenced = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     persistenced.bind(UnixDomainSocketAddress.of(root.resolve("run/nvidia-persistenced/socket")));
@@ -300,17 +302,5 @@ class CdiGenerateTest {
     List<String> out = new ArrayList<>();
     spec.findValues("hostPath").forEach(v -> out.add(v.asText()));
     return out;
-  }
-
-  private void file(String path) throws Exception {
-    Path p = root.resolve(path.substring(1));
-    Files.createDirectories(p.getParent());
-    Files.writeString(p, "fake " + path);
-  }
-
-  private void link(String path, String target) throws Exception {
-    Path p = root.resolve(path.substring(1));
-    Files.createDirectories(p.getParent());
-    Files.createSymbolicLink(p, Path.of(target));
   }
 }

@@ -1,5 +1,7 @@
 package io.gpuoperator.node.cdi;
 
+import static io.gpuoperator.node.cdi.DriverRootFiles.file;
+import static io.gpuoperator.node.cdi.DriverRootFiles.link;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -34,20 +36,21 @@ class CdiRootEscapeTest {
   void driverRoot() throws Exception {
     root = tmp.resolve("driver");
     out = Files.createDirectories(tmp.resolve("cdi"));
-    file(LIB + "/libcuda.so." + VERSION);
-    file("/dev/nvidiactl"); // makes it a containerised driver: device nodes come from the root
+    file(root, LIB + "/libcuda.so." + VERSION);
+    file(
+        root, "/dev/nvidiactl"); // makes it a containerised driver: device nodes come from the root
   }
 
   @Test
   void aDeviceNodeLinkedToTheHostDiskIsRefused() throws Exception {
-    link("/dev/nvidia0", "/dev/sda");
+    link(root, "/dev/nvidia0", "/dev/sda");
     assertRefused(
         "device node /dev/nvidia0", root + "/dev/nvidia0", "/dev/nvidia0 is a link to /dev/sda");
   }
 
   @Test
   void aDeviceNodeLinkClimbingOutWithDotDotIsRefused() throws Exception {
-    link("/dev/nvidia0", "../../../../../../../../../dev/sda");
+    link(root, "/dev/nvidia0", "../../../../../../../../../dev/sda");
     assertRefused("device node /dev/nvidia0", root + "/dev/nvidia0", "climbs above the root");
   }
 
@@ -66,8 +69,8 @@ class CdiRootEscapeTest {
 
   @Test
   void anAbsoluteLinkThatStaysInsideTheRootIsAccepted() throws Exception {
-    file("/dev/nvidia0-real");
-    link("/dev/nvidia0", root + "/dev/nvidia0-real");
+    file(root, "/dev/nvidia0-real");
+    link(root, "/dev/nvidia0", root + "/dev/nvidia0-real");
     Result r = generate();
     assertThat(r.code).as(r.err).isZero();
     assertThat(out.resolve("nvidia.com-gpu.yaml")).exists();
@@ -75,16 +78,16 @@ class CdiRootEscapeTest {
 
   @Test
   void aPlainRootIsAccepted() throws Exception {
-    file("/dev/nvidia0");
+    file(root, "/dev/nvidia0");
     Result r = generate();
     assertThat(r.code).as(r.err).isZero();
   }
 
   @Test
   void aLibraryLinkedOutOfTheRootIsNeverMounted() throws Exception {
-    file("/dev/nvidia0");
-    link(LIB + "/libnvidia-ml.so." + VERSION, "/etc/passwd");
-    link(LIB + "/libnvidia-up.so." + VERSION, "../../../../../../../etc/shadow");
+    file(root, "/dev/nvidia0");
+    link(root, LIB + "/libnvidia-ml.so." + VERSION, "/etc/passwd");
+    link(root, LIB + "/libnvidia-up.so." + VERSION, "../../../../../../../etc/shadow");
     Result r = generate();
     assertThat(r.code).as(r.err).isZero();
     String spec = Files.readString(out.resolve("nvidia.com-gpu.yaml"));
@@ -94,7 +97,7 @@ class CdiRootEscapeTest {
 
   @Test
   void aMountWhoseSourceLeadsOutIsRefusedWhateverBuiltTheSpec() throws Exception {
-    link(LIB + "/libcuda.so.1", "/etc/shadow");
+    link(root, LIB + "/libcuda.so.1", "/etc/shadow");
     CdiSpec spec =
         new CdiSpec(
             CdiSpec.VERSION,
@@ -128,7 +131,7 @@ class CdiRootEscapeTest {
 
   @Test
   void aDevicePluginStyleSpecIsCheckedAgainstItsDevRoot() throws Exception {
-    link("/dev/nvidia0", "/dev/sda");
+    link(root, "/dev/nvidia0", "/dev/sda");
     // As the device plugin's and DRA driver's specs name nodes: the dev root joined to the path.
     CdiSpec spec =
         new CdiSpec(
@@ -182,17 +185,5 @@ class CdiRootEscapeTest {
     cl.setErr(new PrintWriter(err, true));
     int code = cl.execute(args.toArray(String[]::new));
     return new Result(code, err.toString());
-  }
-
-  private void file(String path) throws Exception {
-    Path p = root.resolve(path.substring(1));
-    Files.createDirectories(p.getParent());
-    Files.writeString(p, "fake " + path);
-  }
-
-  private void link(String path, String target) throws Exception {
-    Path p = root.resolve(path.substring(1));
-    Files.createDirectories(p.getParent());
-    Files.createSymbolicLink(p, Path.of(target));
   }
 }

@@ -60,11 +60,7 @@ class ExporterPrometheusIT {
       x.kubelet.set(x.pods(8));
       await().atMost(Duration.ofSeconds(60)).until(prom::ready);
       long expected = x.gpus.telemetry(3).gpuUtilizationPercent();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(500))
-          .until(() -> prom.query("DCGM_FI_DEV_GPU_UTIL{pod=\"job-3\"}").size() == 1);
-      JsonNode r = prom.query("DCGM_FI_DEV_GPU_UTIL{pod=\"job-3\"}").get(0);
+      JsonNode r = podUtilisation(prom, "job-3");
       assertThat(r.path("metric").path("UUID").asText()).isEqualTo(x.gpus.device(3).uuid());
       assertThat(Double.parseDouble(r.path("value").get(1).asText())).isEqualTo(expected);
       // Scraped more than once over the kept-alive connection, every scrape up.
@@ -91,13 +87,9 @@ class ExporterPrometheusIT {
       x.kubelet.set(x.pods(8));
       await().atMost(Duration.ofSeconds(60)).until(prom::ready);
 
-      // The acceptance query: a pod's GPU utilisation by the pod's name.
+      // The acceptance query.
       long expected = x.gpus.telemetry(3).gpuUtilizationPercent();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(500))
-          .until(() -> prom.query("DCGM_FI_DEV_GPU_UTIL{pod=\"job-3\"}").size() == 1);
-      JsonNode r = prom.query("DCGM_FI_DEV_GPU_UTIL{pod=\"job-3\"}").get(0);
+      JsonNode r = podUtilisation(prom, "job-3");
       assertThat(r.path("metric").path("gpu").asText()).isEqualTo("3");
       assertThat(r.path("metric").path("namespace").asText()).isEqualTo("team-0");
       assertThat(r.path("metric").path("container").asText()).isEqualTo("main");
@@ -306,5 +298,15 @@ class ExporterPrometheusIT {
     assertThat(p.exitValue()).as(out).isZero();
     assertThat(out).contains("SUCCESS");
     Files.deleteIfExists(rules);
+  }
+
+  /** The acceptance query, a pod's GPU utilisation by the pod's name, once Prometheus has it. */
+  private static JsonNode podUtilisation(PrometheusServer prom, String pod) throws Exception {
+    String query = "DCGM_FI_DEV_GPU_UTIL{pod=\"" + pod + "\"}";
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> prom.query(query).size() == 1);
+    return prom.query(query).get(0);
   }
 }
