@@ -2,9 +2,6 @@ package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeState;
@@ -53,36 +50,21 @@ public final class DriverUpgradeBenchmark {
       Map<String, Long> started = new ConcurrentHashMap<>();
       Map<String, Long> done = new ConcurrentHashMap<>();
       var watch =
-          admin
-              .nodes()
-              .inform(
-                  new ResourceEventHandler<Node>() {
-                    @Override
-                    public void onAdd(Node n) {}
-
-                    @Override
-                    public void onUpdate(Node old, Node n) {
-                      String name = n.getMetadata().getName();
-                      UpgradeState s = UpgradeState.of(label(n));
-                      long now = System.nanoTime();
-                      if (s.inProgress()) {
-                        started.putIfAbsent(name, now);
-                      } else if (s == UpgradeState.UPGRADE_DONE && started.containsKey(name)) {
-                        done.putIfAbsent(name, now);
-                      }
-                    }
-
-                    @Override
-                    public void onDelete(Node n, boolean unknown) {}
-                  });
+          FleetBench.onNodeUpdate(
+              admin,
+              n -> {
+                String name = n.getMetadata().getName();
+                UpgradeState s = UpgradeState.of(label(n));
+                long now = System.nanoTime();
+                if (s.inProgress()) {
+                  started.putIfAbsent(name, now);
+                } else if (s == UpgradeState.UPGRADE_DONE && started.containsKey(name)) {
+                  done.putIfAbsent(name, now);
+                }
+              });
       long mark = bench.audit.mark();
       long t0 = System.nanoTime();
-      admin
-          .resources(ClusterPolicy.class)
-          .withName("cluster-policy")
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              "{\"spec\":{\"driver\":{\"version\":\"999.1\"}}}");
+      ItCluster.upgradeDriverTo(admin, "999.1");
       bench.waitFor("every node upgraded", POLL, () -> done.size() == count);
       long end = System.nanoTime();
       watch.close();

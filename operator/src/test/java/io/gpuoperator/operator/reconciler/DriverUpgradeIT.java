@@ -7,24 +7,19 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
 import io.gpuoperator.operator.upgrade.NodeActions;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeState;
 import io.gpuoperator.sim.controlplane.AuditLog;
-import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.BehaviourOverride;
 import io.gpuoperator.sim.kubelet.DeclaredBehaviour;
 import io.gpuoperator.sim.kubelet.NodeDescription;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +29,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -49,29 +43,17 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code policy/v1}, and an operator restart half way.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class DriverUpgradeIT {
+class DriverUpgradeIT extends SimulatedGpuCluster {
   static final List<String> NODES = IntStream.range(0, 10).mapToObj(i -> "gpu-" + i).toList();
   static final String USER_CORDONED = "gpu-3";
   static final String BROKEN = "gpu-7";
   static final String NEW_VERSION = "999.1";
 
-  static ControlPlane cp;
-  static KubernetesClient admin;
-  static SimulatedNodes kubelets;
-  static String ns;
-  static String work;
   static OperatorInstance operator;
-  static AuditLog audit;
   static int restarts;
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlane.builder().controllerManager(true).scheduler(true).nodes(NODES).start();
-    admin = cp.client();
-    audit = new AuditLog(cp.auditLog());
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
-    work = ControlPlaneExtension.newNamespace(admin, "work");
     List<NodeDescription> nodes = new ArrayList<>();
     for (String n : NODES) {
       NodeDescription d = NodeDescription.gpuNode(n, "H100-SXM5-80GB", 8);
@@ -88,9 +70,8 @@ class DriverUpgradeIT {
       }
       nodes.add(d);
     }
-    kubelets = ItCluster.kubelets(cp, nodes);
     // No device plugin in this test: each node gets its 8 GPUs directly.
-    ItCluster.giveGpus(admin, NODES, 8);
+    startCluster(nodes, 8, () -> operator);
     operator = startOperator();
   }
 
@@ -102,11 +83,6 @@ class DriverUpgradeIT {
         new OperandRegistryRenderer(),
         new NodeLabelRulesPlanner(),
         Map.of("LEADER_ELECT", "false"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    ItCluster.closeAll(operator, kubelets, cp);
   }
 
   static ClusterPolicy policy() {
@@ -380,12 +356,7 @@ class DriverUpgradeIT {
                   public void onDelete(Node n, boolean unknown) {}
                 });
     try {
-      admin
-          .resources(ClusterPolicy.class)
-          .withName("cluster-policy")
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              "{\"spec\":{\"driver\":{\"version\":\"" + NEW_VERSION + "\"}}}");
+      ItCluster.upgradeDriverTo(admin, NEW_VERSION);
 
       // Half way, the operator restarts: it carries on from the node labels.
       await()

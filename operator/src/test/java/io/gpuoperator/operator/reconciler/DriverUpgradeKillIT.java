@@ -6,28 +6,21 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.sim.controlplane.AuditLog;
-import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.BehaviourOverride;
 import io.gpuoperator.sim.kubelet.DeclaredBehaviour;
 import io.gpuoperator.sim.kubelet.KubeletConstants;
 import io.gpuoperator.sim.kubelet.NodeDescription;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +46,7 @@ import org.junit.jupiter.api.Test;
  * the hold is released, so each restarted operator had its chance to evict, delete or uncordon
  * again.
  */
-class DriverUpgradeKillIT {
+class DriverUpgradeKillIT extends SimulatedGpuCluster {
   static final String OURS = "kill-ours";
   static final String HUMANS = "kill-humans";
   static final List<String> NODES = List.of(OURS, HUMANS);
@@ -62,12 +55,6 @@ class DriverUpgradeKillIT {
   static final String JOB = "hold-job";
   static final String RELEASE_DRIVER = "release-new-driver";
 
-  static ControlPlane cp;
-  static KubernetesClient admin;
-  static SimulatedNodes kubelets;
-  static String ns;
-  static String work;
-  static AuditLog audit;
   static OperatorProcess operator;
   static int starts;
   static long upgradeMark;
@@ -80,12 +67,6 @@ class DriverUpgradeKillIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlane.builder().controllerManager(true).scheduler(true).nodes(NODES).start();
-    admin = cp.client();
-    audit = new AuditLog(cp.auditLog());
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
-    work = ControlPlaneExtension.newNamespace(admin, "work");
     // The new driver's container starts once the test writes its marker (step 4's hold), then
     // becomes ready with the file NVIDIA's driver container leaves for the validator.
     DeclaredBehaviour heldDriver =
@@ -104,17 +85,13 @@ class DriverUpgradeKillIT {
               .withOverrides(
                   List.of(new BehaviourOverride("driver:" + NEW_VERSION, null, null, heldDriver))));
     }
-    kubelets = ItCluster.kubelets(cp, nodes);
     // No device plugin in this test: each node gets its 8 GPUs directly.
-    ItCluster.giveGpus(admin, NODES, 8);
+    startCluster(nodes, 8, () -> operator);
     operator = startOperator();
   }
 
   static OperatorProcess startOperator() throws Exception {
-    return OperatorProcess.start(
-        cp.kubeconfig(),
-        ns,
-        Path.of("target", "failsafe-reports", "DriverUpgradeKillIT-operator-" + ++starts + ".log"));
+    return OperatorProcess.start(cp.kubeconfig(), ns, "DriverUpgradeKillIT-operator-" + ++starts);
   }
 
   /** Kills the operator, checks what the kill left, starts another and lets it run two passes. */
@@ -123,11 +100,6 @@ class DriverUpgradeKillIT {
     System.out.printf("operator %d SIGKILLed %s%n", starts, step);
     operator = startOperator();
     operator.awaitPasses(2);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    ItCluster.closeAll(operator, kubelets, cp);
   }
 
   static ClusterPolicy policy() {
@@ -209,12 +181,7 @@ class DriverUpgradeKillIT {
         .withName(HUMANS)
         .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
     upgradeMark = audit.mark();
-    admin
-        .resources(ClusterPolicy.class)
-        .withName("cluster-policy")
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"spec\":{\"driver\":{\"version\":\"" + NEW_VERSION + "\"}}}");
+    ItCluster.upgradeDriverTo(admin, NEW_VERSION);
     awaitState("wait-for-jobs-required");
     assertThat(node(OURS).getSpec().getUnschedulable()).as("cordoned by the upgrade").isTrue();
     assertThat(node(OURS).getMetadata().getAnnotations())

@@ -1,6 +1,9 @@
 package io.gpuoperator.operator.reconciler;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
@@ -9,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -115,6 +119,28 @@ final class FleetBench implements AutoCloseable {
   }
 
   /** "p50 X s, p90 Y s, max Z s" of sorted seconds, with the given number of decimals. */
+  /**
+   * Hands every update of a Node to {@code onUpdate}, on the informer's thread, until the returned
+   * informer is closed: how a benchmark times the moments each node reaches a state.
+   */
+  static SharedIndexInformer<Node> onNodeUpdate(KubernetesClient admin, Consumer<Node> onUpdate) {
+    return admin
+        .nodes()
+        .inform(
+            new ResourceEventHandler<Node>() {
+              @Override
+              public void onAdd(Node n) {}
+
+              @Override
+              public void onUpdate(Node old, Node n) {
+                onUpdate.accept(n);
+              }
+
+              @Override
+              public void onDelete(Node n, boolean unknown) {}
+            });
+  }
+
   static String percentiles(List<Double> sorted, int decimals) {
     String f = "%." + decimals + "f";
     return String.format(

@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
@@ -110,6 +112,16 @@ final class ItCluster {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** Sets the driver version of {@link #driverOnlyPolicy}'s policy: what starts an upgrade. */
+  static void upgradeDriverTo(KubernetesClient admin, String version) {
+    admin
+        .resources(ClusterPolicy.class)
+        .withName("cluster-policy")
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"spec\":{\"driver\":{\"version\":\"" + version + "\"}}}");
   }
 
   /**

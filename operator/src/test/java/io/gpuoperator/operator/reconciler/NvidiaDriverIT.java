@@ -10,14 +10,12 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.common.DriverPoolStatus;
 import io.gpuoperator.api.common.NodeRequirement;
 import io.gpuoperator.api.v1.ClusterPolicy;
@@ -27,10 +25,7 @@ import io.gpuoperator.operator.driver.DriverOwners;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.PolicyStatusModel;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
-import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.NodeDescription;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +33,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import org.awaitility.core.ThrowingRunnable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -56,25 +50,17 @@ import org.junit.jupiter.api.TestMethodOrder;
  * RDMA prerequisites per node in status.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class NvidiaDriverIT {
+class NvidiaDriverIT extends SimulatedGpuCluster {
   static final String UB0 = "ub-0";
   static final String UB1 = "ub-1";
   static final String UB2 = "ub-2";
   static final String RH0 = "rh-0";
   static final List<String> NODES = List.of(UB0, UB1, UB2, RH0);
 
-  static ControlPlane cp;
-  static KubernetesClient admin;
-  static SimulatedNodes kubelets;
-  static String ns;
   static OperatorInstance operator;
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlane.builder().controllerManager(true).scheduler(true).nodes(NODES).start();
-    admin = cp.client();
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
     List<NodeDescription> nodes =
         List.of(
             gpu(UB0, "ubuntu", "22.04", "5.15.0-105-generic", Map.of()),
@@ -86,7 +72,7 @@ class NvidiaDriverIT {
                 "5.15.0-105-generic",
                 Map.of("pool", "b", DriverChecks.NIC_PRESENT, "true")),
             gpu(RH0, "rhel", "9.4", "5.14.0-427.el9.x86_64", Map.of()));
-    kubelets = ItCluster.kubelets(cp, nodes);
+    startCluster(nodes, 0, () -> operator);
     operator =
         OperatorInstance.start(
             cp,
@@ -102,11 +88,6 @@ class NvidiaDriverIT {
     return NodeDescription.gpuNode(name, "H100-SXM5-80GB", 8)
         .withOs(os, version, kernel)
         .withLabels(labels);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    ItCluster.closeAll(operator, kubelets, cp);
   }
 
   static ClusterPolicy policy() {

@@ -55,9 +55,15 @@ final class OperatorProcess implements AutoCloseable {
   /**
    * Starts an operator on the kubeconfig's cluster, reconciling in {@code namespace}, without
    * leader election (each start follows a dead process; no other instance runs), metrics and health
-   * on free loopback ports. Returns once its metrics endpoint answers.
+   * on free loopback ports, its output in {@code target/failsafe-reports/<name>.log}. Returns once
+   * its metrics endpoint answers.
    */
-  static OperatorProcess start(Path kubeconfig, String namespace, Path log) throws IOException {
+  static OperatorProcess start(Path kubeconfig, String namespace, String name) throws IOException {
+    return start(kubeconfig, namespace, Path.of("target", "failsafe-reports", name + ".log"));
+  }
+
+  private static OperatorProcess start(Path kubeconfig, String namespace, Path log)
+      throws IOException {
     String java =
         ProcessHandle.current()
             .info()

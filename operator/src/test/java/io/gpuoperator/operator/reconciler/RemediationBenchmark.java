@@ -3,7 +3,6 @@ package io.gpuoperator.operator.reconciler;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.RemediationSpec;
@@ -63,53 +62,43 @@ public final class RemediationBenchmark {
       Set<String> answered = ConcurrentHashMap.newKeySet();
       ExecutorService agents = Executors.newFixedThreadPool(4);
       var watch =
-          admin
-              .nodes()
-              .inform(
-                  new ResourceEventHandler<Node>() {
-                    @Override
-                    public void onAdd(Node n) {}
-
-                    @Override
-                    public void onUpdate(Node old, Node n) {
-                      String name = n.getMetadata().getName();
-                      if (!faultAt.containsKey(name)) {
-                        return;
-                      }
-                      long now = System.nanoTime();
-                      if (tainted(n)) {
-                        taintAt.putIfAbsent(name, now);
-                      }
-                      Map<String, String> l = n.getMetadata().getLabels();
-                      if (l != null
-                          && RemediationState.RECOVERED.label().equals(l.get(RemediationKeys.STATE))
-                          && !tainted(n)
-                          && !Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
-                        backAt.putIfAbsent(name, now);
-                      }
-                      Map<String, String> a = n.getMetadata().getAnnotations();
-                      String token = a == null ? null : a.get(RemediationKeys.RESET_REQUESTED);
-                      if (token != null && answered.add(name + "/" + token)) {
-                        // The device plugin's part: the GPU reset, its fault gone, the answer.
-                        agents.execute(
-                            () -> {
-                              NodeConditions.write(
-                                  admin,
-                                  name,
-                                  NodeConditions.condition(
-                                      GpuFaultContract.ECC, "False", "Recovered", "reset"),
-                                  NodeConditions.condition(
-                                      GpuFaultContract.RESET_CONDITION,
-                                      "True",
-                                      GpuFaultContract.RESET_DONE,
-                                      GpuFaultContract.answerPrefix(token) + " reset GPU-0"));
-                            });
-                      }
-                    }
-
-                    @Override
-                    public void onDelete(Node n, boolean unknown) {}
-                  });
+          FleetBench.onNodeUpdate(
+              admin,
+              n -> {
+                String name = n.getMetadata().getName();
+                if (!faultAt.containsKey(name)) {
+                  return;
+                }
+                long now = System.nanoTime();
+                if (tainted(n)) {
+                  taintAt.putIfAbsent(name, now);
+                }
+                Map<String, String> l = n.getMetadata().getLabels();
+                if (l != null
+                    && RemediationState.RECOVERED.label().equals(l.get(RemediationKeys.STATE))
+                    && !tainted(n)
+                    && !Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
+                  backAt.putIfAbsent(name, now);
+                }
+                Map<String, String> a = n.getMetadata().getAnnotations();
+                String token = a == null ? null : a.get(RemediationKeys.RESET_REQUESTED);
+                if (token != null && answered.add(name + "/" + token)) {
+                  // The device plugin's part: the GPU reset, its fault gone, the answer.
+                  agents.execute(
+                      () -> {
+                        NodeConditions.write(
+                            admin,
+                            name,
+                            NodeConditions.condition(
+                                GpuFaultContract.ECC, "False", "Recovered", "reset"),
+                            NodeConditions.condition(
+                                GpuFaultContract.RESET_CONDITION,
+                                "True",
+                                GpuFaultContract.RESET_DONE,
+                                GpuFaultContract.answerPrefix(token) + " reset GPU-0"));
+                      });
+                }
+              });
       long mark = bench.audit.mark();
       long t0 = System.nanoTime();
       for (String n : faulty) {

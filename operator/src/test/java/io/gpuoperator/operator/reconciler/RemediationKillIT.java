@@ -5,26 +5,19 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.GpuFaultContract;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.RemediationSpec;
 import io.gpuoperator.operator.remediation.RemediationKeys;
 import io.gpuoperator.operator.remediation.RemediationState;
 import io.gpuoperator.sim.controlplane.AuditLog;
-import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.NodeDescription;
-import io.gpuoperator.sim.kubelet.SimulatedNodes;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -49,42 +42,27 @@ import org.junit.jupiter.api.Test;
  * After each restart the new process completes its first remediation pass, and a second one after
  * the test touches the nodes, before the hold is released.
  */
-class RemediationKillIT {
+class RemediationKillIT extends SimulatedGpuCluster {
   static final String OURS = "rem-ours";
   static final String HUMANS = "rem-humans";
   static final List<String> NODES = List.of(OURS, HUMANS);
   static final String HOLD = "gpu-operator.test/hold";
 
-  static ControlPlane cp;
-  static KubernetesClient admin;
-  static SimulatedNodes kubelets;
-  static String ns;
-  static String work;
-  static AuditLog audit;
   static OperatorProcess operator;
   static int starts;
   static long faultMark;
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlane.builder().controllerManager(true).scheduler(true).nodes(NODES).start();
-    admin = cp.client();
-    audit = new AuditLog(cp.auditLog());
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
-    work = ControlPlaneExtension.newNamespace(admin, "work");
-    kubelets =
-        ItCluster.kubelets(
-            cp, NODES.stream().map(n -> NodeDescription.gpuNode(n, "H100-SXM5-80GB", 8)).toList());
-    ItCluster.giveGpus(admin, NODES, 8);
+    startCluster(
+        NODES.stream().map(n -> NodeDescription.gpuNode(n, "H100-SXM5-80GB", 8)).toList(),
+        8,
+        () -> operator);
     operator = startOperator();
   }
 
   static OperatorProcess startOperator() throws Exception {
-    return OperatorProcess.start(
-        cp.kubeconfig(),
-        ns,
-        Path.of("target", "failsafe-reports", "RemediationKillIT-operator-" + ++starts + ".log"));
+    return OperatorProcess.start(cp.kubeconfig(), ns, "RemediationKillIT-operator-" + ++starts);
   }
 
   static void killAndRestart(String step) throws Exception {
@@ -111,11 +89,6 @@ class RemediationKillIT {
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))
         .until(() -> operator.passes("remediation") >= n);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    ItCluster.closeAll(operator, kubelets, cp);
   }
 
   static ClusterPolicy policy() {
