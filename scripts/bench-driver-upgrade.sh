@@ -6,11 +6,5 @@
 # Results go in BENCHMARKS.md.
 #   scripts/bench-driver-upgrade.sh [nodes=200] [percent=10] [install-seconds=20]
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
-BIN=$("$ROOT/scripts/k8s-binaries.sh" | tail -n 1)
-mvn -B -q -pl operator -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
-CP="operator/target/test-classes:operator/target/classes:$(cat operator/target/classpath.txt)"
-exec java -Xmx1g -Dgpu-operator.k8s.bin="$BIN" -cp "$CP" \
+exec "$(dirname "${BASH_SOURCE[0]}")/lib/test-main.sh" operator \
   io.gpuoperator.operator.reconciler.DriverUpgradeBenchmark "${1:-200}" "${2:-10}" "${3:-20}"

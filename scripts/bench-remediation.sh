@@ -7,11 +7,5 @@
 # Results go in BENCHMARKS.md.
 #   scripts/bench-remediation.sh [nodes=1000] [faulty=20] [maxConcurrent=faulty]
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
-BIN=$("$ROOT/scripts/k8s-binaries.sh" | tail -n 1)
-mvn -B -q -pl operator -am test-compile dependency:build-classpath \
-  -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=test
-CP="operator/target/test-classes:operator/target/classes:$(cat operator/target/classpath.txt)"
-exec java -Xmx1g -Dgpu-operator.k8s.bin="$BIN" -cp "$CP" \
+exec "$(dirname "${BASH_SOURCE[0]}")/lib/test-main.sh" operator \
   io.gpuoperator.operator.reconciler.RemediationBenchmark "${1:-1000}" "${2:-20}" ${3:+"$3"}
