@@ -12,14 +12,18 @@ import picocli.CommandLine;
 
 class GpuOperatorCommandTest {
 
-  private static String run(String... args) {
+  /** What a command printed (out and err together), once it exited with {@code rc}. */
+  private static String runExpecting(int rc, String... args) {
     CommandLine cmd = GpuOperatorCommand.commandLine();
     StringWriter out = new StringWriter();
     cmd.setOut(new PrintWriter(out));
     cmd.setErr(new PrintWriter(out));
-    int rc = cmd.execute(args);
-    assertThat(rc).as("exit code of %s", String.join(" ", args)).isZero();
+    assertThat(cmd.execute(args)).as("exit code of %s", String.join(" ", args)).isEqualTo(rc);
     return out.toString();
+  }
+
+  private static String run(String... args) {
+    return runExpecting(0, args);
   }
 
   @Test
@@ -79,40 +83,20 @@ class GpuOperatorCommandTest {
 
   @Test
   void devicePluginRejectsBadInputWithTheFieldAndExitCode2() {
-    CommandLine cmd = GpuOperatorCommand.commandLine();
-    StringWriter out = new StringWriter();
-    cmd.setOut(new PrintWriter(out));
-    cmd.setErr(new PrintWriter(out));
-    int rc =
-        cmd.execute(
-            "device-plugin",
-            "--backend",
-            "simulated",
-            "--node-profile",
-            "dgx-h100",
-            "--mig-strategy",
-            "sometimes");
-    assertThat(rc).isEqualTo(2);
-    assertThat(out.toString())
+    assertThat(simulatedDevicePluginWith("--mig-strategy", "sometimes"))
         .isEqualTo(
             "gpu-operator device-plugin: --mig-strategy: unknown MIG strategy \"sometimes\";"
                 + " expected none, single or mixed\n");
-    StringWriter out2 = new StringWriter();
-    cmd.setErr(new PrintWriter(out2));
-    assertThat(
-            cmd.execute(
-                "device-plugin",
-                "--backend",
-                "simulated",
-                "--node-profile",
-                "dgx-h100",
-                "--health-recovery-period",
-                "soon"))
-        .isEqualTo(2);
-    assertThat(out2.toString())
+    assertThat(simulatedDevicePluginWith("--health-recovery-period", "soon"))
         .isEqualTo(
             "gpu-operator device-plugin: --health-recovery-period: expected a duration such as"
                 + " 60s, 1m30s, 500ms or infinite, got \"soon\"\n");
+  }
+
+  /** What the simulated device plugin prints when refusing {@code flag}'s value, with exit 2. */
+  private static String simulatedDevicePluginWith(String flag, String value) {
+    return runExpecting(
+        2, "device-plugin", "--backend", "simulated", "--node-profile", "dgx-h100", flag, value);
   }
 
   /**

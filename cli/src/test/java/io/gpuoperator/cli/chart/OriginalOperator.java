@@ -123,6 +123,11 @@ final class OriginalOperator implements AutoCloseable {
 
   /** The last lines of its log, for a failure message. */
   String tail(int lines) {
+    return tail(log, lines);
+  }
+
+  /** The last lines of a process's log file, or why there are none. */
+  static String tail(Path log, int lines) {
     try {
       List<String> all = Files.readAllLines(log);
       return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));

@@ -28,15 +28,7 @@ class PodStatusModelTest {
     ContainerSlot main = slot("main", false);
     init.process = new ContainerProcess();
     assertThat(PodStatusModel.phase(List.of(init), List.of(main), "Always")).isEqualTo("Pending");
-    PodStatus s =
-        PodStatusModel.status(
-            "Pending",
-            List.of(init),
-            List.of(main),
-            new HashMap<>(),
-            Instant.now(),
-            "1.1.1.1",
-            "10.0.0.1");
+    PodStatus s = status("Pending", init, main);
     assertThat(s.getContainerStatuses().get(0).getState().getWaiting().getReason())
         .isEqualTo("PodInitializing");
     assertThat(s.getInitContainerStatuses().get(0).getState().getRunning()).isNotNull();
@@ -45,15 +37,7 @@ class PodStatusModelTest {
     main.process = new ContainerProcess();
     assertThat(PodStatusModel.phase(List.of(init), List.of(main), "Always")).isEqualTo("Running");
     main.process.markReady();
-    s =
-        PodStatusModel.status(
-            "Running",
-            List.of(init),
-            List.of(main),
-            new HashMap<>(),
-            Instant.now(),
-            "1.1.1.1",
-            "10.0.0.1");
+    s = status("Running", init, main);
     assertThat(s.getConditions())
         .filteredOn(c -> c.getType().equals("Ready"))
         .singleElement()
@@ -99,5 +83,11 @@ class PodStatusModelTest {
     assertThat(o.backOff(1).toSeconds()).isEqualTo(10);
     assertThat(o.backOff(2).toSeconds()).isEqualTo(20);
     assertThat(o.backOff(10).toSeconds()).isEqualTo(300);
+  }
+
+  /** The status of a pod of one init and one main container, as its kubelet reports it now. */
+  private static PodStatus status(String phase, ContainerSlot init, ContainerSlot main) {
+    return PodStatusModel.status(
+        phase, List.of(init), List.of(main), new HashMap<>(), Instant.now(), "1.1.1.1", "10.0.0.1");
   }
 }
