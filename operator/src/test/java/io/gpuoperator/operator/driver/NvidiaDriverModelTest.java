@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -157,15 +158,11 @@ class NvidiaDriverModelTest {
             """);
     // What the API server stores for a policy that says only this (the CRD's defaults filled in).
     var delegating =
-        Policies.parse(
+        clusterPolicy(
             """
-            apiVersion: nvidia.com/v1
-            kind: ClusterPolicy
-            metadata: {name: cluster-policy}
-            spec:
-              operator: {runtimeClass: nvidia}
-              toolkit: {installDir: /usr/local/nvidia}
-              driver: {useNvidiaDriverCRD: true}
+            operator: {runtimeClass: nvidia}
+            toolkit: {installDir: /usr/local/nvidia}
+            driver: {useNvidiaDriverCRD: true}
             """);
     List<DaemonSet> alone =
         NvidiaDriverModel.daemonSets(d, NvidiaDriverModel.standalone(), FACTS, Policies.config());
@@ -177,21 +174,17 @@ class NvidiaDriverModelTest {
         .isEqualTo(NvidiaDriverModel.daemonSets(d, delegating, FACTS, Policies.config()));
     // A policy that deploys nothing but delegates the driver (the other operands disabled).
     var driverOnly =
-        Policies.parse(
+        clusterPolicy(
             """
-            apiVersion: nvidia.com/v1
-            kind: ClusterPolicy
-            metadata: {name: cluster-policy}
-            spec:
-              operator: {runtimeClass: nvidia}
-              driver: {useNvidiaDriverCRD: true, repository: nvcr.io/nvidia, image: driver, version: "550.54.15"}
-              toolkit: {enabled: false, installDir: /usr/local/nvidia}
-              devicePlugin: {enabled: false}
-              dcgm: {enabled: false}
-              dcgmExporter: {enabled: false}
-              gfd: {enabled: false}
-              migManager: {enabled: false}
-              nodeStatusExporter: {enabled: false}
+            operator: {runtimeClass: nvidia}
+            driver: {useNvidiaDriverCRD: true, repository: nvcr.io/nvidia, image: driver, version: "550.54.15"}
+            toolkit: {enabled: false, installDir: /usr/local/nvidia}
+            devicePlugin: {enabled: false}
+            dcgm: {enabled: false}
+            dcgmExporter: {enabled: false}
+            gfd: {enabled: false}
+            migManager: {enabled: false}
+            nodeStatusExporter: {enabled: false}
             """);
     assertThat(alone)
         .isEqualTo(NvidiaDriverModel.daemonSets(d, driverOnly, FACTS, Policies.config()));
@@ -229,5 +222,14 @@ class NvidiaDriverModelTest {
         .isEqualTo(
             NvidiaDriverModel.supportObjects(
                 NvidiaDriverModel.standalone(), ClusterFacts.offline(0, null), Policies.config()));
+  }
+
+  /**
+   * The ClusterPolicy named cluster-policy with this spec (YAML, the lines under {@code spec:}).
+   */
+  private static ClusterPolicy clusterPolicy(String spec) {
+    return Policies.parse(
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: cluster-policy}\nspec:\n"
+            + spec.indent(2));
   }
 }

@@ -28,6 +28,18 @@ class UpgradeRolloutTest {
         });
   }
 
+  /** No parallelism or availability limit: only the rollout {@code edit} describes holds back. */
+  static UpgradeSettings unlimitedWith(Consumer<UpgradePolicySpec.Rollout> edit) {
+    UpgradePolicySpec.Rollout rollout = new UpgradePolicySpec.Rollout();
+    edit.accept(rollout);
+    return settings(
+        p -> {
+          p.maxParallelUpgrades = 0;
+          p.maxUnavailable = new IntOrString("100%");
+          p.rollout = rollout;
+        });
+  }
+
   static UpgradeNode node(String name, UpgradeState state, boolean unschedulable, boolean ready) {
     return node(name, state, unschedulable, ready, Map.of());
   }
@@ -98,14 +110,11 @@ class UpgradeRolloutTest {
   @Test
   void canariesGoFirstAloneThenWavesInNameOrder() {
     UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 0;
-              p.maxUnavailable = new IntOrString("100%");
-              p.rollout = new UpgradePolicySpec.Rollout();
-              p.rollout.canary = new UpgradePolicySpec.Canary();
-              p.rollout.canary.nodeSelector = Map.of("pool", "canary");
-              p.rollout.waveSize = new IntOrString(2);
+        unlimitedWith(
+            r -> {
+              r.canary = new UpgradePolicySpec.Canary();
+              r.canary.nodeSelector = Map.of("pool", "canary");
+              r.waveSize = new IntOrString(2);
             });
     var nodes = new java.util.ArrayList<>(required(5));
     nodes.set(3, node("n3", UPGRADE_REQUIRED, false, true, Map.of("pool", "canary")));
@@ -129,14 +138,11 @@ class UpgradeRolloutTest {
   @Test
   void aFailedCanaryOrTooManyFailedNodesHaltTheRollout() {
     UpgradeSettings s =
-        settings(
-            p -> {
-              p.maxParallelUpgrades = 0;
-              p.maxUnavailable = new IntOrString("100%");
-              p.rollout = new UpgradePolicySpec.Rollout();
-              p.rollout.canary = new UpgradePolicySpec.Canary();
-              p.rollout.canary.count = 1;
-              p.rollout.maxFailedNodes = 1;
+        unlimitedWith(
+            r -> {
+              r.canary = new UpgradePolicySpec.Canary();
+              r.canary.count = 1;
+              r.maxFailedNodes = 1;
             });
     var nodes = new java.util.ArrayList<>(required(5));
     nodes.set(0, node("n0", UPGRADE_FAILED, true, true));
