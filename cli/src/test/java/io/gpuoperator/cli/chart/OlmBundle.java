@@ -345,21 +345,28 @@ final class OlmBundle {
   }
 
   /**
-   * The example objects the console offers: the ClusterPolicy the chart creates and, from the chart
-   * with {@code driver.nvidiaDriverCRD.enabled}, its default NVIDIADriver.
+   * The example objects the console offers, as the original's: the ClusterPolicy the chart creates
+   * and, from the chart with {@code driver.nvidiaDriverCRD.enabled} and {@code
+   * gpuCluster.deployCR}, its GPUCluster and default NVIDIADriver (no ComputeDomain: a workload's
+   * object, the original has none either).
    */
   static String almExamples(List<GenericKubernetesResource> chart) {
     List<Object> examples = new ArrayList<>();
     examples.add(example(HelmChart.find(chart, "ClusterPolicy", "cluster-policy")));
-    List<GenericKubernetesResource> withDriverCrd =
-        chart(Map.of("driver.nvidiaDriverCRD.enabled", "true"));
-    examples.add(
-        example(
-            withDriverCrd.stream()
-                .filter(o -> o.getKind().equals("NVIDIADriver"))
-                .findFirst()
-                .orElseThrow(
-                    () -> new IllegalStateException("the chart rendered no NVIDIADriver"))));
+    List<GenericKubernetesResource> dra =
+        chart(
+            Map.of(
+                "driver.nvidiaDriverCRD.enabled", "true",
+                "gpuCluster.deployCR", "true",
+                "clusterPolicy.deployCR", "false"));
+    for (String kind : List.of("GPUCluster", "NVIDIADriver")) {
+      examples.add(
+          example(
+              dra.stream()
+                  .filter(o -> o.getKind().equals(kind))
+                  .findFirst()
+                  .orElseThrow(() -> new IllegalStateException("the chart rendered no " + kind))));
+    }
     try {
       return JSON.writeValueAsString(examples);
     } catch (JsonProcessingException e) {
