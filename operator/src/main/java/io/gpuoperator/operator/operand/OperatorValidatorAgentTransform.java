@@ -1,10 +1,15 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.node.validator.ValidatorConfig;
+import io.gpuoperator.operator.spec.Section;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Our validator ({@code gpu-operator validator}) in the {@code nvidia-operator-validator}
@@ -12,6 +17,8 @@ import io.gpuoperator.node.validator.ValidatorConfig;
  * configuration and CDI spec the toolkit wrote, so it learns the runtime and CDI mode.
  */
 public final class OperatorValidatorAgentTransform implements Transform {
+  static final String DRA = "dra-validation";
+
   @Override
   public void apply(HasMetadata object, RenderContext ctx) {
     if (!(object instanceof DaemonSet ds)) {
@@ -33,5 +40,27 @@ public final class OperatorValidatorAgentTransform implements Transform {
         ValidatorConfig.CDI_ENABLED,
         ctx.cdiEnabled());
     OperatorValidatorTransform.nriOnToolkitStep(ds, ctx);
+    draStep(pod, ctx);
+  }
+
+  /**
+   * With the DRA driver on, a last step checks that the DRA plugin published the node's GPUs (the
+   * original validates DRA with a DaemonSet of its own, from its GPUCluster; NVIDIA's validator
+   * image has no such step). It skips nodes where the DRA driver does not run. Built from the CUDA
+   * step: same image, pull settings and identity, only the variables the step reads.
+   */
+  static void draStep(PodSpec pod, RenderContext ctx) {
+    if (!Section.DRA_DRIVER.enabled(ctx.spec())) {
+      return;
+    }
+    Container cuda = DaemonSets.container(pod, "cuda-validation");
+    Container dra = new ContainerBuilder(cuda).build();
+    dra.setName(DRA);
+    dra.setArgs(new ArrayList<>(List.of("validator", "--component", "dra")));
+    Set<String> kept = Set.of("WITH_WAIT", "NODE_NAME", "OPERATOR_NAMESPACE");
+    dra.setEnv(
+        new ArrayList<>(cuda.getEnv().stream().filter(e -> kept.contains(e.getName())).toList()));
+    DaemonSets.setEnv(dra, "COMPONENT", "dra");
+    pod.getInitContainers().add(dra);
   }
 }

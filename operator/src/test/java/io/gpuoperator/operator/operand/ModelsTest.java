@@ -318,6 +318,38 @@ class ModelsTest {
   }
 
   @Test
+  void ourValidatorChecksTheDraDriverLastWhenItIsOn() {
+    var p = Policies.minimal();
+    Operand validator = Operands.byName(OperandNames.OPERATOR_VALIDATOR);
+    assertThat(initContainers(ds(render(validator, p, Policies.facts()))))
+        .doesNotContain(OperatorValidatorAgentTransform.DRA);
+    p.getSpec().draDriver = new io.gpuoperator.api.v1.DraDriverSpec();
+    p.getSpec().draDriver.enabled = true;
+    DaemonSet ds =
+        ds(
+            render(
+                validator,
+                p,
+                Policies.facts().withResourceApi(io.gpuoperator.api.dra.ResourceApiVersion.V1)));
+    assertThat(initContainers(ds)).last().isEqualTo(OperatorValidatorAgentTransform.DRA);
+    Container dra =
+        DaemonSets.container(
+            ds.getSpec().getTemplate().getSpec(), OperatorValidatorAgentTransform.DRA);
+    assertThat(dra.getArgs()).containsExactly("validator", "--component", "dra");
+    assertThat(env(ds, OperatorValidatorAgentTransform.DRA))
+        .containsEntry("COMPONENT", "dra")
+        .containsEntry("WITH_WAIT", "true")
+        .containsKeys("NODE_NAME", "OPERATOR_NAMESPACE")
+        .doesNotContainKey("CDI_ENABLED");
+  }
+
+  private static List<String> initContainers(DaemonSet ds) {
+    return ds.getSpec().getTemplate().getSpec().getInitContainers().stream()
+        .map(Container::getName)
+        .toList();
+  }
+
+  @Test
   void runtimeClassesFollowTheOperatorSettingAndNriDisablesThem() {
     var p = Policies.minimal();
     p.getSpec().operator = new OperatorSpec();

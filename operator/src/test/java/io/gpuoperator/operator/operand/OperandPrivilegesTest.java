@@ -257,6 +257,11 @@ class OperandPrivilegesTest {
                 List.of("/run/nvidia/validations -> /run/nvidia/validations (rw)"),
                 "Creates the CUDA workload pod through the API server and writes its marker: root (the marker folder is root's), every capability dropped."),
             entry(
+                "nvidia-operator-validator/dra-validation",
+                "root",
+                List.of("/run/nvidia/validations -> /run/nvidia/validations (rw)"),
+                "With draDriver.enabled: reads the node's ResourceSlices through the API server and writes its marker: root (the marker folder is root's), every capability dropped."),
+            entry(
                 "nvidia-operator-validator/driver-validation",
                 "privileged, root",
                 List.of(
