@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClass;
 import io.fabric8.kubernetes.api.model.resource.v1.DeviceClassBuilder;
+import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainSpec;
@@ -54,8 +55,19 @@ public final class ComputeDomainModel {
   /** NVIDIA's finalizer on a ComputeDomain (its name is the domain label's). */
   public static final String FINALIZER = DOMAIN_LABEL;
 
-  /** The daemon's container (and claim) name, NVIDIA's. */
+  /** The daemon's container (and claim) name, NVIDIA's; also the program NVIDIA's image runs. */
   public static final String DAEMON = "compute-domain-daemon";
+
+  /**
+   * NVIDIA's DRA driver image (the original v26.7 chart's {@code draDriver} default), which holds
+   * {@code compute-domain-daemon} and {@code nvidia-imex}: the daemon runs it wherever the
+   * GPUCluster names this project's image, which has no IMEX daemon (see {@link #daemonImage}).
+   */
+  public static final String NVIDIA_DRA_DRIVER_IMAGE =
+      "nvcr.io/nvidia/dra-driver-nvidia-gpu:v0.5.0";
+
+  /** NVIDIA's default log verbosity of the daemon (their chart's {@code logVerbosity}). */
+  static final String LOG_VERBOSITY = "4";
 
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
@@ -160,6 +172,17 @@ public final class ComputeDomainModel {
    * workload may run on tainted nodes). It uses the namespace's default ServiceAccount: the
    * operator, not the daemon, reports the domain's status from the daemon pods.
    */
+  /**
+   * The image the IMEX daemon runs: the DRA driver's image, or NVIDIA's ({@link
+   * #NVIDIA_DRA_DRIVER_IMAGE}, from the mirror ours comes from) where that is this project's image,
+   * which has no {@code compute-domain-daemon} program.
+   */
+  public static String daemonImage(String draDriverImage) {
+    return OperandImages.isProjectImage(draDriverImage)
+        ? OperandImages.onMirrorOf(NVIDIA_DRA_DRIVER_IMAGE, draDriverImage)
+        : draDriverImage;
+  }
+
   public static DaemonSet daemonSet(
       ComputeDomain cd, String namespace, String image, String pullPolicy, List<String> secrets) {
     String uid = cd.getMetadata().getUid();
@@ -180,10 +203,18 @@ public final class ComputeDomainModel {
         .addToContainers(
             new ContainerBuilder()
                 .withName(DAEMON)
-                .withImage(image)
+                .withImage(daemonImage(image))
                 .withImagePullPolicy(pullPolicy)
-                .withArgs(DAEMON)
+                .withCommand(DAEMON, "-v", "$(LOG_VERBOSITY)", "run")
                 .withEnv(daemonEnv(cd))
+                .withNewReadinessProbe()
+                .withNewExec()
+                .withCommand(DAEMON, "-v", "$(LOG_VERBOSITY)", "check")
+                .endExec()
+                .withPeriodSeconds(10)
+                .withTimeoutSeconds(10)
+                .withFailureThreshold(1)
+                .endReadinessProbe()
                 .withNewResources()
                 .addNewClaim()
                 .withName(DAEMON)
@@ -206,6 +237,8 @@ public final class ComputeDomainModel {
 
   private static List<EnvVar> daemonEnv(ComputeDomain cd) {
     List<EnvVar> env = new ArrayList<>();
+    // NVIDIA's command line passes it to -v: klog takes its verbosity only as a flag.
+    env.add(new EnvVarBuilder().withName("LOG_VERBOSITY").withValue(LOG_VERBOSITY).build());
     env.add(field("NODE_NAME", "spec.nodeName"));
     env.add(field("POD_IP", "status.podIP"));
     env.add(field("POD_NAME", "metadata.name"));

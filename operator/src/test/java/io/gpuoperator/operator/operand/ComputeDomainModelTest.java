@@ -2,11 +2,13 @@ package io.gpuoperator.operator.operand;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus;
@@ -97,6 +99,31 @@ class ComputeDomainModelTest {
         .isEqualTo(
             List.of(
                 Map.of("name", "daemon", "deviceClassName", "compute-domain-daemon.nvidia.com")));
+  }
+
+  @Test
+  void theDaemonRunsNvidiasProgramFromNvidiasImageWhereTheDriverImageIsOurs() {
+    String ours = OperandImages.projectImage().replace("ghcr.io", "mirror.example.com");
+    Container onOurs =
+        ComputeDomainModel.daemonSet(cd(SPEC), "gpu-operator", ours, "IfNotPresent", null)
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    // Our image has no compute-domain-daemon: NVIDIA's, from the mirror ours comes from.
+    assertThat(onOurs.getImage())
+        .isEqualTo("mirror.example.com/nvidia/dra-driver-nvidia-gpu:v0.5.0")
+        .isEqualTo(OperandImages.onMirrorOf(ComputeDomainModel.NVIDIA_DRA_DRIVER_IMAGE, ours));
+    assertThat(onOurs.getCommand())
+        .containsExactly("compute-domain-daemon", "-v", "$(LOG_VERBOSITY)", "run");
+    assertThat(onOurs.getArgs()).isEmpty();
+    assertThat(onOurs.getReadinessProbe().getExec().getCommand())
+        .containsExactly("compute-domain-daemon", "-v", "$(LOG_VERBOSITY)", "check");
+    assertThat(onOurs.getEnv().get(0).getName()).isEqualTo("LOG_VERBOSITY");
+
+    String nvidias = "registry.example.com/nvidia/dra-driver-nvidia-gpu:v0.6.0";
+    assertThat(ComputeDomainModel.daemonImage(nvidias)).isEqualTo(nvidias);
   }
 
   @Test

@@ -201,6 +201,12 @@ class ComputeDomainIT {
     assertThat(pod.getContainers().get(0).getResources().getClaims())
         .extracting(c -> c.getName())
         .containsExactly("compute-domain-daemon");
+    // NVIDIA's program in NVIDIA's image: this project's image (the GPUCluster's default here) has
+    // no IMEX daemon.
+    assertThat(pod.getContainers().get(0).getImage())
+        .isEqualTo(ComputeDomainModel.NVIDIA_DRA_DRIVER_IMAGE);
+    assertThat(pod.getContainers().get(0).getCommand())
+        .containsExactly("compute-domain-daemon", "-v", "$(LOG_VERBOSITY)", "run");
 
     // numNodes 2, no node joined yet.
     await()
