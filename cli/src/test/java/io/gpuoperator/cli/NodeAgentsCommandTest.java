@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.gpuoperator.node.agent.NodeAgentSupervisor;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class NodeAgentsCommandTest {
   @TempDir Path dir;
@@ -53,58 +50,53 @@ class NodeAgentsCommandTest {
 
   @Test
   void aSelectorForAnAgentThatDoesNotRunOrThatDoesNotParseIsBadInput() {
-    StringWriter err = new StringWriter();
-    CommandLine cl = GpuOperatorCommand.commandLine();
-    cl.setErr(new PrintWriter(err));
-    assertThat(
-            cl.execute(
-                "node-agents",
-                "--run",
-                "device-plugin",
-                "--node-selector",
-                "exporter=nvidia.com/gpu.deploy.dcgm-exporter=true"))
-        .isEqualTo(2);
-    assertThat(err.toString()).contains("no --run runs 'exporter'");
-    err.getBuffer().setLength(0);
-    assertThat(
-            cl.execute(
-                "node-agents", "--run", "device-plugin", "--node-selector", "device-plugin=oops"))
-        .isEqualTo(2);
-    assertThat(err.toString()).contains("'oops' is not key=value or key!=value");
+    refused(
+        "no --run runs 'exporter'",
+        "node-agents",
+        "--run",
+        "device-plugin",
+        "--node-selector",
+        "exporter=nvidia.com/gpu.deploy.dcgm-exporter=true");
+    refused(
+        "'oops' is not key=value or key!=value",
+        "node-agents",
+        "--run",
+        "device-plugin",
+        "--node-selector",
+        "device-plugin=oops");
   }
 
   @Test
   void aRunThatIsNotAnAgentOrDoesNotParseIsBadInputNamingIt() {
-    StringWriter err = new StringWriter();
-    CommandLine cl = GpuOperatorCommand.commandLine();
-    cl.setErr(new PrintWriter(err));
-    assertThat(cl.execute("node-agents", "--run", "operator")).isEqualTo(2);
-    assertThat(err.toString()).contains("--run 'operator'").contains("not a node agent");
-
-    err.getBuffer().setLength(0);
-    assertThat(cl.execute("node-agents", "--run", "feature-discovery --no-such-flag")).isEqualTo(2);
-    assertThat(err.toString()).contains("--run 'feature-discovery --no-such-flag'");
+    assertThat(refused("--run 'operator'", "node-agents", "--run", "operator"))
+        .contains("not a node agent");
+    refused(
+        "--run 'feature-discovery --no-such-flag'",
+        "node-agents",
+        "--run",
+        "feature-discovery --no-such-flag");
   }
 
   /** One JVM has one logging: node-agents takes the zap flags, an agent's own would do nothing. */
   @Test
   void theZapFlagsAreNodeAgentsOwnNotAnAgentsInItsRun() {
-    StringWriter err = new StringWriter();
-    CommandLine cl = GpuOperatorCommand.commandLine();
-    cl.setErr(new PrintWriter(err));
-    assertThat(cl.execute("node-agents", "--run", "device-plugin --zap-log-level=debug"))
-        .isEqualTo(2);
-    assertThat(err.toString())
-        .contains(
-            "--run 'device-plugin --zap-log-level=debug': --zap-log-level sets the logging of the"
-                + " whole process: give it to node-agents itself");
-
-    err.getBuffer().setLength(0);
-    assertThat(cl.execute("node-agents", "--zap-encoder=text", "--run", "device-plugin"))
-        .isEqualTo(2);
-    assertThat(err.toString())
-        .contains("--zap-encoder")
+    refused(
+        "--run 'device-plugin --zap-log-level=debug': --zap-log-level sets the logging of the"
+            + " whole process: give it to node-agents itself",
+        "node-agents",
+        "--run",
+        "device-plugin --zap-log-level=debug");
+    assertThat(
+            refused("--zap-encoder", "node-agents", "--zap-encoder=text", "--run", "device-plugin"))
         .contains("invalid encoder value \"text\" (json or console)");
+  }
+
+  /** Runs {@code args}, which must be refused as bad input (exit 2) saying {@code why}. */
+  private static String refused(String why, String... args) {
+    CommandRun r = CommandRun.of(args);
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).contains(why);
+    return r.err();
   }
 
   /** {@code plan --node-agents} renders the mode as the operator with NODE_AGENTS=true does. */
@@ -113,20 +105,18 @@ class NodeAgentsCommandTest {
     Path policy = dir.resolve("policy.yaml");
     Files.writeString(
         policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec: {}\n");
-    StringWriter out = new StringWriter();
-    CommandLine cl = GpuOperatorCommand.commandLine();
-    cl.setOut(new PrintWriter(out));
-    assertThat(cl.execute("plan", "-f", policy.toString(), "--node-agents")).isZero();
-    assertThat(out.toString())
+    CommandRun withAgents = CommandRun.of("plan", "-f", policy.toString(), "--node-agents");
+    assertThat(withAgents.code()).isZero();
+    assertThat(withAgents.out())
         .contains("  node-agents: our agent (gpu-operator node-agents)")
         .contains("    DaemonSet/nvidia-node-agents: create")
         .contains("    ServiceAccount/nvidia-node-agents: create")
         .doesNotContain("DaemonSet/nvidia-device-plugin-daemonset")
         .doesNotContain("DaemonSet/nvidia-mig-manager")
         .contains("    DaemonSet/nvidia-operator-validator: create");
-    out.getBuffer().setLength(0);
-    assertThat(cl.execute("plan", "-f", policy.toString())).isZero();
-    assertThat(out.toString())
+    CommandRun without = CommandRun.of("plan", "-f", policy.toString());
+    assertThat(without.code()).isZero();
+    assertThat(without.out())
         .contains("    DaemonSet/nvidia-device-plugin-daemonset: create")
         .doesNotContain("node-agents");
   }

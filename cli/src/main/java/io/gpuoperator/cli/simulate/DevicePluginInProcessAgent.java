@@ -16,13 +16,8 @@ import java.time.Duration;
  * no thread of its own: its loops run on the JVM's agent threads, its gRPC servers on the shared
  * event loops.
  */
-public final class DevicePluginInProcessAgent implements InProcessService {
-  private final SimulatedGpuBackends backends;
-
-  public DevicePluginInProcessAgent(SimulatedGpuBackends backends) {
-    this.backends = backends;
-  }
-
+public record DevicePluginInProcessAgent(SimulatedGpuBackends backends)
+    implements InProcessService {
   @Override
   public AutoCloseable start(AgentContext ctx) throws Exception {
     Settings settings = Settings.ofEnv(InProcessEnv.of(ctx));

@@ -20,13 +20,8 @@ import java.time.Clock;
  * cluster has no NFD). Ready after its first pass; its later passes run on the JVM's shared agent
  * threads, so it holds no thread between them.
  */
-public final class FeatureDiscoveryInProcessAgent implements InProcessService {
-  private final SimulatedGpuBackends backends;
-
-  public FeatureDiscoveryInProcessAgent(SimulatedGpuBackends backends) {
-    this.backends = backends;
-  }
-
+public record FeatureDiscoveryInProcessAgent(SimulatedGpuBackends backends)
+    implements InProcessService {
   @Override
   public AutoCloseable start(AgentContext ctx) throws Exception {
     Settings settings = Settings.ofEnv(InProcessEnv.of(ctx));

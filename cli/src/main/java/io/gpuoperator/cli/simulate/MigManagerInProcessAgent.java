@@ -18,13 +18,7 @@ import java.time.Duration;
  * watches the node; stops when the container is killed. Holds no thread while it waits for a
  * change: changes are applied on the JVM's shared agent threads.
  */
-public final class MigManagerInProcessAgent implements InProcessService {
-  private final SimulatedGpuBackends backends;
-
-  public MigManagerInProcessAgent(SimulatedGpuBackends backends) {
-    this.backends = backends;
-  }
-
+public record MigManagerInProcessAgent(SimulatedGpuBackends backends) implements InProcessService {
   @Override
   public AutoCloseable start(AgentContext ctx) throws Exception {
     String ns = ctx.container().pod().getMetadata().getNamespace();

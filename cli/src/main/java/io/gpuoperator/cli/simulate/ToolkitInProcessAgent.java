@@ -20,13 +20,7 @@ import java.util.Map;
  * to ask: restart mode none, config read from the file. Ready once configured; when the container
  * is killed it reverts, as on SIGTERM. Holds no thread while configured.
  */
-public final class ToolkitInProcessAgent implements InProcessService {
-  private final SimulatedGpuBackends backends;
-
-  public ToolkitInProcessAgent(SimulatedGpuBackends backends) {
-    this.backends = backends;
-  }
-
+public record ToolkitInProcessAgent(SimulatedGpuBackends backends) implements InProcessService {
   @Override
   public AutoCloseable start(AgentContext ctx) throws Exception {
     Map<String, String> env = InProcessEnv.of(ctx);

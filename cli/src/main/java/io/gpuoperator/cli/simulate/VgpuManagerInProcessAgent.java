@@ -16,14 +16,8 @@ import org.slf4j.LoggerFactory;
  * vgpu-manager step opens them). When the container stops, the driver goes: parents, their vGPU
  * devices and the bindings are removed.
  */
-public final class VgpuManagerInProcessAgent implements InProcessService {
+public record VgpuManagerInProcessAgent(SimulatedGpuBackends backends) implements InProcessService {
   private static final Logger LOG = LoggerFactory.getLogger(VgpuManagerInProcessAgent.class);
-
-  private final SimulatedGpuBackends backends;
-
-  public VgpuManagerInProcessAgent(SimulatedGpuBackends backends) {
-    this.backends = backends;
-  }
 
   @Override
   public AutoCloseable start(AgentContext ctx) throws Exception {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.cli.CommandRun;
 import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.cli.images.ChartValues;
 import io.gpuoperator.cli.images.ImagesCommand;
@@ -13,8 +14,6 @@ import io.gpuoperator.operator.operand.ImageResolver;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.spec.Section;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -91,16 +90,11 @@ class ImagesCommandTest {
   }
 
   private static String run(String... args) {
-    var cmd = GpuOperatorCommand.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cmd.setOut(new PrintWriter(out));
-    cmd.setErr(new PrintWriter(err));
     String[] all = new String[args.length + 1];
     all[0] = "images";
     System.arraycopy(args, 0, all, 1, args.length);
-    int code = cmd.execute(all);
-    assertThat(code).as(err.toString()).isZero();
-    return out.toString();
+    CommandRun r = CommandRun.of(all);
+    assertThat(r.code()).as(r.err()).isZero();
+    return r.out();
   }
 }

@@ -1,17 +1,21 @@
 package io.gpuoperator.cli.chart;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
-import io.gpuoperator.cli.GpuOperatorCommand;
+import io.gpuoperator.cli.CommandRun;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 33 finding 3: {@code images -f} reads values files through the project's one loader
@@ -67,59 +71,57 @@ class ImagesValuesFileTest {
   }
 
   @Test
-  void aRecursiveAliasIsRefused() throws IOException {
-    Path f = write("loop.yaml", "driver: &d\n  again: *d\n");
-    String err = refused(f);
-    assertThat(err).contains("recursive alias");
-  }
-
-  @Test
   void aFewAliasesWorkAsInHelm() throws IOException {
     Path f =
         write(
             "aliases.yaml",
             "global:\n  imageRegistry: &reg mirror.local:5000/gpu\nx: *reg\n"
                 + "dcgm: &on\n  enabled: true\ndcgmExporter: *on\n");
-    Result r = images(f);
-    assertThat(r.code).as(r.err).isZero();
-    assertThat(r.out.lines()).allMatch(i -> i.startsWith("mirror.local:5000/gpu/"));
+    CommandRun r = images(f);
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out().lines()).allMatch(i -> i.startsWith("mirror.local:5000/gpu/"));
   }
 
-  @Test
-  void aDuplicateKeyIsRefusedNamingItAndBothLines() throws IOException {
-    Path f = write("dup.yaml", "driver:\n  enabled: true\n  version: a\n  enabled: false\n");
+  /**
+   * A malformed file is refused in words: each case's expected fragments, with {@code {file}} for
+   * the file's path.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformedFiles")
+  void aMalformedFileIsRefusedInWords(String name, String yaml, List<String> expected)
+      throws IOException {
+    Path f = write(name, yaml);
     String err = refused(f);
-    assertThat(err)
-        .contains(f + ":4:3 driver.enabled: duplicate key \"enabled\" (first at line 2)");
+    for (String fragment : expected) {
+      assertThat(err).contains(fragment.replace("{file}", f.toString()));
+    }
   }
 
-  @Test
-  void aListInsteadOfAMapIsRefusedInWords() throws IOException {
-    Path f = write("list.yaml", "- driver\n- toolkit\n");
-    String err = refused(f);
-    assertThat(err).contains(f + ":1:1: expected a map of values (key: value lines), got a list");
-  }
-
-  @Test
-  void brokenYamlNamesTheLine() throws IOException {
-    Path f = write("broken.yaml", "driver:\n  enabled: [true\n");
-    String err = refused(f);
-    assertThat(err).contains(f + ":").contains("not valid YAML");
-  }
-
-  @Test
-  void aValueOfTheWrongTypeIsRefusedInWords() throws IOException {
-    Path f = write("types.yaml", "driver:\n  env: not-a-list\n  enabled: maybe\n");
-    String err = refused(f);
-    assertThat(err).contains("spec.driver.env", "spec.driver.enabled");
+  static Stream<Arguments> malformedFiles() {
+    return Stream.of(
+        arguments("loop.yaml", "driver: &d\n  again: *d\n", List.of("recursive alias")),
+        arguments(
+            "dup.yaml",
+            "driver:\n  enabled: true\n  version: a\n  enabled: false\n",
+            List.of("{file}:4:3 driver.enabled: duplicate key \"enabled\" (first at line 2)")),
+        arguments(
+            "list.yaml",
+            "- driver\n- toolkit\n",
+            List.of("{file}:1:1: expected a map of values (key: value lines), got a list")),
+        arguments(
+            "broken.yaml", "driver:\n  enabled: [true\n", List.of("{file}:", "not valid YAML")),
+        arguments(
+            "types.yaml",
+            "driver:\n  env: not-a-list\n  enabled: maybe\n",
+            List.of("spec.driver.env", "spec.driver.enabled")));
   }
 
   /** What the command printed refusing {@code values}: exit code 2, and no Java type names. */
   private static String refused(Path values) {
-    Result r = images(values);
-    assertThat(r.code).as(r.err).isEqualTo(2);
-    assertThat(JAVA_TYPE.matcher(r.err).find()).as(r.err).isFalse();
-    return r.err;
+    CommandRun r = images(values);
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(JAVA_TYPE.matcher(r.err()).find()).as(r.err()).isFalse();
+    return r.err();
   }
 
   private Path write(String name, String text) throws IOException {
@@ -128,15 +130,7 @@ class ImagesValuesFileTest {
     return p;
   }
 
-  record Result(int code, String out, String err) {}
-
-  private static Result images(Path values) {
-    var cl = GpuOperatorCommand.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute("images", "-f", values.toString());
-    return new Result(code, out.toString(), err.toString());
+  private static CommandRun images(Path values) {
+    return CommandRun.of("images", "-f", values.toString());
   }
 }

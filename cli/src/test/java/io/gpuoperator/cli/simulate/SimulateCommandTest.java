@@ -2,34 +2,23 @@ package io.gpuoperator.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuoperator.cli.GpuOperatorCommand;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.gpuoperator.cli.CommandRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** Bad input is refused with exit code 2 and a specific message, before anything starts. */
 class SimulateCommandTest {
   @TempDir Path tmp;
 
-  record Result(int code, String out, String err) {}
-
-  static Result run(String... args) {
-    CommandLine cmd = GpuOperatorCommand.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cmd.setOut(new PrintWriter(out));
-    cmd.setErr(new PrintWriter(err));
-    int code = cmd.execute(args);
-    return new Result(code, out.toString(), err.toString());
+  static CommandRun run(String... args) {
+    return CommandRun.of(args);
   }
 
   @Test
   void isRegisteredWithItsFlags() {
-    Result r = run("simulate", "--help");
+    CommandRun r = run("simulate", "--help");
     assertThat(r.code()).isZero();
     assertThat(r.out())
         .contains("--cluster-file", "--until-ready", "--timeout", "--kubeconfig-out", "-f");
@@ -38,7 +27,7 @@ class SimulateCommandTest {
   @Test
   void missingClusterFileIsNamed() {
     Path missing = tmp.resolve("nope.yaml");
-    Result r = run("simulate", "--cluster-file", missing.toString());
+    CommandRun r = run("simulate", "--cluster-file", missing.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err())
         .isEqualTo(
@@ -51,7 +40,7 @@ class SimulateCommandTest {
   void badClusterFileNamesTheFieldAndLine() throws Exception {
     Path file = tmp.resolve("cluster.yaml");
     Files.writeString(file, "nodes:\n- name: a\n  gpus: many\n");
-    Result r = run("simulate", "--cluster-file", file.toString());
+    CommandRun r = run("simulate", "--cluster-file", file.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err())
         .contains(file + ":3:3 nodes[0].gpus: expected a whole number, got \"many\"");
@@ -66,7 +55,7 @@ class SimulateCommandTest {
         nodes
             + "- {node: l4, gpu: 1, at: 10s, lost: true, xid: 79}\n"
             + "- {node: l4, gpu: 0, ecc: doubleBit, count: 5, every: 100ms}\n");
-    Result r = run("simulate", "--cluster-file", file.toString(), "--dry-run");
+    CommandRun r = run("simulate", "--cluster-file", file.toString(), "--dry-run");
     assertThat(r.code()).as(r.err()).isEqualTo(0);
     assertThat(r.out()).startsWith("Inputs are valid: 1 node(s), 2 GPU fault(s), ClusterPolicy");
 
@@ -85,7 +74,7 @@ class SimulateCommandTest {
     Path policy = tmp.resolve("policy.yaml");
     Files.writeString(
         policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec: {}\n");
-    Result r = run("simulate", "--cluster-file", file.toString(), "-f", policy.toString());
+    CommandRun r = run("simulate", "--cluster-file", file.toString(), "-f", policy.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains(file + ":5:3 nodes[0].mig: L4 is not MIG-capable");
   }
@@ -97,7 +86,7 @@ class SimulateCommandTest {
         policy,
         "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\n"
             + "spec:\n  mig:\n    strategy: sometimes\n");
-    Result r = run("simulate", "-f", policy.toString());
+    CommandRun r = run("simulate", "-f", policy.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err())
         .contains("-f: not a valid ClusterPolicy: " + policy + ":7:5 spec.mig.strategy");
@@ -109,7 +98,7 @@ class SimulateCommandTest {
     Path policy = tmp.resolve("policy.yaml");
     Files.writeString(
         policy, "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec: {}\n");
-    Result r = run("simulate", "--without-operator", "-f", policy.toString(), "--dry-run");
+    CommandRun r = run("simulate", "--without-operator", "-f", policy.toString(), "--dry-run");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--without-operator: the chart's values choose the policy");
     r = run("simulate", "--without-operator", "--node-agents", "--dry-run");
@@ -122,7 +111,7 @@ class SimulateCommandTest {
 
   @Test
   void badTimeoutAndMigStrategyAreRefused() {
-    Result r = run("simulate", "--timeout", "soon");
+    CommandRun r = run("simulate", "--timeout", "soon");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--timeout: expected a duration such as 60s");
     r = run("simulate", "--mig-strategy", "sometimes");
@@ -157,7 +146,7 @@ class SimulateCommandTest {
                 "nodes:\n- name: h\n  profile: V100\n",
                 "nodes[0].profile: unknown GPU model \"V100\""))) {
       Files.writeString(c, bad.getKey());
-      Result r =
+      CommandRun r =
           run(
               "simulate",
               "--cluster-file",
@@ -171,19 +160,19 @@ class SimulateCommandTest {
           .contains(bad.getValue());
       assertThat(r.out()).as("nothing started").doesNotContain("starting etcd");
     }
-    Result grace = run("simulate", "--node-monitor-grace-period", "forever");
+    CommandRun grace = run("simulate", "--node-monitor-grace-period", "forever");
     assertThat(grace.code()).isEqualTo(2);
     assertThat(grace.err()).contains("--node-monitor-grace-period: expected a duration");
     // A path below a plain file can never be written (whoever runs the test, root included).
     Path plain = Files.writeString(tmp.resolve("plain"), "x");
-    Result out = run("simulate", "--kubeconfig-out", plain.resolve("k").toString());
+    CommandRun out = run("simulate", "--kubeconfig-out", plain.resolve("k").toString());
     assertThat(out.code()).isEqualTo(2);
     assertThat(out.err()).contains("--kubeconfig-out: cannot write");
   }
 
   @Test
   void nodesGivesTheDefaultMix() {
-    Result r = run("simulate", "--nodes", "10", "--dry-run");
+    CommandRun r = run("simulate", "--nodes", "10", "--dry-run");
     assertThat(r.code()).isZero();
     assertThat(r.out()).startsWith("Inputs are valid: 10 node(s)");
     assertThat(Simulation.mixedCluster(10))
@@ -203,10 +192,10 @@ class SimulateCommandTest {
   void nodesAndClusterFileTogetherAreRefused() throws Exception {
     Path file = tmp.resolve("cluster.yaml");
     Files.writeString(file, "nodes:\n- name: cpu\n");
-    Result r = run("simulate", "--nodes", "3", "--cluster-file", file.toString());
+    CommandRun r = run("simulate", "--nodes", "3", "--cluster-file", file.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--nodes and --cluster-file: give one of them");
-    Result zero = run("simulate", "--nodes", "0");
+    CommandRun zero = run("simulate", "--nodes", "0");
     assertThat(zero.code()).isEqualTo(2);
     assertThat(zero.err()).contains("--nodes");
   }
