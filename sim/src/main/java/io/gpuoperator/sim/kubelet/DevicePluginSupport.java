@@ -61,6 +61,11 @@ public final class DevicePluginSupport implements PodAdmitHandler, KubeletLifecy
   }
 
   @Override
+  public void killed() {
+    devices.killed();
+  }
+
+  @Override
   public void closing() {
     devices.closing();
   }

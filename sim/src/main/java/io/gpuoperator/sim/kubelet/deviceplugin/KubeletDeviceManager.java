@@ -143,15 +143,38 @@ public final class KubeletDeviceManager implements AutoCloseable {
   }
 
   /**
+   * Behaves like a crashed kubelet: its registration server stops accepting (the socket file stays,
+   * as a dead process leaves it). Waited for, so that no plugin registers with a kubelet that is
+   * down and is counted twice once it is back.
+   */
+  public void killed() {
+    stopRegistration();
+  }
+
+  private void stopRegistration() {
+    Server server = registrationServer;
+    if (server == null) {
+      return;
+    }
+    registrationServer = null;
+    server.shutdownNow();
+    try {
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        LOG.warn("node/{}: registration server still running after 5 s", nodeName);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
    * Behaves like a restarted kubelet: stops the registration server, forgets every plugin
    * connection, empties the plugin directory (the kubelet deletes the sockets it finds there) and
    * creates {@code kubelet.sock} again. Assignments survive, as they do in the kubelet's
    * checkpoint. Plugins must notice and register again.
    */
   public void restart() throws IOException {
-    if (registrationServer != null) {
-      registrationServer.shutdownNow();
-    }
+    stopRegistration();
     synchronized (lock) {
       endpoints.values().forEach(PluginEndpoint::stop);
       endpoints.clear();
