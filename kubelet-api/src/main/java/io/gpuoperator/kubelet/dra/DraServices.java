@@ -1,25 +1,17 @@
 package io.gpuoperator.kubelet.dra;
 
-import com.google.protobuf.Descriptors.FieldDescriptor;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Message;
-import com.google.protobuf.Parser;
-import com.google.protobuf.UnknownFieldSet;
 import io.gpuoperator.kubelet.dra.v1.DRAPluginGrpc;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesRequest;
+import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesResponse;
 import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import io.gpuoperator.kubelet.dra.v1.NodeUnprepareResourcesResponse;
 import io.grpc.BindableService;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
- * One DRA plugin implementation served under both kubelet API versions. The v1beta1 API imports
- * v1's requests and unprepare responses; its own prepare response differs only in lacking {@code
- * Device.share_id} (same fields, same numbers), so it converts from v1 through its wire bytes:
- * nothing is copied field by field and nothing can drift.
+ * One DRA plugin implementation served under both kubelet API versions. The v1beta1 API uses v1's
+ * messages (its Device lacks only {@code share_id}), so a v1beta1 call goes to the v1 handler and
+ * its prepare answer loses {@code share_id}: the bytes an older kubelet reads are its own API's.
  */
 public final class DraServices {
   private DraServices() {}
@@ -29,12 +21,8 @@ public final class DraServices {
     return new io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.DRAPluginImplBase() {
       @Override
       public void nodePrepareResources(
-          NodePrepareResourcesRequest request,
-          StreamObserver<io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesResponse> out) {
-        v1.nodePrepareResources(
-            request,
-            converting(
-                out, io.gpuoperator.kubelet.dra.v1beta1.NodePrepareResourcesResponse.parser()));
+          NodePrepareResourcesRequest request, StreamObserver<NodePrepareResourcesResponse> out) {
+        v1.nodePrepareResources(request, withoutShareIds(out));
       }
 
       @Override
@@ -46,52 +34,26 @@ public final class DraServices {
     };
   }
 
-  /**
-   * A message of one API version as the same message of the other (the prepare responses). Fields
-   * the target does not know (v1's {@code share_id} read as v1beta1) are dropped, as the Go kubelet
-   * would ignore them.
-   */
-  public static <T extends Message> T convert(Message from, Parser<T> to) {
-    try {
-      @SuppressWarnings("unchecked")
-      T converted = (T) withoutUnknownFields(to.parseFrom(from.toByteString()));
-      return converted;
-    } catch (InvalidProtocolBufferException e) {
-      throw new IllegalArgumentException(
-          "cannot convert " + from.getDescriptorForType().getFullName() + ": " + e.getMessage(), e);
-    }
+  /** The prepare response as v1beta1 has it: no device carries v1's {@code share_id}. */
+  static NodePrepareResourcesResponse withoutShareIds(NodePrepareResourcesResponse response) {
+    var v1beta1 = NodePrepareResourcesResponse.newBuilder();
+    response
+        .getClaimsMap()
+        .forEach(
+            (uid, claim) -> {
+              var c = claim.toBuilder();
+              c.getDevicesBuilderList().forEach(d -> d.clearShareId());
+              v1beta1.putClaims(uid, c.build());
+            });
+    return v1beta1.build();
   }
 
-  /** The message without unknown fields at any depth (share_id sits inside a claim's devices). */
-  private static Message withoutUnknownFields(Message message) {
-    Message.Builder b = message.toBuilder().setUnknownFields(UnknownFieldSet.getDefaultInstance());
-    for (FieldDescriptor f : message.getDescriptorForType().getFields()) {
-      if (f.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
-        continue;
-      }
-      if (f.isRepeated()) {
-        List<Object> stripped = new ArrayList<>();
-        for (Object o : (List<?>) message.getField(f)) {
-          stripped.add(withoutUnknownFields((Message) o));
-        }
-        b.setField(f, stripped);
-      } else if (message.hasField(f)) {
-        b.setField(f, withoutUnknownFields((Message) message.getField(f)));
-      }
-    }
-    return b.build();
-  }
-
-  private static <F extends Message, T extends Message> StreamObserver<F> converting(
-      StreamObserver<T> out, Parser<T> to) {
+  private static StreamObserver<NodePrepareResourcesResponse> withoutShareIds(
+      StreamObserver<NodePrepareResourcesResponse> out) {
     return new StreamObserver<>() {
       @Override
-      public void onNext(F value) {
-        try {
-          out.onNext(convert(value, to));
-        } catch (IllegalArgumentException e) {
-          out.onError(Status.INTERNAL.withDescription(e.getMessage()).asRuntimeException());
-        }
+      public void onNext(NodePrepareResourcesResponse value) {
+        out.onNext(withoutShareIds(value));
       }
 
       @Override

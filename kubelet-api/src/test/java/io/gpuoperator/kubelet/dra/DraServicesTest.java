@@ -130,7 +130,7 @@ class DraServicesTest {
       assertThat(v1Answer.getClaimsOrThrow("uid-1").getDevices(0).getShareId())
           .isEqualTo("share-1");
 
-      // v1beta1 takes v1's request message (imported); its answer is its own Device type.
+      // v1beta1 takes and answers v1's messages (imported), without v1's share_id.
       var v1beta1Request = NodePrepareResourcesRequest.newBuilder().addClaims(claim).build();
       var v1beta1Answer =
           io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
@@ -139,8 +139,7 @@ class DraServicesTest {
       var device = v1beta1Answer.getClaimsOrThrow("uid-1").getDevices(0);
       assertThat(device.getDeviceName()).isEqualTo("gpu-0");
       assertThat(device.getCdiDeviceIdsList()).containsExactly("k8s.gpu.nvidia.com/claim=c1");
-      // share_id (v1 only) does not leak into the v1beta1 answer as an unknown field.
-      assertThat(device.getUnknownFields().asMap()).isEmpty();
+      assertThat(device.hasShareId()).isFalse();
 
       // Unprepare's messages are v1's in both versions: the v1beta1 call reaches the v1 handler.
       var unprepared =

@@ -1,7 +1,6 @@
 package io.gpuoperator.sim.kubelet.dra;
 
 import io.gpuoperator.kubelet.dra.DraConstants;
-import io.gpuoperator.kubelet.dra.DraServices;
 import io.gpuoperator.kubelet.dra.v1.DRAPluginGrpc;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesRequest;
 import io.gpuoperator.kubelet.dra.v1.NodePrepareResourcesResponse;
@@ -14,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The kubelet's connection to one registered DRA plugin, speaking the service version chosen at
- * registration (v1, or v1beta1 for older plugins; v1beta1 imports v1's requests, and its prepare
- * response is converted through its wire form). Calls time out after 45 s, as the kubelet's do.
+ * registration (v1, or v1beta1 for older plugins; v1beta1's messages are v1's, imported). Calls
+ * time out after 45 s, as the kubelet's do.
  *
  * @param driver the driver name the plugin registered
  * @param endpoint its DRAPlugin socket
@@ -30,28 +29,27 @@ record DraPluginClient(String driver, Path endpoint, String service, ManagedChan
   }
 
   NodePrepareResourcesResponse prepare(NodePrepareResourcesRequest request) {
-    if (service.equals(DraConstants.SERVICE_V1)) {
-      return DRAPluginGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-          .nodePrepareResources(request);
-    }
-    var answer =
-        io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
-            .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-            .nodePrepareResources(request);
-    return DraServices.convert(answer, NodePrepareResourcesResponse.parser());
+    return isV1() ? v1().nodePrepareResources(request) : v1beta1().nodePrepareResources(request);
   }
 
-  /** The request and the response are the same messages in both versions (v1beta1 imports v1's). */
   NodeUnprepareResourcesResponse unprepare(NodeUnprepareResourcesRequest request) {
-    if (service.equals(DraConstants.SERVICE_V1)) {
-      return DRAPluginGrpc.newBlockingStub(channel)
-          .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-          .nodeUnprepareResources(request);
-    }
+    return isV1()
+        ? v1().nodeUnprepareResources(request)
+        : v1beta1().nodeUnprepareResources(request);
+  }
+
+  private boolean isV1() {
+    return service.equals(DraConstants.SERVICE_V1);
+  }
+
+  private DRAPluginGrpc.DRAPluginBlockingStub v1() {
+    return DRAPluginGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  private io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.DRAPluginBlockingStub v1beta1() {
     return io.gpuoperator.kubelet.dra.v1beta1.DRAPluginGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-        .nodeUnprepareResources(request);
+        .withDeadlineAfter(TIMEOUT_SECONDS, TimeUnit.SECONDS);
   }
 
   @Override
