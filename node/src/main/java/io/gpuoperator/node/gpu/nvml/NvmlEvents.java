@@ -25,15 +25,10 @@ import java.util.Set;
  * wanted kind. GPUs that support none are reported, not errors: the device plugin decides what that
  * means.
  */
-final class NvmlEvents {
-  private final NvmlSession session;
-  private final NvmlLibrary nvml;
-  private final NvmlGpus gpus;
+final class NvmlEvents extends NvmlConcern {
 
   NvmlEvents(NvmlSession session, NvmlGpus gpus) {
-    this.session = session;
-    this.nvml = session.nvml();
-    this.gpus = gpus;
+    super(session, gpus);
   }
 
   Set<GpuEventType> supportedEvents(int gpu) {

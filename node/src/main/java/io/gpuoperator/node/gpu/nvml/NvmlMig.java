@@ -28,15 +28,10 @@ import java.util.Map;
  * and compute instances mig-manager creates and destroys. Profiles a GPU does not offer (NVML
  * answers NOT_SUPPORTED or INVALID_ARGUMENT for their index) are skipped, not errors.
  */
-final class NvmlMig {
-  private final NvmlSession session;
-  private final NvmlLibrary nvml;
-  private final NvmlGpus gpus;
+final class NvmlMig extends NvmlConcern {
 
   NvmlMig(NvmlSession session, NvmlGpus gpus) {
-    this.session = session;
-    this.nvml = session.nvml();
-    this.gpus = gpus;
+    super(session, gpus);
   }
 
   MigMode migMode(int gpu) {

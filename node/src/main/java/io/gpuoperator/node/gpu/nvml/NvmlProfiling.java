@@ -25,7 +25,7 @@ import java.util.Map;
  * and reused (the older becomes the next one to fill); {@link #close} frees them all. NVLink rates
  * are the counters' growth over the field values' own timestamps.
  */
-final class NvmlProfiling implements AutoCloseable {
+final class NvmlProfiling extends NvmlConcern implements AutoCloseable {
   /** Each GPM field's NVML metric ({@code NVML_GPM_METRIC_<name>}); NVML gives percent. */
   enum Gpm {
     GRAPHICS_UTIL(ProfilingMetric.GR_ENGINE_ACTIVE, 1),
@@ -74,17 +74,12 @@ final class NvmlProfiling implements AutoCloseable {
     long nvlinkRxKib;
   }
 
-  private final NvmlSession session;
-  private final NvmlLibrary nvml;
-  private final NvmlGpus gpus;
   private final Map<Integer, State> states = new HashMap<>();
   private int samplesHeld;
   private boolean closed;
 
   NvmlProfiling(NvmlSession session, NvmlGpus gpus) {
-    this.session = session;
-    this.nvml = session.nvml();
-    this.gpus = gpus;
+    super(session, gpus);
   }
 
   synchronized Profiling profiling(int gpu) {

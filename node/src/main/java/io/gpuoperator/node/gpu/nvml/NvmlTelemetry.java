@@ -15,15 +15,10 @@ import java.util.function.IntSupplier;
  * temperatures, power, clocks, ECC and PCIe counters. A reading the board does not have (NVML
  * answers NOT_SUPPORTED) is {@link Telemetry#UNSUPPORTED}; any other failure is typed.
  */
-final class NvmlTelemetry {
-  private final NvmlSession session;
-  private final NvmlLibrary nvml;
-  private final NvmlGpus gpus;
+final class NvmlTelemetry extends NvmlConcern {
 
   NvmlTelemetry(NvmlSession session, NvmlGpus gpus) {
-    this.session = session;
-    this.nvml = session.nvml();
-    this.gpus = gpus;
+    super(session, gpus);
   }
 
   /** A reading that may be unsupported: NOT_SUPPORTED becomes {@link Telemetry#UNSUPPORTED}. */

@@ -11,18 +11,12 @@ import io.gpuoperator.node.gpu.nvml.NvmlStructs.Struct;
  * How two GPUs are connected, through NVML for {@link NvmlBackend}: their PCIe common ancestor and
  * how many NVLinks join them, directly or through NVSwitches.
  */
-final class NvmlTopology {
+final class NvmlTopology extends NvmlConcern {
   private static final int NVML_NVLINK_MAX_LINKS = 18;
   private static final int NVML_NVLINK_DEVICE_TYPE_SWITCH = 2;
 
-  private final NvmlSession session;
-  private final NvmlLibrary nvml;
-  private final NvmlGpus gpus;
-
   NvmlTopology(NvmlSession session, NvmlGpus gpus) {
-    this.session = session;
-    this.nvml = session.nvml();
-    this.gpus = gpus;
+    super(session, gpus);
   }
 
   GpuLink link(int gpuA, int gpuB) {
