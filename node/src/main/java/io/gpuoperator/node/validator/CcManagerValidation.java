@@ -6,17 +6,9 @@ package io.gpuoperator.node.validator;
  * .cc-manager-ctr-ready}); any other node passes at once. Its marker is written in both cases, as
  * the original writes it: the step is off only where the operator does not render it.
  */
-final class CcManagerValidation {
+record CcManagerValidation(ValidatorConfig config, NodeLabels labels) {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(CcManagerValidation.class);
-
-  private final ValidatorConfig config;
-  private final NodeLabels labels;
-
-  CcManagerValidation(ValidatorConfig config, NodeLabels labels) {
-    this.config = config;
-    this.labels = labels;
-  }
 
   Verdict validate() throws ValidationException, InterruptedException {
     if (!"true".equals(labels.get().get(ValidatorEnv.CC_CAPABLE_LABEL))) {

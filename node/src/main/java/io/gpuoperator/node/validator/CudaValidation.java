@@ -15,16 +15,8 @@ import java.util.UUID;
  * would refuse the pod), runs a workload pod that requests one GPU on this node (the vectorAdd
  * sample) and waits for it to complete. The pod is deleted afterwards, whatever the outcome.
  */
-final class CudaValidation {
+record CudaValidation(ValidatorConfig config, KubernetesClient client) {
   static final String APP_LABEL = "nvidia-cuda-validator";
-
-  private final ValidatorConfig config;
-  private final KubernetesClient client;
-
-  CudaValidation(ValidatorConfig config, KubernetesClient client) {
-    this.config = config;
-    this.client = client;
-  }
 
   String validate() throws ValidationException, InterruptedException {
     if (config.nodeName() == null || config.nodeName().isBlank()) {

@@ -10,7 +10,7 @@ import java.util.Map;
  * in ResourceSlices of driver {@code gpu.nvidia.com}, so the scheduler can allocate claims there.
  * Any other node skips it and writes no marker.
  */
-final class DraValidation {
+record DraValidation(ValidatorConfig config, NodeLabels labels, PublishedDevices devices) {
   /** The DRA driver's deploy label: the plugin's DaemonSet selects {@code true}. */
   static final String DEPLOY_LABEL = "nvidia.com/gpu.deploy.dra-driver";
 
@@ -21,16 +21,6 @@ final class DraValidation {
   @FunctionalInterface
   interface PublishedDevices {
     List<String> get() throws ValidationException;
-  }
-
-  private final ValidatorConfig config;
-  private final NodeLabels labels;
-  private final PublishedDevices devices;
-
-  DraValidation(ValidatorConfig config, NodeLabels labels, PublishedDevices devices) {
-    this.config = config;
-    this.labels = labels;
-    this.devices = devices;
   }
 
   Verdict validate() throws ValidationException, InterruptedException {

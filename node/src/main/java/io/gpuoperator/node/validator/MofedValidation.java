@@ -8,14 +8,7 @@ import java.nio.file.Path;
  * driver is ready: {@code mlx5_core} loaded when MOFED is on the host, else the readiness file of
  * NVIDIA's network operator's driver container. Otherwise skipped, as in the original.
  */
-final class MofedValidation {
-  private final ValidatorConfig config;
-  private final NodeLabels labels;
-
-  MofedValidation(ValidatorConfig config, NodeLabels labels) {
-    this.config = config;
-    this.labels = labels;
-  }
+record MofedValidation(ValidatorConfig config, NodeLabels labels) {
 
   Verdict validate() throws ValidationException, InterruptedException {
     if (!config.rdmaEnabled()) {

@@ -8,14 +8,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /** The plugin step: the Node advertises {@code nvidia.com/gpu} or {@code nvidia.com/mig-*}. */
-final class PluginValidation {
-  private final ValidatorConfig config;
-  private final KubernetesClient client;
-
-  PluginValidation(ValidatorConfig config, KubernetesClient client) {
-    this.config = config;
-    this.client = client;
-  }
+record PluginValidation(ValidatorConfig config, KubernetesClient client) {
 
   /**
    * Watches the Node (no poll: the device plugin's registration shows up as one event) until it
