@@ -125,6 +125,16 @@ public final class Parse {
     };
   }
 
+  /** One of an enum's constants, by the spelling {@code spelling} gives each, as above. */
+  public static <E extends Enum<E>> Function<String, E> oneOf(
+      String what, E[] constants, Function<E, String> spelling) {
+    Map<String, E> m = new LinkedHashMap<>();
+    for (E e : constants) {
+      m.put(spelling.apply(e), e);
+    }
+    return oneOf(what, m);
+  }
+
   /** One of the given names, returned as given. */
   public static Function<String, String> oneOf(String what, List<String> names) {
     Map<String, String> m = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.config.Parse;
 import java.util.Locale;
 
 /** How replicas of shared devices are chosen ({@code sharedDevicesAllocationPolicy}). */
@@ -11,11 +12,7 @@ public enum AllocationPolicy {
 
   /** Parses the config-file spelling; the error names the value and what is accepted. */
   public static AllocationPolicy parse(String value) {
-    java.util.Map<String, AllocationPolicy> names = new java.util.LinkedHashMap<>();
-    for (AllocationPolicy v : values()) {
-      names.put(v.name().toLowerCase(Locale.ROOT), v);
-    }
-    return io.gpuoperator.config.Parse.oneOf("allocation policy", names)
+    return Parse.oneOf("allocation policy", values(), v -> v.name().toLowerCase(Locale.ROOT))
         .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.config.Parse;
 import java.util.Locale;
 
 /** Which device IDs go into the Allocate response ({@code deviceIDStrategy}). */
@@ -11,11 +12,7 @@ public enum DeviceIdStrategy {
 
   /** Parses the config-file spelling; the error names the value and what is accepted. */
   public static DeviceIdStrategy parse(String value) {
-    java.util.Map<String, DeviceIdStrategy> names = new java.util.LinkedHashMap<>();
-    for (DeviceIdStrategy v : values()) {
-      names.put(v.name().toLowerCase(Locale.ROOT), v);
-    }
-    return io.gpuoperator.config.Parse.oneOf("device ID strategy", names)
+    return Parse.oneOf("device ID strategy", values(), v -> v.name().toLowerCase(Locale.ROOT))
         .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.config.Parse;
 import java.util.Locale;
 
 /**
@@ -33,11 +34,7 @@ public enum DeviceListStrategy {
 
   /** Parses the config-file spelling; the error names the value and what is accepted. */
   public static DeviceListStrategy parse(String value) {
-    java.util.Map<String, DeviceListStrategy> names = new java.util.LinkedHashMap<>();
-    for (DeviceListStrategy v : values()) {
-      names.put(v.value(), v);
-    }
-    return io.gpuoperator.config.Parse.oneOf("device list strategy", names)
+    return Parse.oneOf("device list strategy", values(), DeviceListStrategy::value)
         .apply(value.strip().toLowerCase(Locale.ROOT));
   }
 }

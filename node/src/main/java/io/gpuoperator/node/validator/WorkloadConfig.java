@@ -29,14 +29,8 @@ public enum WorkloadConfig {
 
   /** Parses container, vm-passthrough or vm-vgpu. */
   public static WorkloadConfig parse(String value) {
-    WorkloadConfig w = find(value);
-    if (w == null) {
-      throw new IllegalArgumentException(
-          "unknown workload "
-              + io.gpuoperator.config.Values.quote(value)
-              + "; expected container, vm-passthrough or vm-vgpu");
-    }
-    return w;
+    return io.gpuoperator.config.Parse.oneOf("workload", values(), WorkloadConfig::label)
+        .apply(value);
   }
 
   /**
