@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * nvidia-features-for-<node>}; NFD's master turns it into Node labels. Written only when the labels
  * differ; never deleted on shutdown.
  */
-public final class NodeFeatureSink implements LabelSink {
+public record NodeFeatureSink(KubernetesClient client, String namespace, String nodeName)
+    implements LabelSink {
   private static final Logger LOG = LoggerFactory.getLogger(NodeFeatureSink.class);
 
   /** NFD's API group/version and kind. */
@@ -25,16 +26,6 @@ public final class NodeFeatureSink implements LabelSink {
 
   public static final String KIND = "NodeFeature";
   public static final String NODE_NAME_LABEL = "nfd.node.kubernetes.io/node-name";
-
-  private final KubernetesClient client;
-  private final String namespace;
-  private final String nodeName;
-
-  public NodeFeatureSink(KubernetesClient client, String namespace, String nodeName) {
-    this.client = client;
-    this.namespace = namespace;
-    this.nodeName = nodeName;
-  }
 
   /** The object's name for a node. */
   public static String name(String nodeName) {

@@ -19,8 +19,13 @@ import java.util.function.IntToLongFunction;
  * counters, and the device IDs pods can hold. A GPU whose calls fail (fallen off the bus) is left
  * out and named; a backend that fails as a whole (driver gone) throws, so the caller drops every
  * series instead of repeating old values.
+ *
+ * @param lastXid the last XID seen on a GPU index, 0 when none
+ * @param profiling whether to read the profiling fields (GPM samples cost a driver call per GPU;
+ *     skipped when the field list names none)
  */
-public final class GpuReader {
+public record GpuReader(
+    GpuBackend backend, DeviceSelection selection, IntToLongFunction lastXid, boolean profiling) {
   /** The driver name NVIDIA's DRA driver registers, whose device names this reader maps. */
   public static final String DRA_DRIVER = "gpu.nvidia.com";
 
@@ -31,27 +36,9 @@ public final class GpuReader {
   /** Why no profiling field was read: the field list names none. */
   static final String PROFILING_NOT_LISTED = "no profiling field is in the field list";
 
-  private final GpuBackend backend;
-  private final DeviceSelection selection;
-  private final IntToLongFunction lastXid;
-  private final boolean profiling;
-
   /** A reader that reads the profiling fields too. */
   public GpuReader(GpuBackend backend, DeviceSelection selection, IntToLongFunction lastXid) {
     this(backend, selection, lastXid, true);
-  }
-
-  /**
-   * @param lastXid the last XID seen on a GPU index, 0 when none
-   * @param profiling whether to read the profiling fields (GPM samples cost a driver call per GPU;
-   *     skipped when the field list names none)
-   */
-  public GpuReader(
-      GpuBackend backend, DeviceSelection selection, IntToLongFunction lastXid, boolean profiling) {
-    this.backend = backend;
-    this.selection = selection;
-    this.lastXid = lastXid;
-    this.profiling = profiling;
   }
 
   /** Reads everything now. */

@@ -17,23 +17,17 @@ import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link NodeOps} through the API server: merge patches of the Node, pods by field selector. */
-public final class KubernetesNodeOps implements NodeOps {
+/**
+ * {@link NodeOps} through the API server: merge patches of the Node, pods by field selector.
+ *
+ * @param namespace where the GPU clients' pods run (the operator's)
+ */
+public record KubernetesNodeOps(KubernetesClient client, String nodeName, String namespace)
+    implements NodeOps {
   private static final Logger LOG = LoggerFactory.getLogger(KubernetesNodeOps.class);
 
   /** Nodes are cluster-scoped; their Events live here, as the kubelet's do. */
   static final String EVENT_NAMESPACE = "default";
-
-  private final KubernetesClient client;
-  private final String nodeName;
-  private final String namespace;
-
-  /** {@code namespace}: where the GPU clients' pods run (the operator's). */
-  public KubernetesNodeOps(KubernetesClient client, String nodeName, String namespace) {
-    this.client = client;
-    this.nodeName = nodeName;
-    this.namespace = namespace;
-  }
 
   @Override
   public Map<String, String> labels() {

@@ -44,7 +44,13 @@ import org.slf4j.LoggerFactory;
  * resumes the clients, reports {@code failed} and records the reason as an Event on the Node. A
  * host service that does not start again fails the change too (its reason in the Event).
  */
-public final class MigReconfigurer {
+public record MigReconfigurer(
+    GpuBackend gpus,
+    NodeOps node,
+    MigCatalog catalog,
+    Duration podsGoneTimeout,
+    Rebooter rebooter,
+    HostGpuClients hostClients) {
   private static final Logger LOG = LoggerFactory.getLogger(MigReconfigurer.class);
 
   /** Reboots the host (the original's {@code WITH_REBOOT}); null when reboots are not allowed. */
@@ -65,13 +71,6 @@ public final class MigReconfigurer {
   /** The layout one GPU should get from the configuration. */
   record Desired(int gpu, boolean enabled, Map<String, Integer> devices, String entry) {}
 
-  private final GpuBackend gpus;
-  private final NodeOps node;
-  private final MigCatalog catalog;
-  private final Duration podsGoneTimeout;
-  private final Rebooter rebooter;
-  private final HostGpuClients hostClients;
-
   /** A MIG manager that leaves the host's services alone. */
   public MigReconfigurer(
       GpuBackend gpus,
@@ -80,21 +79,6 @@ public final class MigReconfigurer {
       Duration podsGoneTimeout,
       Rebooter rebooter) {
     this(gpus, node, catalog, podsGoneTimeout, rebooter, HostGpuClients.NONE);
-  }
-
-  public MigReconfigurer(
-      GpuBackend gpus,
-      NodeOps node,
-      MigCatalog catalog,
-      Duration podsGoneTimeout,
-      Rebooter rebooter,
-      HostGpuClients hostClients) {
-    this.gpus = gpus;
-    this.node = node;
-    this.catalog = catalog;
-    this.podsGoneTimeout = podsGoneTimeout;
-    this.rebooter = rebooter;
-    this.hostClients = hostClients;
   }
 
   /** Reports a failure that happened before any GPU was looked at (e.g. an unreadable file). */

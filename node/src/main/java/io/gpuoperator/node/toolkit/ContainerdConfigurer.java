@@ -22,39 +22,24 @@ import org.slf4j.LoggerFactory;
  * never imports a missing file; uninstall goes the other way. Every file it changes is backed up
  * once ({@link Backups}) and written atomically; an unreadable or unknown-version config fails with
  * its path before anything is written. When nothing would change, nothing is written.
+ *
+ * @param config the main config as this process sees it
+ * @param dropIn the drop-in as this process sees it; null to edit the main file (as for version 1)
+ * @param settings what to configure ({@code dropInHostPath} is what the main file imports)
+ * @param dump the running containerd's {@code config dump}, empty when not used or it failed
+ * @param hook runs before each rename (tests crash there)
  */
-public final class ContainerdConfigurer implements RuntimeConfigurer {
+public record ContainerdConfigurer(
+    Path config,
+    Path dropIn,
+    RuntimeSettings settings,
+    Supplier<Optional<ObjectNode>> dump,
+    AtomicFile.BeforeRename hook)
+    implements RuntimeConfigurer {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerdConfigurer.class);
 
   static final String DROP_IN_HEADER =
       "# Written by gpu-operator toolkit; `gpu-operator toolkit uninstall` removes it.\n";
-
-  private final Path config;
-  private final Path dropIn;
-  private final RuntimeSettings settings;
-  private final Supplier<Optional<ObjectNode>> dump;
-  private final AtomicFile.BeforeRename hook;
-
-  /**
-   * @param config the main config as this process sees it
-   * @param dropIn the drop-in as this process sees it; null to edit the main file (as for version
-   *     1)
-   * @param settings what to configure ({@code dropInHostPath} is what the main file imports)
-   * @param dump the running containerd's {@code config dump}, empty when not used or it failed
-   * @param hook runs before each rename (tests crash there)
-   */
-  public ContainerdConfigurer(
-      Path config,
-      Path dropIn,
-      RuntimeSettings settings,
-      Supplier<Optional<ObjectNode>> dump,
-      AtomicFile.BeforeRename hook) {
-    this.config = config;
-    this.dropIn = dropIn;
-    this.settings = settings;
-    this.dump = dump;
-    this.hook = hook;
-  }
 
   @Override
   public String runtime() {

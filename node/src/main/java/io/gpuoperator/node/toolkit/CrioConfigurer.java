@@ -19,22 +19,11 @@ import java.util.Optional;
  * runtime_type = "oci"}, and {@code [crio.runtime] default_runtime} when asked. The main file is
  * only read. Uninstall removes the drop-in (or puts back a file that was there before).
  */
-public final class CrioConfigurer implements RuntimeConfigurer {
+public record CrioConfigurer(
+    Path config, Path dropIn, RuntimeSettings settings, AtomicFile.BeforeRename hook)
+    implements RuntimeConfigurer {
   static final List<String> RUNTIMES = List.of("crio", "runtime", "runtimes");
   static final List<String> BASE_RUNTIMES = List.of("crun", "runc");
-
-  private final Path config;
-  private final Path dropIn;
-  private final RuntimeSettings settings;
-  private final AtomicFile.BeforeRename hook;
-
-  public CrioConfigurer(
-      Path config, Path dropIn, RuntimeSettings settings, AtomicFile.BeforeRename hook) {
-    this.config = config;
-    this.dropIn = dropIn;
-    this.settings = settings;
-    this.hook = hook;
-  }
 
   @Override
   public String runtime() {

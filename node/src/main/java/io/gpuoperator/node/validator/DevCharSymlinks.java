@@ -26,8 +26,13 @@ import org.slf4j.LoggerFactory;
  * link already leading to its node is left alone; any other entry of that name is replaced by
  * renaming a new link over it, so the name never goes missing. A link that cannot be made is logged
  * and the others are still made, as in the original.
+ *
+ * @param linkDir the host's {@code /dev/char} as mounted here
+ * @param procDevices {@code /proc/devices}
+ * @param migMinors {@code /proc/driver/nvidia-caps/mig-minors} (absent without MIG support)
+ * @param hostRoot the host's {@code /} as mounted here (for the WSL2 check)
  */
-final class DevCharSymlinks {
+record DevCharSymlinks(Path linkDir, Path procDevices, Path migMinors, Path hostRoot) {
   private static final Logger LOG = LoggerFactory.getLogger(DevCharSymlinks.class);
 
   /** Where the validator's pod mounts the host's {@code /dev/char} (the original's path). */
@@ -48,24 +53,6 @@ final class DevCharSymlinks {
   private static final int CTL_MINOR = 255;
   private static final int UVM_MINOR = 0;
   private static final int UVM_TOOLS_MINOR = 1;
-
-  private final Path linkDir;
-  private final Path procDevices;
-  private final Path migMinors;
-  private final Path hostRoot;
-
-  /**
-   * @param linkDir the host's {@code /dev/char} as mounted here
-   * @param procDevices {@code /proc/devices}
-   * @param migMinors {@code /proc/driver/nvidia-caps/mig-minors} (absent without MIG support)
-   * @param hostRoot the host's {@code /} as mounted here (for the WSL2 check)
-   */
-  DevCharSymlinks(Path linkDir, Path procDevices, Path migMinors, Path hostRoot) {
-    this.linkDir = linkDir;
-    this.procDevices = procDevices;
-    this.migMinors = migMinors;
-    this.hostRoot = hostRoot;
-  }
 
   /** The validator pod's mounts and this kernel's tables. */
   static DevCharSymlinks host() {
