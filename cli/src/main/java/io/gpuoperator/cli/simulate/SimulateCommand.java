@@ -154,7 +154,8 @@ public class SimulateCommand implements Callable<Integer> {
       Duration grace,
       boolean nodeAgents,
       boolean withoutOperator,
-      List<FaultSpec> faults) {}
+      List<FaultSpec> faults,
+      List<Map<String, Object>> objects) {}
 
   @Override
   public Integer call() throws Exception {
@@ -171,6 +172,7 @@ public class SimulateCommand implements Callable<Integer> {
               + in.nodes().size()
               + " node(s), "
               + (in.faults().isEmpty() ? "" : in.faults().size() + " GPU fault(s), ")
+              + (in.objects().isEmpty() ? "" : in.objects().size() + " object(s) to create, ")
               + "ClusterPolicy from "
               + in.policySource()
               + "; nothing was started.");
@@ -189,6 +191,8 @@ public class SimulateCommand implements Callable<Integer> {
               .nodeAgents(in.nodeAgents())
               .withoutOperator(in.withoutOperator())
               .faults(in.faults())
+              .beforePolicy(
+                  c -> ClusterObjects.create(c, Simulation.DEFAULT_NAMESPACE, in.objects()))
               .progress(progress::step)
               .start();
     } catch (ConfigException e) {
@@ -281,6 +285,7 @@ public class SimulateCommand implements Callable<Integer> {
     WritablePaths.file(out.value(), KUBECONFIG_OUT.flag());
     List<NodeDescription> nodes;
     List<FaultSpec> faults = List.of();
+    List<Map<String, Object>> objects = List.of();
     Path clusterFile = s.get(CLUSTER_FILE);
     Integer count = s.get(NODES);
     if (count != null && clusterFile != null) {
@@ -302,6 +307,7 @@ public class SimulateCommand implements Callable<Integer> {
               });
       nodes = file.nodes();
       faults = file.faults();
+      objects = file.objects();
     }
     Path policyFile = s.get(POLICY);
     boolean withoutOperator = s.get(WITHOUT_OPERATOR);
@@ -340,7 +346,8 @@ public class SimulateCommand implements Callable<Integer> {
         grace,
         s.get(NODE_AGENTS),
         withoutOperator,
-        faults);
+        faults,
+        objects);
   }
 
   private static <T> T prefixed(String flag, java.util.function.Supplier<T> read) {

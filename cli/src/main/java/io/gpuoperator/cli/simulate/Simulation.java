@@ -255,6 +255,9 @@ public final class Simulation implements AutoCloseable {
     options.progress.accept(what);
   }
 
+  /** The operator's namespace unless {@link Builder#namespace} names another. */
+  public static final String DEFAULT_NAMESPACE = "gpu-operator";
+
   /** The admin client of the simulated cluster. */
   public KubernetesClient client() {
     return admin;
@@ -459,7 +462,7 @@ public final class Simulation implements AutoCloseable {
     private List<NodeDescription> nodes = defaultCluster();
     private String policyYaml = defaultPolicy("single");
     private String policySource = "the default policy";
-    private String namespace = "gpu-operator";
+    private String namespace = DEFAULT_NAMESPACE;
     private String nodeMonitorGracePeriod = "40s";
     private KubeletOptions kubeletOptions =
         // A real kubelet's heartbeats (lease 10 s, status re-posted unchanged every 5 min: at

@@ -1,9 +1,12 @@
 package io.gpuoperator.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.gpuoperator.api.v1.SandboxWorkloadsSpec.Workload;
+import io.gpuoperator.config.ConfigException;
+import io.gpuoperator.sim.kubelet.ClusterFile;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.NodeDirs;
 import java.nio.file.Files;
@@ -68,6 +71,23 @@ class SimulateSandboxWorkloadsIT {
           vgpu-devices: {A100-10C: 4}
       """;
 
+  /** The layouts ConfigMap as a user gives it: in the cluster file's {@code objects:}. */
+  static final List<Map<String, Object>> OBJECTS =
+      ClusterFile.parse(
+              """
+              nodes:
+              - name: unused
+              objects:
+              - apiVersion: v1
+                kind: ConfigMap
+                metadata: {name: vgpu-layouts}
+                data:
+                  config.yaml: |
+              """
+                  + LAYOUTS.indent(6),
+              "cluster file")
+          .objects();
+
   /** What may run on a VM node: the sandbox operands only. */
   static final Set<String> SANDBOX_DAEMONSETS =
       Set.of(
@@ -93,8 +113,7 @@ class SimulateSandboxWorkloadsIT {
                                   "nvidia.com/gpu.workload.config", "vm-vgpu",
                                   "nvidia.com/vgpu.config", "A100-10C"))))
               .policy(POLICY, "SimulateSandboxWorkloadsIT policy")
-              .beforePolicy(
-                  SimulationFixture.configMap(NS, "vgpu-layouts", Map.of("config.yaml", LAYOUTS))));
+              .beforePolicy(c -> ClusterObjects.create(c, NS, OBJECTS)));
 
   @Test
   void eachNodeRunsItsWorkloadsStackAndTheClusterBecomesReady() throws Exception {
@@ -156,6 +175,27 @@ class SimulateSandboxWorkloadsIT {
         .doesNotContain("nvidia-vfio-manager");
     assertThat(daemonSetsOn(CONTAINER)).doesNotContainAnyElementsOf(SANDBOX_DAEMONSETS);
     assertThat(Path.of(vg.hostPath("/sys").toString(), "class/mdev_bus")).isDirectory();
+  }
+
+  @Test
+  void clusterFileObjectsTheApiServerRefusesAreBadInputNamingTheObject() {
+    var noKey =
+        Map.<String, Object>of(
+            "apiVersion", "v1",
+            "kind", "Secret",
+            "type", "kubernetes.io/tls",
+            "metadata", Map.of("name", "bad-tls"));
+    assertThatThrownBy(() -> ClusterObjects.create(SIM.client(), NS, List.of(noKey)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--cluster-file objects[0] (Secret bad-tls): the API server refused")
+        .hasMessageContaining("tls.crt");
+    var typo =
+        Map.<String, Object>of(
+            "apiVersion", "v1", "kind", "ConfigMapp", "metadata", Map.of("name", "x"));
+    assertThatThrownBy(() -> ClusterObjects.create(SIM.client(), NS, List.of(typo)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "objects[0] (ConfigMapp x): the API server serves no kind ConfigMapp in v1");
   }
 
   private static Set<String> daemonSetsOn(String node) {

@@ -1,6 +1,8 @@
 package io.gpuoperator.sim.kubelet;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.config.Document;
 import io.gpuoperator.config.Documents;
@@ -50,6 +52,11 @@ import java.util.function.Function;
  *   count: 20
  *   every: 100ms
  * - {node: h100-1, gpu: 3, thermal: true, recoverAfter: 10s}
+ * objects:              # Kubernetes objects created before the policy (e.g. a ConfigMap it names)
+ * - apiVersion: v1
+ *   kind: ConfigMap
+ *   metadata: {name: vgpu-layouts}   # namespaced without a namespace: the operator's
+ *   data: {config.yaml: ...}
  * </pre>
  *
  * Bounds: at most {@value #MAX_NODES} nodes in all, {@value #MAX_GPUS} GPUs and 7 MIG devices of a
@@ -64,6 +71,8 @@ public final class ClusterFile {
 
   private static final Duration MAX_DELAY = Duration.ofHours(1);
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private final Document document;
 
   /** Events one fault may send (an ECC storm). */
@@ -72,16 +81,19 @@ public final class ClusterFile {
   private final List<NodeDescription> nodes;
   private final Map<String, String> paths;
   private final List<FaultSpec> faults;
+  private final List<Map<String, Object>> objects;
 
   private ClusterFile(
       Document document,
       List<NodeDescription> nodes,
       Map<String, String> paths,
-      List<FaultSpec> faults) {
+      List<FaultSpec> faults,
+      List<Map<String, Object>> objects) {
     this.document = document;
     this.nodes = List.copyOf(nodes);
     this.paths = Map.copyOf(paths);
     this.faults = List.copyOf(faults);
+    this.objects = List.copyOf(objects);
   }
 
   /** Reads a cluster file; ConfigException names the file, line, field and what was expected. */
@@ -102,6 +114,15 @@ public final class ClusterFile {
   /** The GPU faults to inject, in file order (none without a {@code faults:} list). */
   public List<FaultSpec> faults() {
     return faults;
+  }
+
+  /**
+   * The Kubernetes objects to create before the policy, in file order (none without an {@code
+   * objects:} list); each has a string apiVersion, kind and metadata.name. The API server checks
+   * the rest when they are created.
+   */
+  public List<Map<String, Object>> objects() {
+    return objects;
   }
 
   /**
@@ -241,7 +262,7 @@ public final class ClusterFile {
         paths.put(name, where);
       }
     }
-    return new ClusterFile(doc, out, paths, faults(doc, spec.faults, out));
+    return new ClusterFile(doc, out, paths, faults(doc, spec.faults, out), objects(doc));
   }
 
   /** The {@code faults:} list, checked against the nodes: each error names its entry's field. */
@@ -414,9 +435,52 @@ public final class ClusterFile {
 
   // Plain binding classes: the file's schema. Converted to NodeDescription above.
 
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> objects(Document doc) {
+    JsonNode list = doc.at("objects");
+    if (list.isMissingNode() || list.isNull()) {
+      return List.of();
+    }
+    if (!list.isArray()) {
+      throw doc.error(
+          "objects", "expected a list of Kubernetes objects (apiVersion, kind, metadata)");
+    }
+    List<Map<String, Object>> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      String where = "objects[" + i + "]";
+      JsonNode o = list.get(i);
+      if (!o.isObject()) {
+        throw doc.error(where, "expected a Kubernetes object (apiVersion, kind, metadata)");
+      }
+      for (String field : List.of("apiVersion", "kind", "metadata.name")) {
+        JsonNode v = o.at("/" + field.replace('.', '/'));
+        if (!v.isTextual() || v.asText().isBlank()) {
+          throw doc.error(where + "." + field, "required, a string");
+        }
+      }
+      String key =
+          o.get("apiVersion").asText()
+              + "/"
+              + o.get("kind").asText()
+              + "/"
+              + o.at("/metadata/namespace").asText("")
+              + "/"
+              + o.at("/metadata/name").asText();
+      if (!seen.add(key)) {
+        throw doc.error(where + ".metadata.name", "a second object " + key);
+      }
+      out.add(JSON.convertValue(o, Map.class));
+    }
+    return out;
+  }
+
   static final class FileSpec {
     @JsonProperty public List<NodeSpec> nodes;
     @JsonProperty public List<FaultEntry> faults;
+
+    // Read from the document as it is (any kind, any field): see objects(Document).
+    @JsonProperty public Object objects;
   }
 
   static final class FaultEntry {

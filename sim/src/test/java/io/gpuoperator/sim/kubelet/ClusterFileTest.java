@@ -202,4 +202,37 @@ class ClusterFileTest {
     assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, when: 1s}\n"))
         .hasMessageContaining("faults[0].when: unknown field");
   }
+
+  @Test
+  void readsObjectsToCreateAndChecksWhatNamesThem() {
+    String nodes = "nodes:\n- name: cpu\nobjects:\n";
+    var objects =
+        ClusterFile.parse(
+                nodes
+                    + "- apiVersion: v1\n"
+                    + "  kind: ConfigMap\n"
+                    + "  metadata: {name: vgpu-layouts}\n"
+                    + "  data: {config.yaml: 'version: v1'}\n",
+                "c.yaml")
+            .objects();
+    assertThat(objects).hasSize(1);
+    assertThat(objects.get(0)).containsEntry("kind", "ConfigMap");
+    assertThat(objects.get(0).get("data"))
+        .isEqualTo(java.util.Map.of("config.yaml", "version: v1"));
+    assertThat(ClusterFile.parse("nodes:\n- name: cpu\n", "c.yaml").objects()).isEmpty();
+
+    assertThatThrownBy(
+            () -> ClusterFile.parse(nodes + "- {apiVersion: v1, kind: ConfigMap}\n", "c.yaml"))
+        .hasMessage("c.yaml:4:3 objects[0].metadata.name: required, a string");
+    assertThatThrownBy(
+            () -> ClusterFile.parse(nodes + "- {kind: ConfigMap, metadata: {name: a}}\n", "c.yaml"))
+        .hasMessageContaining("objects[0].apiVersion: required, a string");
+    assertThatThrownBy(() -> ClusterFile.parse(nodes + "- just a string\n", "c.yaml"))
+        .hasMessageContaining("objects[0]: expected a Kubernetes object");
+    assertThatThrownBy(() -> ClusterFile.parse("nodes:\n- name: cpu\nobjects: {a: b}\n", "c.yaml"))
+        .hasMessageContaining("objects: expected a list of Kubernetes objects");
+    String twice = "- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}}\n";
+    assertThatThrownBy(() -> ClusterFile.parse(nodes + twice + twice, "c.yaml"))
+        .hasMessageContaining("objects[1].metadata.name: a second object v1/ConfigMap//a");
+  }
 }
