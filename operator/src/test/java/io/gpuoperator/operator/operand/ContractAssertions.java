@@ -59,6 +59,30 @@ final class ContractAssertions {
     }
   }
 
+  /**
+   * The env the original's manifests give k8s-driver-manager first (operand-contracts 3.1, 3.13),
+   * with {@code podEviction} as ENABLE_GPU_POD_EVICTION, then {@code more}: for {@link #expectEnv}.
+   */
+  static String[] driverManagerEnv(String podEviction, String... more) {
+    return concat(
+        List.of(
+            "NODE_NAME",
+            FIELD,
+            "NVIDIA_VISIBLE_DEVICES",
+            "void",
+            "ENABLE_GPU_POD_EVICTION",
+            podEviction,
+            "ENABLE_AUTO_DRAIN",
+            "false"),
+        more);
+  }
+
+  static String[] concat(List<String> first, String... more) {
+    List<String> all = new ArrayList<>(first);
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
+  }
+
   /** The value of the container's env variable {@code name}, which must be set. */
   static String value(Container c, String name) {
     return c.getEnv().stream()

@@ -2,7 +2,9 @@ package io.gpuoperator.operator.operand;
 
 import static io.gpuoperator.operator.operand.ContractAssertions.ANY;
 import static io.gpuoperator.operator.operand.ContractAssertions.FIELD;
+import static io.gpuoperator.operator.operand.ContractAssertions.concat;
 import static io.gpuoperator.operator.operand.ContractAssertions.container;
+import static io.gpuoperator.operator.operand.ContractAssertions.driverManagerEnv;
 import static io.gpuoperator.operator.operand.ContractAssertions.expect;
 import static io.gpuoperator.operator.operand.ContractAssertions.expectEnv;
 import static io.gpuoperator.operator.operand.ContractAssertions.value;
@@ -76,26 +78,20 @@ class OriginalContractTest {
     expect(manager, List.of("driver-manager"), List.of("uninstall_driver"));
     expectEnv(
         manager,
-        "NODE_NAME",
-        FIELD,
-        "NVIDIA_VISIBLE_DEVICES",
-        "void",
-        "ENABLE_GPU_POD_EVICTION",
-        "true",
-        "ENABLE_AUTO_DRAIN",
-        "false",
-        "DRAIN_USE_FORCE",
-        "false",
-        "DRAIN_POD_SELECTOR_LABEL",
-        "",
-        "DRAIN_TIMEOUT_SECONDS",
-        "0s",
-        "DRAIN_DELETE_EMPTYDIR_DATA",
-        "false",
-        "OPERATOR_NAMESPACE",
-        FIELD,
-        "DRIVER_CONFIG_DIGEST",
-        ANY);
+        driverManagerEnv(
+            "true",
+            "DRAIN_USE_FORCE",
+            "false",
+            "DRAIN_POD_SELECTOR_LABEL",
+            "",
+            "DRAIN_TIMEOUT_SECONDS",
+            "0s",
+            "DRAIN_DELETE_EMPTYDIR_DATA",
+            "false",
+            "OPERATOR_NAMESPACE",
+            FIELD,
+            "DRIVER_CONFIG_DIGEST",
+            ANY));
     Container driver = container(pod, "nvidia-driver-ctr");
     assertThat(driver.getImage()).isEqualTo("nvcr.io/nvidia/driver:595.91.07-rhel9");
     expect(driver, List.of("nvidia-driver"), List.of("init"));
@@ -220,40 +216,18 @@ class OriginalContractTest {
         "toolkit");
     expectEnv(
         container(pod, "cuda-validation"),
-        "WITH_WAIT",
-        "false",
-        "COMPONENT",
-        "cuda",
-        "NODE_NAME",
-        FIELD,
-        "OPERATOR_NAMESPACE",
-        FIELD,
-        "VALIDATOR_IMAGE",
-        VALIDATOR,
-        "VALIDATOR_IMAGE_PULL_POLICY",
-        "IfNotPresent",
-        "VALIDATOR_RUNTIME_CLASS",
-        "nvidia");
+        workloadStepEnv("WITH_WAIT", "false", "COMPONENT", "cuda"));
     expectEnv(
         container(pod, "plugin-validation"),
-        "COMPONENT",
-        "plugin",
-        "WITH_WAIT",
-        "false",
-        "WITH_WORKLOAD",
-        "false",
-        "MIG_STRATEGY",
-        "single",
-        "NODE_NAME",
-        FIELD,
-        "OPERATOR_NAMESPACE",
-        FIELD,
-        "VALIDATOR_IMAGE",
-        VALIDATOR,
-        "VALIDATOR_IMAGE_PULL_POLICY",
-        "IfNotPresent",
-        "VALIDATOR_RUNTIME_CLASS",
-        "nvidia");
+        workloadStepEnv(
+            "COMPONENT",
+            "plugin",
+            "WITH_WAIT",
+            "false",
+            "WITH_WORKLOAD",
+            "false",
+            "MIG_STRATEGY",
+            "single"));
     Container main = container(pod, "nvidia-operator-validator");
     expect(
         main,
@@ -263,6 +237,25 @@ class OriginalContractTest {
     assertThat(main.getSecurityContext().getRunAsUser()).isZero();
     assertThat(main.getLifecycle().getPreStop().getExec().getCommand())
         .containsExactly("sh", "-c", "rm -f /run/nvidia/validations/*-ready");
+  }
+
+  /**
+   * A validator step that runs a workload pod (cuda, plugin): its own env, then where the pod runs
+   * and with which image.
+   */
+  private static String[] workloadStepEnv(String... own) {
+    return concat(
+        List.of(own),
+        "NODE_NAME",
+        FIELD,
+        "OPERATOR_NAMESPACE",
+        FIELD,
+        "VALIDATOR_IMAGE",
+        VALIDATOR,
+        "VALIDATOR_IMAGE_PULL_POLICY",
+        "IfNotPresent",
+        "VALIDATOR_RUNTIME_CLASS",
+        "nvidia");
   }
 
   @Test

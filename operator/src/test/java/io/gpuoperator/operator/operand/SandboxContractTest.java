@@ -2,6 +2,7 @@ package io.gpuoperator.operator.operand;
 
 import static io.gpuoperator.operator.operand.ContractAssertions.FIELD;
 import static io.gpuoperator.operator.operand.ContractAssertions.container;
+import static io.gpuoperator.operator.operand.ContractAssertions.driverManagerEnv;
 import static io.gpuoperator.operator.operand.ContractAssertions.expect;
 import static io.gpuoperator.operator.operand.ContractAssertions.expectEnv;
 import static io.gpuoperator.operator.operand.ContractAssertions.mounts;
@@ -44,14 +45,18 @@ class SandboxContractTest {
       "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0";
 
   private static Map<String, DaemonSet> render(String caseName, boolean agents) throws IOException {
-    ClusterPolicy policy =
-        Policies.parse(
-            Files.readString(Path.of("src/test/resources/golden/cases/" + caseName + ".yaml")));
+    ClusterPolicy policy = goldenCase(caseName);
     ClusterFacts facts =
         new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
             .withConfigMapKeys(KEYS);
     OperatorConfig config = agents ? Policies.config() : OperatorConfig.fromEnv(Map.of());
     return daemonSets(Operands.renderAll(policy, facts, config));
+  }
+
+  /** The policy of a golden case ({@code src/test/resources/golden/cases/<name>.yaml}). */
+  private static ClusterPolicy goldenCase(String name) throws IOException {
+    return Policies.parse(
+        Files.readString(Path.of("src/test/resources/golden/cases/" + name + ".yaml")));
   }
 
   private static Map<String, DaemonSet> daemonSets(List<RenderedOperand> rendered) {
@@ -130,17 +135,14 @@ class SandboxContractTest {
             "driver-install-dir:/run/nvidia/driver:DirectoryOrCreate",
             "run-nvidia-validations:/run/nvidia/validations:DirectoryOrCreate");
     assertThat(pod.getRuntimeClassName()).isNull();
-    assertThat(pod.getNodeSelector())
-        .containsExactly(Map.entry("nvidia.com/gpu.deploy.vgpu-device-manager", "true"));
+    expectDeployLabel(pod, "vgpu-device-manager");
     assertThat(ds.getMetadata().getAnnotations())
         .containsEntry("openshift.io/scc", "nvidia-vgpu-device-manager");
   }
 
   @Test
   void vgpuDeviceManagerNeedsTheLayoutsOfTheConfigMapItNames() throws IOException {
-    ClusterPolicy policy =
-        Policies.parse(
-            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kubevirt.yaml")));
+    ClusterPolicy policy = goldenCase("sandbox-kubevirt");
     OperatorConfig config = OperatorConfig.fromEnv(Map.of());
     var missing =
         new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
@@ -180,9 +182,7 @@ class SandboxContractTest {
 
   @Test
   void nothingSandboxRendersWithoutSandboxWorkloads() throws IOException {
-    ClusterPolicy policy =
-        Policies.parse(
-            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kubevirt.yaml")));
+    ClusterPolicy policy = goldenCase("sandbox-kubevirt");
     policy.getSpec().sandboxWorkloads.enabled = false;
     var ds =
         daemonSets(
@@ -193,6 +193,32 @@ class SandboxContractTest {
                 OperatorConfig.fromEnv(Map.of())));
     assertThat(ds.keySet())
         .noneMatch(n -> n.contains("sandbox") || n.contains("vfio") || n.contains("vgpu"));
+  }
+
+  /** The pod runs on the nodes labelled {@code nvidia.com/gpu.deploy.<operand>=true}, only. */
+  private static void expectDeployLabel(PodSpec pod, String operand) {
+    assertThat(pod.getNodeSelector())
+        .containsExactly(Map.entry("nvidia.com/gpu.deploy." + operand, "true"));
+  }
+
+  /**
+   * The k8s-driver-manager init container of the vGPU and VFIO managers: the driver's base env
+   * ({@code podEviction} as ENABLE_GPU_POD_EVICTION), then HOST_ROOT (custom rootFS), and its
+   * mounts.
+   */
+  private static Container expectDriverManager(PodSpec pod, String podEviction) {
+    Container manager = container(pod, "k8s-driver-manager");
+    assertThat(manager.getImage()).isEqualTo(DRIVER_MANAGER);
+    expect(manager, List.of("driver-manager"), List.of("uninstall_driver"));
+    expectEnv(
+        manager,
+        driverManagerEnv(podEviction, "OPERATOR_NAMESPACE", FIELD, "HOST_ROOT", "/host-root"));
+    assertThat(mounts(manager))
+        .containsExactly(
+            "run-nvidia:/run/nvidia:Bidirectional",
+            "host-root:/host:ro:HostToContainer",
+            "host-sys:/sys");
+    return manager;
   }
 
   @Test
@@ -262,8 +288,7 @@ class SandboxContractTest {
     assertThat(pod.getTerminationGracePeriodSeconds()).isEqualTo(120L);
     assertThat(pod.getRuntimeClassName()).isNull();
     assertThat(pod.getServiceAccountName()).isEqualTo("nvidia-vgpu-manager");
-    assertThat(pod.getNodeSelector())
-        .containsExactly(Map.entry("nvidia.com/gpu.deploy.vgpu-manager", "true"));
+    expectDeployLabel(pod, "vgpu-manager");
     assertThat(pod.getImagePullSecrets())
         .extracting(r -> r.getName())
         .containsExactly("vgpu-registry");
@@ -277,9 +302,7 @@ class SandboxContractTest {
 
   @Test
   void vgpuManagerWithoutAnImageIsRefusedNamingTheField() throws IOException {
-    ClusterPolicy policy =
-        Policies.parse(
-            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kubevirt.yaml")));
+    ClusterPolicy policy = goldenCase("sandbox-kubevirt");
     policy.getSpec().vgpuManager.repository = null;
     policy.getSpec().vgpuManager.image = null;
     policy.getSpec().vgpuManager.version = null;
@@ -378,8 +401,7 @@ class SandboxContractTest {
         .containsOnly(
             Map.entry("app", "nvidia-sandbox-validator"),
             Map.entry("app.kubernetes.io/part-of", "gpu-operator"));
-    assertThat(pod.getNodeSelector())
-        .containsExactly(Map.entry("nvidia.com/gpu.deploy.sandbox-validator", "true"));
+    expectDeployLabel(pod, "sandbox-validator");
   }
 
   @Test
@@ -411,30 +433,9 @@ class SandboxContractTest {
   void vfioManager() throws IOException {
     DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-vfio-manager");
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    Container manager = container(pod, "k8s-driver-manager");
-    assertThat(manager.getImage()).isEqualTo(DRIVER_MANAGER);
-    expect(manager, List.of("driver-manager"), List.of("uninstall_driver"));
-    expectEnv(
-        manager,
-        "NODE_NAME",
-        FIELD,
-        "NVIDIA_VISIBLE_DEVICES",
-        "void",
-        "ENABLE_GPU_POD_EVICTION",
-        "false",
-        "ENABLE_AUTO_DRAIN",
-        "false",
-        "OPERATOR_NAMESPACE",
-        FIELD,
-        "HOST_ROOT",
-        "/host-root");
+    Container manager = expectDriverManager(pod, "false");
     // vfioManager.resources replace the base's, on the driver manager too.
     assertThat(manager.getResources().getLimits()).containsOnlyKeys("memory");
-    assertThat(mounts(manager))
-        .containsExactly(
-            "run-nvidia:/run/nvidia:Bidirectional",
-            "host-root:/host:ro:HostToContainer",
-            "host-sys:/sys");
     Container main = container(pod, "nvidia-vfio-manager");
     // The chart's VFIO manager image is the driver manager's.
     assertThat(main.getImage()).isEqualTo(DRIVER_MANAGER);
@@ -461,8 +462,7 @@ class SandboxContractTest {
     assertThat(ds.getMetadata().getLabels()).containsEntry("app", "nvidia-vfio-manager");
     assertThat(ds.getSpec().getSelector().getMatchLabels())
         .containsExactly(Map.entry("name", "nvidia-vfio-manager"));
-    assertThat(pod.getNodeSelector())
-        .containsExactly(Map.entry("nvidia.com/gpu.deploy.vfio-manager", "true"));
+    expectDeployLabel(pod, "vfio-manager");
   }
 
   @Test
@@ -495,8 +495,7 @@ class SandboxContractTest {
     assertThat(pod.getHostNetwork()).isTrue();
     assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
     assertThat(pod.getRuntimeClassName()).isNull();
-    assertThat(pod.getNodeSelector())
-        .containsExactly(Map.entry("nvidia.com/gpu.deploy.sandbox-device-plugin", "true"));
+    expectDeployLabel(pod, "sandbox-device-plugin");
     assertThat(ds.getMetadata().getAnnotations())
         .containsEntry("openshift.io/scc", "nvidia-sandbox-device-plugin");
   }
@@ -526,8 +525,7 @@ class SandboxContractTest {
         .isEqualTo("spec.serviceAccountName");
     assertThat(mounts(main))
         .containsExactly("device-plugin:/var/lib/kubelet/device-plugins", "cdi-root:/var/run/cdi");
-    assertThat(pod.getNodeSelector())
-        .containsExactly(Map.entry("nvidia.com/gpu.deploy.kata-sandbox-device-plugin", "true"));
+    expectDeployLabel(pod, "kata-sandbox-device-plugin");
   }
 
   @Test
@@ -554,9 +552,7 @@ class SandboxContractTest {
 
   @Test
   void theDefaultWorkloadFollowsThePolicy() throws IOException {
-    ClusterPolicy policy =
-        Policies.parse(
-            Files.readString(Path.of("src/test/resources/golden/cases/sandbox-kata.yaml")));
+    ClusterPolicy policy = goldenCase("sandbox-kata");
     policy.getSpec().sandboxWorkloads.defaultWorkload = SandboxWorkloadsSpec.Workload.VM_VGPU;
     var ds =
         daemonSets(
