@@ -21,6 +21,13 @@ public final class ActivePolicy {
     return policies.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).min(ORDER);
   }
 
+  /** Whether {@code policy} is the active one among {@code policies} (matched by name). */
+  public static boolean isActive(ClusterPolicy policy, Collection<ClusterPolicy> policies) {
+    return of(policies)
+        .map(a -> a.getMetadata().getName().equals(policy.getMetadata().getName()))
+        .orElse(false);
+  }
+
   private static OffsetDateTime created(ClusterPolicy p) {
     String ts = p.getMetadata().getCreationTimestamp();
     // Not yet persisted (never from the API server): sorts last.

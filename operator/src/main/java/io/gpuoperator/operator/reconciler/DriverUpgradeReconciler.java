@@ -191,9 +191,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
   @Override
   public UpdateControl<ClusterPolicy> reconcile(
       ClusterPolicy policy, Context<ClusterPolicy> context) {
-    var active = ActivePolicy.of(policies.list().toList());
-    if (active.isEmpty()
-        || !active.get().getMetadata().getName().equals(policy.getMetadata().getName())) {
+    if (!ActivePolicy.isActive(policy, policies.list().toList())) {
       return UpdateControl.noUpdate();
     }
     Duration recheck = pass(policy, caches);

@@ -1,5 +1,6 @@
 package io.gpuoperator.operator.remediation;
 
+import io.gpuoperator.operator.upgrade.NodeChangesBuilder;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -51,10 +52,8 @@ public record RemediationStep(
   }
 
   /** Collects a transition. */
-  public static final class Builder {
+  public static final class Builder extends NodeChangesBuilder<Builder> {
     private final RemediationState to;
-    private final Map<String, String> annotations = new LinkedHashMap<>();
-    private Boolean unschedulable;
     private String taint;
     private String reason;
     private String message;
@@ -64,20 +63,8 @@ public record RemediationStep(
       this.to = to;
     }
 
-    public Builder annotate(String key, String value) {
-      annotations.put(key, value);
-      return this;
-    }
-
-    public Builder remove(String... keys) {
-      for (String k : keys) {
-        annotations.put(k, null);
-      }
-      return this;
-    }
-
-    public Builder unschedulable(boolean value) {
-      unschedulable = value;
+    @Override
+    protected Builder self() {
       return this;
     }
 

@@ -55,15 +55,18 @@ public record Step(
   }
 
   /** Collects a transition's node changes. */
-  public static final class Builder {
+  public static final class Builder extends NodeChangesBuilder<Builder> {
     private final UpgradeState to;
     private final Map<String, String> labels = new LinkedHashMap<>();
-    private final Map<String, String> annotations = new LinkedHashMap<>();
-    private Boolean unschedulable;
     private String failure;
 
     private Builder(UpgradeState to) {
       this.to = to;
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
     }
 
     public Builder label(String key, String value) {
@@ -73,23 +76,6 @@ public record Step(
 
     public Builder labels(Map<String, String> all) {
       labels.putAll(all);
-      return this;
-    }
-
-    public Builder annotate(String key, String value) {
-      annotations.put(key, value);
-      return this;
-    }
-
-    public Builder remove(String... keys) {
-      for (String k : keys) {
-        annotations.put(k, null);
-      }
-      return this;
-    }
-
-    public Builder unschedulable(boolean value) {
-      unschedulable = value;
       return this;
     }
 
