@@ -418,13 +418,7 @@ class DriverUpgradeIT extends SimulatedGpuCluster {
                     .isEqualTo("nvcr.io/nvidia/driver:" + NEW_VERSION + "-ubuntu22.04"));
 
     // Each GPU pod was evicted once, across the restart; the CPU pods never.
-    List<AuditLog.Write> evictions =
-        audit.writesSince(mark, "gpu-operator-it/upgrade-").stream()
-            .filter(w -> "eviction".equals(w.sub()) && w.code() == 201)
-            .toList();
-    Map<String, Long> perPod =
-        evictions.stream()
-            .collect(Collectors.groupingBy(AuditLog.Write::name, Collectors.counting()));
+    Map<String, Long> perPod = evictionsSince(mark, "gpu-operator-it/upgrade-");
     assertThat(perPod.values()).allMatch(c -> c == 1);
     assertThat(perPod.keySet()).allMatch(name -> name.startsWith("train-"));
     assertThat(perPod).hasSizeGreaterThanOrEqualTo(NODES.size());

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -51,12 +50,10 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
   static final String HUMANS = "kill-humans";
   static final List<String> NODES = List.of(OURS, HUMANS);
   static final String NEW_VERSION = "999.7";
-  static final String HOLD = "gpu-operator.test/hold";
   static final String JOB = "hold-job";
   static final String RELEASE_DRIVER = "release-new-driver";
 
-  static OperatorProcess operator;
-  static int starts;
+  static RestartedOperator operator;
   static long upgradeMark;
 
   /** The GPU pods on each node before the upgrade, by node. */
@@ -87,19 +84,12 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
     }
     // No device plugin in this test: each node gets its 8 GPUs directly.
     startCluster(nodes, 8, () -> operator);
-    operator = startOperator();
-  }
-
-  static OperatorProcess startOperator() throws Exception {
-    return OperatorProcess.start(cp.kubeconfig(), ns, "DriverUpgradeKillIT-operator-" + ++starts);
+    operator = RestartedOperator.start(cp.kubeconfig(), ns, "DriverUpgradeKillIT");
   }
 
   /** Kills the operator, checks what the kill left, starts another and lets it run two passes. */
   static void killAndRestart(String step) throws Exception {
-    operator.kill();
-    System.out.printf("operator %d SIGKILLed %s%n", starts, step);
-    operator = startOperator();
-    operator.awaitPasses(2);
+    operator.killAndStart(step).awaitPasses(2);
   }
 
   static ClusterPolicy policy() {
@@ -148,8 +138,8 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
     oldDrivers = livePods(ns, UpgradeKeys.COMPONENT + "=" + UpgradeKeys.DRIVER_COMPONENT);
     // The holds of steps 2 and 3: the API server keeps these pods, terminating, until the test
     // removes the finalizer.
-    gpuPods.values().forEach(pod -> finalizer(work, pod, true));
-    oldDrivers.values().forEach(pod -> finalizer(ns, pod, true));
+    gpuPods.values().forEach(pod -> hold(work, pod, true));
+    oldDrivers.values().forEach(pod -> hold(ns, pod, true));
     // The hold of step 1: a pod the upgrade waits for on each node.
     for (String n : NODES) {
       admin
@@ -225,7 +215,7 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
 
     assertStates("pod-deletion-required");
     assertThat(evictionsSince(mark)).as("the restarted operator evicts nothing again").isEmpty();
-    gpuPods.values().forEach(pod -> finalizer(work, pod, false));
+    gpuPods.values().forEach(pod -> hold(work, pod, false));
   }
 
   void killedAfterTheOldDriverPodWasDeleted() throws Exception {
@@ -251,7 +241,7 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
                 .filter(w -> "pods".equals(w.resource()) && "delete".equals(w.verb())))
         .as("the restarted operator deletes no driver pod again")
         .isEmpty();
-    oldDrivers.values().forEach(pod -> finalizer(ns, pod, false));
+    oldDrivers.values().forEach(pod -> hold(ns, pod, false));
   }
 
   void killedBeforeUncordon() throws Exception {
@@ -313,9 +303,7 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
   }
 
   static Map<String, Long> evictionsSince(long mark) {
-    return audit.writesSince(mark, OperatorProcess.USER_AGENT).stream()
-        .filter(w -> "eviction".equals(w.sub()) && w.code() == 201)
-        .collect(Collectors.groupingBy(AuditLog.Write::name, Collectors.counting()));
+    return evictionsSince(mark, OperatorProcess.USER_AGENT);
   }
 
   /** Pod deletions by the operator processes since the upgrade began, per pod. */
@@ -325,25 +313,9 @@ class DriverUpgradeKillIT extends SimulatedGpuCluster {
         .collect(Collectors.groupingBy(AuditLog.Write::name, Collectors.counting()));
   }
 
-  static void finalizer(String namespace, String pod, boolean add) {
-    admin
-        .pods()
-        .inNamespace(namespace)
-        .withName(pod)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            add
-                ? "{\"metadata\":{\"finalizers\":[\"" + HOLD + "\"]}}"
-                : "{\"metadata\":{\"finalizers\":null}}");
-  }
-
   /** Live (not terminating) pods matching the selector, name by node. */
   static Map<String, String> livePods(String namespace, String selector) {
     return GpuWorkloads.livePods(admin, namespace, selector);
-  }
-
-  static Node node(String name) {
-    return admin.nodes().withName(name).get();
   }
 
   static String state(String node) {

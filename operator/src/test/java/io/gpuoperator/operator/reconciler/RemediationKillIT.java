@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.GpuFaultContract;
@@ -12,7 +11,6 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.RemediationSpec;
 import io.gpuoperator.operator.remediation.RemediationKeys;
 import io.gpuoperator.operator.remediation.RemediationState;
-import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.time.Duration;
 import java.util.List;
@@ -46,10 +44,8 @@ class RemediationKillIT extends SimulatedGpuCluster {
   static final String OURS = "rem-ours";
   static final String HUMANS = "rem-humans";
   static final List<String> NODES = List.of(OURS, HUMANS);
-  static final String HOLD = "gpu-operator.test/hold";
 
-  static OperatorProcess operator;
-  static int starts;
+  static RestartedOperator operator;
   static long faultMark;
 
   @BeforeAll
@@ -58,17 +54,11 @@ class RemediationKillIT extends SimulatedGpuCluster {
         NODES.stream().map(n -> NodeDescription.gpuNode(n, "H100-SXM5-80GB", 8)).toList(),
         8,
         () -> operator);
-    operator = startOperator();
-  }
-
-  static OperatorProcess startOperator() throws Exception {
-    return OperatorProcess.start(cp.kubeconfig(), ns, "RemediationKillIT-operator-" + ++starts);
+    operator = RestartedOperator.start(cp.kubeconfig(), ns, "RemediationKillIT");
   }
 
   static void killAndRestart(String step) throws Exception {
-    operator.kill();
-    System.out.printf("operator %d SIGKILLed %s%n", starts, step);
-    operator = startOperator();
+    operator.killAndStart(step);
     // Its first pass (at start) is where a repeated eviction or request would happen; a node
     // change then makes a second (while a node waits for its reset, nothing else wakes it).
     awaitPasses(1);
@@ -78,7 +68,9 @@ class RemediationKillIT extends SimulatedGpuCluster {
           .withName(n)
           .patch(
               PatchContext.of(PatchType.JSON_MERGE),
-              "{\"metadata\":{\"annotations\":{\"gpu-operator.test/poke\":\"" + starts + "\"}}}");
+              "{\"metadata\":{\"annotations\":{\"gpu-operator.test/poke\":\""
+                  + operator.starts()
+                  + "\"}}}");
     }
     awaitPasses(2);
   }
@@ -88,7 +80,7 @@ class RemediationKillIT extends SimulatedGpuCluster {
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))
-        .until(() -> operator.passes("remediation") >= n);
+        .until(() -> operator.current().passes("remediation") >= n);
   }
 
   static ClusterPolicy policy() {
@@ -124,7 +116,7 @@ class RemediationKillIT extends SimulatedGpuCluster {
               }
             });
     Map<String, String> pods = GpuWorkloads.livePods(admin, work, "app=train");
-    pods.values().forEach(pod -> finalizer(pod, true));
+    pods.values().forEach(pod -> hold(work, pod, true));
     admin
         .nodes()
         .withName(HUMANS)
@@ -155,7 +147,7 @@ class RemediationKillIT extends SimulatedGpuCluster {
 
     assertStates(RemediationState.DRAINING);
     assertThat(evictionsSince(mark)).as("the restarted operator evicts nothing again").isEmpty();
-    gpuPods.values().forEach(pod -> finalizer(pod, false));
+    gpuPods.values().forEach(pod -> hold(work, pod, false));
   }
 
   String killedWhileTheResetIsRequested() throws Exception {
@@ -228,30 +220,12 @@ class RemediationKillIT extends SimulatedGpuCluster {
   }
 
   static Map<String, Long> evictionsSince(long mark) {
-    return audit.writesSince(mark, OperatorProcess.USER_AGENT).stream()
-        .filter(w -> "eviction".equals(w.sub()) && w.code() == 201)
-        .collect(Collectors.groupingBy(AuditLog.Write::name, Collectors.counting()));
+    return evictionsSince(mark, OperatorProcess.USER_AGENT);
   }
 
   /** Writes a node condition as the node's device plugin does (strategic merge by type). */
   static void condition(String node, String type, String status, String reason, String message) {
     NodeConditions.write(admin, node, type, status, reason, message);
-  }
-
-  static void finalizer(String pod, boolean add) {
-    admin
-        .pods()
-        .inNamespace(work)
-        .withName(pod)
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            add
-                ? "{\"metadata\":{\"finalizers\":[\"" + HOLD + "\"]}}"
-                : "{\"metadata\":{\"finalizers\":null}}");
-  }
-
-  static Node node(String name) {
-    return admin.nodes().withName(name).get();
   }
 
   static String taint(String node) {

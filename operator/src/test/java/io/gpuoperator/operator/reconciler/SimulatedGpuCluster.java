@@ -1,6 +1,9 @@
 package io.gpuoperator.operator.reconciler;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
@@ -8,7 +11,9 @@ import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedNodes;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 
 /**
@@ -47,6 +52,36 @@ abstract class SimulatedGpuCluster {
     if (gpus > 0) {
       ItCluster.giveGpus(admin, names, gpus);
     }
+  }
+
+  /** A finalizer of the tests' own: the API server keeps the pod, terminating, until it is off. */
+  static final String HOLD = "gpu-operator.test/hold";
+
+  /** Puts {@link #HOLD} on a pod ({@code on}) or takes it off. */
+  static void hold(String namespace, String pod, boolean on) {
+    admin
+        .pods()
+        .inNamespace(namespace)
+        .withName(pod)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            on
+                ? "{\"metadata\":{\"finalizers\":[\"" + HOLD + "\"]}}"
+                : "{\"metadata\":{\"finalizers\":null}}");
+  }
+
+  static Node node(String name) {
+    return admin.nodes().withName(name).get();
+  }
+
+  /**
+   * Successful evictions since the audit log's {@code mark} by clients whose user agent starts with
+   * {@code userAgent}, per pod.
+   */
+  static Map<String, Long> evictionsSince(long mark, String userAgent) {
+    return audit.writesSince(mark, userAgent).stream()
+        .filter(w -> "eviction".equals(w.sub()) && w.code() == 201)
+        .collect(Collectors.groupingBy(AuditLog.Write::name, Collectors.counting()));
   }
 
   @AfterAll
