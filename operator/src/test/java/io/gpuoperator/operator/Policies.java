@@ -35,6 +35,18 @@ public final class Policies {
           "gpu-feature-discovery",
           "nvidia-mig-manager");
 
+  /** The operands that render {@link #DEFAULT_DAEMONSETS}, in deployment order. */
+  public static final List<String> DEFAULT_DAEMONSET_OPERANDS =
+      List.of(
+          "driver",
+          "container-toolkit",
+          "operator-validator",
+          "device-plugin",
+          "mps-control-daemon",
+          "dcgm-exporter",
+          "gpu-feature-discovery",
+          "mig-manager");
+
   private Policies() {}
 
   /** The documentation sample shipped with the api module. */

@@ -10,6 +10,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.validation.PolicyValidationException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -58,32 +59,23 @@ class OperandsTest {
   @Test
   void sampleRendersEveryEnabledOperandWithTheOriginalsNames() {
     var ops = render(Policies.sample());
-    assertThat(ops.stream().filter(RenderedOperand::enabled).map(RenderedOperand::name))
-        .containsExactly(
-            "pre-requisites",
-            "operator-metrics",
-            "driver",
-            "container-toolkit",
-            "operator-validator",
-            "device-plugin",
-            "mps-control-daemon",
-            "dcgm-exporter",
-            "gpu-feature-discovery",
-            "mig-manager");
+    List<String> enabled =
+        ops.stream().filter(RenderedOperand::enabled).map(RenderedOperand::name).toList();
+    // The two operands without a DaemonSet, then those of the original's default DaemonSets.
+    assertThat(enabled)
+        .startsWith("pre-requisites", "operator-metrics")
+        .containsSubsequence(Policies.DEFAULT_DAEMONSET_OPERANDS)
+        .hasSize(2 + Policies.DEFAULT_DAEMONSET_OPERANDS.size());
+    // Every other operand, and node-agents mode (off), is listed disabled, in order, so that a
+    // DaemonSet left from one is deleted.
+    List<String> disabled = new ArrayList<>();
+    Operands.ordered().stream()
+        .map(Operand::name)
+        .filter(name -> !enabled.contains(name))
+        .forEach(disabled::add);
+    disabled.add("node-agents");
     assertThat(ops.stream().filter(o -> !o.enabled()).map(RenderedOperand::name))
-        // node-agents mode is off: listed disabled, so a DaemonSet left from it is deleted.
-        .containsExactly(
-            "dra-driver",
-            "dcgm",
-            "node-status-exporter",
-            "vgpu-manager",
-            "vgpu-device-manager",
-            "sandbox-validator",
-            "vfio-manager",
-            "sandbox-device-plugin",
-            "kata-sandbox-device-plugin",
-            "cc-manager",
-            "node-agents");
+        .containsExactlyElementsOf(disabled);
     assertThat(daemonSets(ops).keySet())
         .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSETS);
   }

@@ -50,16 +50,6 @@ class ClusterPolicyReconcilerIT {
   static final String POLICY = "cluster-policy";
   static final List<String> GPU_NODES = List.of("it-gpu-a", "it-gpu-b");
   static final String CPU_NODE = "it-cpu-c";
-  static final List<String> SAMPLE_DS_OPERANDS =
-      List.of(
-          "driver",
-          "container-toolkit",
-          "operator-validator",
-          "device-plugin",
-          "mps-control-daemon",
-          "dcgm-exporter",
-          "gpu-feature-discovery",
-          "mig-manager");
 
   static ControlPlane cp;
   static KubernetesClient admin;
@@ -202,7 +192,8 @@ class ClusterPolicyReconcilerIT {
               assertThat(p.getStatus().state).isEqualTo(State.NOT_READY);
               assertThat(PolicyStatusModel.ready(p.getStatus()).getReason())
                   .isEqualTo(Conditions.OPERAND_NOT_READY);
-              assertThat(notReady(p)).containsExactlyInAnyOrderElementsOf(SAMPLE_DS_OPERANDS);
+              assertThat(notReady(p))
+                  .containsExactlyInAnyOrderElementsOf(Policies.DEFAULT_DAEMONSET_OPERANDS);
             });
 
     // The driver is OnDelete: a status saying 2/2 is not enough without ready pods of the newest

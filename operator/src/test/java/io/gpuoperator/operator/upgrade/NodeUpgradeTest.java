@@ -454,16 +454,13 @@ class NodeUpgradeTest {
 
   @Test
   void waitForJobsWaitsForMatchingPodsUntilTheTimeout() {
-    NodeUpgrade waiting =
-        new NodeUpgrade(
-            settings(
-                p -> {
-                  p.waitForCompletion = new UpgradePolicySpec.WaitForCompletion();
-                  p.waitForCompletion.podSelector = "app=train";
-                  p.waitForCompletion.timeoutSeconds = 60;
-                }),
-            actions,
-            NOW);
+    java.util.function.Consumer<UpgradePolicySpec> waitForTraining =
+        p -> {
+          p.waitForCompletion = new UpgradePolicySpec.WaitForCompletion();
+          p.waitForCompletion.podSelector = "app=train";
+          p.waitForCompletion.timeoutSeconds = 60;
+        };
+    NodeUpgrade waiting = new NodeUpgrade(settings(waitForTraining), actions, NOW);
     actions.pods.put("n1", List.of(gpuPod("job", true)));
     UpgradeNode n =
         node(
@@ -472,15 +469,7 @@ class NodeUpgradeTest {
             Map.of(UpgradeKeys.WAIT_FOR_JOBS_START, String.valueOf(NOW.getEpochSecond())));
     assertThat(waiting.step(n, false).waiting()).contains("work/job");
     NodeUpgrade late =
-        new NodeUpgrade(
-            settings(
-                p -> {
-                  p.waitForCompletion = new UpgradePolicySpec.WaitForCompletion();
-                  p.waitForCompletion.podSelector = "app=train";
-                  p.waitForCompletion.timeoutSeconds = 60;
-                }),
-            actions,
-            NOW.plus(Duration.ofSeconds(61)));
+        new NodeUpgrade(settings(waitForTraining), actions, NOW.plus(Duration.ofSeconds(61)));
     assertThat(late.step(n, false).to()).isEqualTo(POD_DELETION_REQUIRED);
   }
 
