@@ -13,11 +13,6 @@ final class CcManagerTransform implements MainContainerTransform {
   static final String CONTAINER = "nvidia-cc-manager";
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container main, RenderContext ctx) {
     var cc = ctx.spec().ccManager;
     if (cc != null && !RenderContext.blank(cc.defaultMode)) {

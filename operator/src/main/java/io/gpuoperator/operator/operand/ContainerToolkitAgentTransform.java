@@ -18,11 +18,6 @@ public final class ContainerToolkitAgentTransform implements MainContainerTransf
   }
 
   @Override
-  public String container() {
-    return ContainerToolkitTransform.CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     ContainerToolkitTransform.installDir(pod, c, ctx);
     DaemonSets.setEnv(c, "CDI_ENABLED", Boolean.toString(ctx.cdiEnabled()));

@@ -28,11 +28,6 @@ public final class ContainerToolkitTransform implements MainContainerTransform {
   }
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     installDir(pod, c, ctx);
     String runtime = ctx.runtime();

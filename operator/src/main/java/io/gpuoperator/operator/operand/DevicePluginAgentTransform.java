@@ -31,16 +31,10 @@ import java.util.List;
  * the runtime's default, which the API server requires with SYS_ADMIN).
  */
 public final class DevicePluginAgentTransform implements MainContainerTransform {
-  static final String CONTAINER = "nvidia-device-plugin";
   static final String CONFIG_DIR = "/available-configs";
 
   /** What the nvidia runtime requires for {@code NVIDIA_MIG_MONITOR_DEVICES}. */
   static final String SYS_ADMIN = "SYS_ADMIN";
-
-  @Override
-  public String container() {
-    return CONTAINER;
-  }
 
   @Override
   public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
@@ -53,11 +47,8 @@ public final class DevicePluginAgentTransform implements MainContainerTransform 
       sc.setAllowPrivilegeEscalation(null);
       sc.getCapabilities().setAdd(new ArrayList<>(List.of(SYS_ADMIN)));
     }
-    String mpsRoot =
-        spec != null && spec.mps != null && spec.mps.root != null && !spec.mps.root.isBlank()
-            ? spec.mps.root.trim()
-            : "/run/nvidia/mps";
-    DaemonSets.setEnv(c, DevicePluginSettings.MPS_ROOT, Path.of(mpsRoot));
+    DaemonSets.setEnv(
+        c, DevicePluginSettings.MPS_ROOT, Path.of(DevicePluginTransform.mpsRoot(ctx)));
     if (ctx.cdiEnabled()) {
       // The plugin writes its own CDI spec and names the devices in both CDI forms.
       DaemonSets.setEnv(

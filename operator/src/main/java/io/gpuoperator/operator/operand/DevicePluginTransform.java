@@ -21,11 +21,6 @@ public final class DevicePluginTransform implements MainContainerTransform {
   }
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     if (Section.GDS.enabled(ctx.spec())) {
       DaemonSets.setEnv(c, "GDS_ENABLED", "true");

@@ -27,7 +27,7 @@ import java.util.Map;
  * The NVIDIA driver DaemonSet {@code nvidia-driver-daemonset} (NVIDIA's driver image, OnDelete
  * updates driven by the upgrade controller) with the k8s-driver-manager init container.
  */
-public final class DriverTransform implements Transform {
+public final class DriverTransform implements MainContainerTransform {
   static final String CONTAINER = "nvidia-driver-ctr";
   static final String MANAGER_CONTAINER = "k8s-driver-manager";
   static final String PEERMEM = "nvidia-peermem-ctr";
@@ -221,18 +221,13 @@ public final class DriverTransform implements Transform {
   }
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
+  public void apply(DaemonSet ds, PodSpec pod, Container driver, RenderContext ctx) {
     DriverSpec d = ctx.spec().driver == null ? new DriverSpec() : ctx.spec().driver;
-    PodSpec pod = ds.getSpec().getTemplate().getSpec();
     boolean precompiled = Boolean.TRUE.equals(d.usePrecompiled);
     boolean rdma = d.rdma != null && Boolean.TRUE.equals(d.rdma.enabled);
     boolean hostMofed = rdma && Boolean.TRUE.equals(d.rdma.useHostMofed);
     boolean gds = Section.GDS.enabled(ctx.spec());
     boolean gdrcopy = Section.GDRCOPY.enabled(ctx.spec());
-    Container driver = DaemonSets.container(pod, CONTAINER);
     driver.setImage(image(ctx));
 
     Container manager = DaemonSets.container(pod, MANAGER_CONTAINER);

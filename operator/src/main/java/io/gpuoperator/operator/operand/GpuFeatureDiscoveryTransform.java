@@ -1,7 +1,7 @@
 package io.gpuoperator.operator.operand;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.gpuoperator.api.common.ComponentSpec;
 
@@ -10,7 +10,7 @@ import io.gpuoperator.api.common.ComponentSpec;
  * publishes labels as NFD NodeFeature objects; the policy's env comes before the device-plugin
  * config and MIG settings, which win.
  */
-public final class GpuFeatureDiscoveryTransform implements Transform {
+public final class GpuFeatureDiscoveryTransform implements MainContainerTransform {
   static final String CONTAINER = "gpu-feature-discovery";
 
   @Override
@@ -19,11 +19,7 @@ public final class GpuFeatureDiscoveryTransform implements Transform {
   }
 
   @Override
-  public void apply(HasMetadata object, RenderContext ctx) {
-    if (!(object instanceof DaemonSet ds)) {
-      return;
-    }
-    Container c = DaemonSets.container(ds.getSpec().getTemplate().getSpec(), CONTAINER);
+  public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     ComponentSpec gfd = ctx.spec().gfd;
     DaemonSets.mergeEnv(c, gfd);
     ConfigManager.apply(ds, c, ctx, gfd == null ? null : gfd.resources);

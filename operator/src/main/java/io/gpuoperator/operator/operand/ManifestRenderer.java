@@ -35,7 +35,7 @@ final class ManifestRenderer {
 
   static List<HasMetadata> render(Operand operand, RenderContext base) {
     Rendering rendering = choose(operand, base);
-    RenderContext ctx = base.with(rendering);
+    RenderContext ctx = base.with(operand, rendering);
     boolean agent = rendering.isAgent();
     Transform transform = agent ? operand.agent().transform() : operand.transform();
     List<HasMetadata> out = new ArrayList<>();

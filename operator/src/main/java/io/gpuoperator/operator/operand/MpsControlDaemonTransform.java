@@ -22,11 +22,6 @@ public final class MpsControlDaemonTransform implements MainContainerTransform {
   }
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container c, RenderContext ctx) {
     DevicePluginSpec spec = ctx.spec().devicePlugin;
     Container mounts = DaemonSets.container(pod, MOUNTS);

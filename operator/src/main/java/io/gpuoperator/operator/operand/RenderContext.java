@@ -10,27 +10,30 @@ import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.spec.Section;
 
 /**
- * The inputs of one rendering pass, with the policy's spec never null, and the rendering the
- * operand being rendered got.
+ * The inputs of one rendering pass, with the policy's spec never null, and, while one operand is
+ * rendered, the rendering it got and its main container ({@link Operand#mainContainer}, null for
+ * operands without a DaemonSet and outside an operand's rendering).
  */
 public record RenderContext(
     ClusterPolicy policy,
     ClusterPolicySpec spec,
     ClusterFacts facts,
     OperatorConfig config,
-    Rendering rendering) {
+    Rendering rendering,
+    String mainContainer) {
 
   static RenderContext of(ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
-    return new RenderContext(policy, specOf(policy), facts, config, Rendering.NONE);
+    return new RenderContext(policy, specOf(policy), facts, config, Rendering.NONE, null);
   }
 
-  RenderContext with(Rendering r) {
-    return new RenderContext(policy, spec, facts, config, r);
+  /** The context of one operand's rendering. */
+  RenderContext with(Operand operand, Rendering r) {
+    return new RenderContext(policy, spec, facts, config, r, operand.mainContainer());
   }
 
   /** The same pass for other facts (one driver node pool's). */
   RenderContext with(ClusterFacts f) {
-    return new RenderContext(policy, spec, f, config, rendering);
+    return new RenderContext(policy, spec, f, config, rendering, mainContainer);
   }
 
   /** The policy's spec, empty (all defaults) when the policy has none. */

@@ -23,11 +23,6 @@ final class SandboxValidatorTransform implements MainContainerTransform {
       List.of("vfio-pci-validation", "vgpu-manager-validation", "vgpu-devices-validation");
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container main, RenderContext ctx) {
     if (!Section.CC_MANAGER.enabled(ctx.spec())) {
       DaemonSets.remove(pod, CC_MANAGER_STEP);

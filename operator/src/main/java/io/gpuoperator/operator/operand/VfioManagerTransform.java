@@ -18,11 +18,6 @@ final class VfioManagerTransform implements MainContainerTransform {
   static final String PATH = "spec.vfioManager.driverManager";
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container main, RenderContext ctx) {
     var v = ctx.spec().vfioManager;
     SandboxDriverManager.apply(pod, v, v == null ? null : v.driverManager, PATH, ctx);

@@ -23,11 +23,6 @@ final class VgpuDeviceManagerTransform implements MainContainerTransform {
   static final String NAME_PATH = "spec.vgpuDeviceManager.config.name";
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container main, RenderContext ctx) {
     var v = ctx.spec().vgpuDeviceManager;
     String name = SandboxWorkloads.vgpuDevicesConfig(ctx.spec());

@@ -19,11 +19,6 @@ final class VgpuManagerTransform implements MainContainerTransform {
   static final String PATH = "spec.vgpuManager.driverManager";
 
   @Override
-  public String container() {
-    return CONTAINER;
-  }
-
-  @Override
   public void apply(DaemonSet ds, PodSpec pod, Container main, RenderContext ctx) {
     var v = ctx.spec().vgpuManager;
     main.setImage(DriverTransform.withOsTag(main.getImage(), ctx));
