@@ -33,9 +33,9 @@ public final class DriverUpgradeBenchmark {
     Duration install = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 20);
     int parallel = Math.max(1, (int) Math.ceil(count * percent / 100.0));
     try (FleetBench bench = FleetBench.start(count, "daemonset", install)) {
-      KubernetesClient admin = bench.admin;
-      String work = bench.work;
-      List<String> names = bench.names;
+      KubernetesClient admin = bench.admin();
+      String work = bench.work();
+      List<String> names = bench.names();
       admin.resource(policy(parallel, percent)).create();
       bench.waitFor(
           "every node upgrade-done on the first driver", POLL, () -> allDone(admin, count));
@@ -62,7 +62,7 @@ public final class DriverUpgradeBenchmark {
                   done.putIfAbsent(name, now);
                 }
               });
-      long mark = bench.audit.mark();
+      long mark = bench.audit().mark();
       long t0 = System.nanoTime();
       ItCluster.upgradeDriverTo(admin, "999.1");
       bench.waitFor("every node upgraded", POLL, () -> done.size() == count);

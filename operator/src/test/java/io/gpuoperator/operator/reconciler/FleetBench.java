@@ -21,32 +21,24 @@ import java.util.stream.IntStream;
  * with the scheduler and the given controllers, N NFD-labelled GPU nodes bench-0000... served by
  * one {@link FleetKubelet}, the CRDs, the operator's and the workloads' namespaces, the audit log,
  * and the operator in-process without leader election. Progress lines are timed from the start.
+ *
+ * @param startup {@link System#nanoTime()} when it began starting, which progress lines count from
  */
-final class FleetBench implements AutoCloseable {
-  final List<String> names;
-  final ControlPlane cp;
-  final KubernetesClient admin;
-  final String work;
-  final AuditLog audit;
-  final OperatorInstance operator;
-  private final FleetKubelet fleet;
-  private final long startup;
+record FleetBench(
+    List<String> names,
+    ControlPlane cp,
+    FleetKubelet fleet,
+    String work,
+    OperatorInstance operator,
+    long startup)
+    implements AutoCloseable {
 
-  private FleetBench(
-      List<String> names,
-      ControlPlane cp,
-      FleetKubelet fleet,
-      String work,
-      OperatorInstance operator,
-      long startup) {
-    this.names = names;
-    this.cp = cp;
-    this.admin = cp.client();
-    this.fleet = fleet;
-    this.work = work;
-    this.audit = new AuditLog(cp.auditLog());
-    this.operator = operator;
-    this.startup = startup;
+  KubernetesClient admin() {
+    return cp.client();
+  }
+
+  AuditLog audit() {
+    return new AuditLog(cp.auditLog());
   }
 
   /**
@@ -105,7 +97,7 @@ final class FleetBench implements AutoCloseable {
 
   /** The operator's writes since the mark, counted by verb and resource[/subresource]. */
   String operatorWritesSince(long mark, int per, String perWhat) {
-    var writes = audit.writesSince(mark, operator.userAgent);
+    var writes = audit().writesSince(mark, operator.userAgent);
     return String.format(
         "operator writes: %d (%.1f per %s): %s",
         writes.size(),
@@ -118,7 +110,6 @@ final class FleetBench implements AutoCloseable {
                     Collectors.counting())));
   }
 
-  /** "p50 X s, p90 Y s, max Z s" of sorted seconds, with the given number of decimals. */
   /**
    * Hands every update of a Node to {@code onUpdate}, on the informer's thread, until the returned
    * informer is closed: how a benchmark times the moments each node reaches a state.
@@ -141,6 +132,7 @@ final class FleetBench implements AutoCloseable {
             });
   }
 
+  /** "p50 X s, p90 Y s, max Z s" of sorted seconds, with the given number of decimals. */
   static String percentiles(List<Double> sorted, int decimals) {
     String f = "%." + decimals + "f";
     return String.format(

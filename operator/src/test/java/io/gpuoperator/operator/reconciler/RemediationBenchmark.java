@@ -38,9 +38,9 @@ public final class RemediationBenchmark {
     int concurrent = args.length > 2 ? Integer.parseInt(args[2]) : faults;
     try (FleetBench bench =
         FleetBench.start(count, "daemonset,replicaset", Duration.ofSeconds(1))) {
-      KubernetesClient admin = bench.admin;
-      String work = bench.work;
-      List<String> faulty = bench.names.subList(0, faults);
+      KubernetesClient admin = bench.admin();
+      String work = bench.work();
+      List<String> faulty = bench.names().subList(0, faults);
       admin.resource(policy(concurrent, count)).create();
       bench.waitFor(
           "every node labelled nvidia.com/gpu.present=true",
@@ -99,7 +99,7 @@ public final class RemediationBenchmark {
                       });
                 }
               });
-      long mark = bench.audit.mark();
+      long mark = bench.audit().mark();
       long t0 = System.nanoTime();
       for (String n : faulty) {
         faultAt.put(n, System.nanoTime());
