@@ -57,22 +57,18 @@ public final class OperatorMetrics {
             .help("Number of ClusterPolicy reconciliations that did not end ready")
             .register(registry);
     lastSuccess =
-        Gauge.builder()
-            .name("gpu_operator_reconciliation_last_success_ts_seconds")
-            .help("Timestamp of the last ClusterPolicy reconciliation that ended ready")
-            .register(registry);
+        gauge(
+            "gpu_operator_reconciliation_last_success_ts_seconds",
+            "Timestamp of the last ClusterPolicy reconciliation that ended ready");
     status =
-        Gauge.builder()
-            .name("gpu_operator_reconciliation_status")
-            .help(
-                "Status of the last ClusterPolicy reconciliation: 1 ready, 0 not ready,"
-                    + " -1 no ClusterPolicy, -2 failed")
-            .register(registry);
+        gauge(
+            "gpu_operator_reconciliation_status",
+            "Status of the last ClusterPolicy reconciliation: 1 ready, 0 not ready,"
+                + " -1 no ClusterPolicy, -2 failed");
     nfdLabels =
-        Gauge.builder()
-            .name("gpu_operator_reconciliation_has_nfd_labels")
-            .help("1 if NFD labels were found on the cluster's nodes")
-            .register(registry);
+        gauge(
+            "gpu_operator_reconciliation_has_nfd_labels",
+            "1 if NFD labels were found on the cluster's nodes");
     autoUpgrade =
         gauge("gpu_operator_driver_auto_upgrade_enabled", "1 if driver auto-upgrade is enabled");
     upgradesInProgress =

@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.fabric8.openshift.api.model.ImageStream;
 import io.fabric8.openshift.api.model.ImageStreamBuilder;
+import io.fabric8.openshift.api.model.TagReference;
+import io.fabric8.openshift.api.model.TagReferenceBuilder;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.cluster.ClusterFacts;
@@ -50,26 +52,24 @@ class DriverToolkitModelTest {
             .withNamespace("openshift")
             .endMetadata()
             .withNewSpec()
-            .addNewTag()
-            .withName(V1)
-            .withNewFrom()
-            .withKind("DockerImage")
-            .withName(DTK_IMAGE)
-            .endFrom()
-            .endTag()
-            .addNewTag()
-            .withName("latest")
-            .withNewFrom()
-            .withKind("DockerImage")
-            .withName(DTK_IMAGE)
-            .endFrom()
-            .endTag()
+            .addToTags(toolkitTag(V1), toolkitTag("latest"))
             .addNewTag()
             .withName("")
             .endTag()
             .endSpec()
             .build();
     return KUBE.convertValue(stream, GenericKubernetesResource.class);
+  }
+
+  /** A tag of the ImageStream that points at the toolkit image. */
+  private static TagReference toolkitTag(String name) {
+    return new TagReferenceBuilder()
+        .withName(name)
+        .withNewFrom()
+        .withKind("DockerImage")
+        .withName(DTK_IMAGE)
+        .endFrom()
+        .build();
   }
 
   /** Two RHCOS versions on the GPU nodes; the ImageStream has a tag for the first only. */

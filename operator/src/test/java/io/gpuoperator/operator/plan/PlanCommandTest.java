@@ -54,6 +54,15 @@ class PlanCommandTest {
     return p;
   }
 
+  /** A ClusterPolicy named p whose spec is these lines, the first of them line 6 of the file. */
+  private Path policyFile(String name, String... specLines) throws IOException {
+    return write(
+        name,
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
+            + String.join("\n", specLines)
+            + "\n");
+  }
+
   @Test
   void offlinePlanForTheSampleNamesEveryObjectAndEveryNode() throws IOException {
     Run r = run("-f", sample().toString(), "--nodes", nodes().toString());
@@ -118,24 +127,16 @@ class PlanCommandTest {
   @Test
   void invalidPolicyExitsTwoNamingEachFieldAndItsLine() throws IOException {
     Path p =
-        write(
+        policyFile(
             "bad.yaml",
-            String.join(
-                "\n",
-                "apiVersion: nvidia.com/v1",
-                "kind: ClusterPolicy",
-                "metadata:",
-                "  name: p",
-                "spec:",
-                "  mig:",
-                "    strategy: sometimes",
-                "  dcgm:",
-                "    hostPort: 70000",
-                "  driver:",
-                "    enabled: yes-please",
-                "  nodeTaint:",
-                "    key: 'bad key'",
-                ""));
+            "  mig:",
+            "    strategy: sometimes",
+            "  dcgm:",
+            "    hostPort: 70000",
+            "  driver:",
+            "    enabled: yes-please",
+            "  nodeTaint:",
+            "    key: 'bad key'");
     Run r = run("-f", p.toString());
     assertThat(r.rc()).isEqualTo(2);
     assertThat(r.err())
@@ -150,11 +151,7 @@ class PlanCommandTest {
 
   @Test
   void crossFieldViolationsAlsoFailThePlan() throws IOException {
-    Path p =
-        write(
-            "nri.yaml",
-            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
-                + "  cdi:\n    enabled: false\n    nriPluginEnabled: true\n");
+    Path p = policyFile("nri.yaml", "  cdi:", "    enabled: false", "    nriPluginEnabled: true");
     Run r = run("-f", p.toString());
     assertThat(r.rc()).isEqualTo(2);
     assertThat(r.err()).contains(p + ":8:5 spec.cdi.nriPluginEnabled: requires spec.cdi.enabled");
@@ -163,10 +160,12 @@ class PlanCommandTest {
   @Test
   void unknownFieldsAreWarnedAboutNotFatal() throws IOException {
     Path p =
-        write(
+        policyFile(
             "unknown.yaml",
-            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n"
-                + "  futureSection:\n    on: true\n  devicePlugin:\n    enable: false\n");
+            "  futureSection:",
+            "    on: true",
+            "  devicePlugin:",
+            "    enable: false");
     Run r = run("-f", p.toString());
     assertThat(r.rc()).as(r.err()).isZero();
     assertThat(r.err()).contains("warning:").contains("spec.futureSection: unknown field");
