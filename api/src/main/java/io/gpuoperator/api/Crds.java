@@ -71,6 +71,17 @@ public final class Crds {
             .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
+  /** The schema of {@code spec} in the CRD's first version (each of ours serves one). */
+  public static JSONSchemaProps specSchema(CustomResourceDefinition crd) {
+    return crd.getSpec()
+        .getVersions()
+        .get(0)
+        .getSchema()
+        .getOpenAPIV3Schema()
+        .getProperties()
+        .get("spec");
+  }
+
   /**
    * Every property path of a schema, sorted: {@code driver.version}; below an array's items {@code
    * tolerations[].key}, below a map's values {@code nodeSelector{}.x}. The operator compares an

@@ -47,14 +47,7 @@ class CrdDocumentationTest {
   @Test
   void theGeneratedSchemasCarryTheDescriptionsAndPruneUnknownFields() {
     for (CustomResourceDefinition crd : Crds.load()) {
-      JSONSchemaProps spec =
-          crd.getSpec()
-              .getVersions()
-              .get(0)
-              .getSchema()
-              .getOpenAPIV3Schema()
-              .getProperties()
-              .get("spec");
+      JSONSchemaProps spec = Crds.specSchema(crd);
       // One section each CRD has: ClusterPolicy's devicePlugin, NVIDIADriver's manager,
       // GPUCluster's draDriver, ComputeDomain's channel.
       JSONSchemaProps section =

@@ -132,15 +132,7 @@ class CrdUpgradeIT {
 
   /** The CRD as an older release had it: without {@code spec.args}. */
   private static CustomResourceDefinition withoutArgs(CustomResourceDefinition crd) {
-    crd.getSpec()
-        .getVersions()
-        .get(0)
-        .getSchema()
-        .getOpenAPIV3Schema()
-        .getProperties()
-        .get("spec")
-        .getProperties()
-        .remove("args");
+    Crds.specSchema(crd).getProperties().remove("args");
     return crd;
   }
 
