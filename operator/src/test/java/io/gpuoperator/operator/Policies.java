@@ -73,6 +73,12 @@ public final class Policies {
     return Serialization.unmarshal(yaml, ClusterPolicy.class);
   }
 
+  /** A policy named p whose spec is this YAML (each line indented by two spaces). */
+  public static ClusterPolicy withSpec(String specYaml) {
+    return parse(
+        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n" + specYaml);
+  }
+
   /** A policy with an empty spec. */
   public static ClusterPolicy minimal() {
     ClusterPolicy p = new ClusterPolicy();

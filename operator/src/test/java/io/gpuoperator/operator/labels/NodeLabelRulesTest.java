@@ -399,12 +399,8 @@ class NodeLabelRulesTest {
   }
 
   private static ClusterPolicy dra(boolean devicePlugin) {
-    return Policies.parse(
-        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-            + "  draDriver: {enabled: true}\n"
-            + "  devicePlugin: {enabled: "
-            + devicePlugin
-            + "}\n");
+    return Policies.withSpec(
+        "  draDriver: {enabled: true}\n" + "  devicePlugin: {enabled: " + devicePlugin + "}\n");
   }
 
   @Test

@@ -122,10 +122,8 @@ class ContainerToolkitRuntimeFilesTest {
 
   static DaemonSet daemonSet(String name, String toolkitEnv, String runtime) {
     var policy =
-        Policies.parse(
-            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                + "  toolkit:\n    env:\n"
-                + (toolkitEnv.isEmpty() ? "      []\n" : toolkitEnv));
+        Policies.withSpec(
+            "  toolkit:\n    env:\n" + (toolkitEnv.isEmpty() ? "      []\n" : toolkitEnv));
     ClusterFacts facts =
         new ClusterFacts(
             KubernetesVersion.MINIMUM.gitVersion(), runtime, false, 2, true, "ubuntu22.04");

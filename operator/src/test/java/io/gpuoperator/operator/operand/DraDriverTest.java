@@ -17,12 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class DraDriverTest {
   private static ClusterPolicy dra(String extra) {
-    return Policies.parse(
-        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-            + "  devicePlugin: {enabled: false}\n"
-            + "  draDriver: {enabled: true"
-            + extra
-            + "}\n");
+    return Policies.withSpec(
+        "  devicePlugin: {enabled: false}\n" + "  draDriver: {enabled: true" + extra + "}\n");
   }
 
   @Test

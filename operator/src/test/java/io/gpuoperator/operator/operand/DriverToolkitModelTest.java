@@ -99,8 +99,7 @@ class DriverToolkitModelTest {
   }
 
   static ClusterPolicy policy(String spec) {
-    return Policies.parse(
-        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n" + spec);
+    return Policies.withSpec(spec);
   }
 
   static Map<String, DaemonSet> drivers(ClusterPolicy policy, ClusterFacts facts) {

@@ -22,12 +22,7 @@ class OperandPrivilegeTest {
   @Test
   void theDevicePluginIsUnprivilegedAndAddsSysAdminOnlyForMig() {
     for (String strategy : List.of("none", "single", "mixed")) {
-      var policy =
-          Policies.parse(
-              "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                  + "  mig: {strategy: "
-                  + strategy
-                  + "}\n");
+      var policy = Policies.withSpec("  mig: {strategy: " + strategy + "}\n");
       DaemonSet ds =
           Operands.renderAll(policy, Policies.facts(), Policies.config()).stream()
               .flatMap(o -> o.objects().stream())
@@ -71,9 +66,7 @@ class OperandPrivilegeTest {
   @Test
   void nodeAgentsOfOnlyUnprivilegedAgentsRunUnprivileged() {
     var policy =
-        Policies.parse(
-            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                + "  devicePlugin: {enabled: false}\n  migManager: {enabled: false}\n");
+        Policies.withSpec("  devicePlugin: {enabled: false}\n  migManager: {enabled: false}\n");
     var pod = nodeAgentsPod(policy);
     assertThat(pod.getContainers().get(0).getArgs())
         .contains("--run", "exporter", "feature-discovery");
@@ -91,10 +84,7 @@ class OperandPrivilegeTest {
    */
   @Test
   void nodeAgentsHostingTheDevicePluginGetItsNeedsAndNoMore() {
-    var policy =
-        Policies.parse(
-            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                + "  mig: {strategy: single}\n  migManager: {enabled: false}\n");
+    var policy = Policies.withSpec("  mig: {strategy: single}\n  migManager: {enabled: false}\n");
     var pod = nodeAgentsPod(policy);
     Container main = pod.getContainers().get(0);
     assertThat(main.getArgs()).contains("device-plugin", "exporter", "feature-discovery");

@@ -447,10 +447,7 @@ class OperandPrivilegesTest {
   static Map<String, ContainerPrivileges> rendered() {
     List<ContainerPrivileges> all = new ArrayList<>();
     for (Scenario s : scenarios()) {
-      var policy =
-          Policies.parse(
-              "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                  + s.spec());
+      var policy = Policies.withSpec(s.spec());
       var facts =
           Policies.facts().withConfigMapKeys(Map.of("vgpu-layouts", List.of("config.yaml")));
       for (var operand : Operands.renderAll(policy, facts, s.config())) {

@@ -63,9 +63,8 @@ class SecurityContextConstraintsModelTest {
   }
 
   static ClusterPolicy everyOperand(String mode) {
-    return Policies.parse(
-        "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-            + "  dcgm: {enabled: true}\n  nodeStatusExporter: {enabled: true}\n"
+    return Policies.withSpec(
+        "  dcgm: {enabled: true}\n  nodeStatusExporter: {enabled: true}\n"
             + "  sandboxWorkloads: {enabled: true, mode: "
             + mode
             + "}\n"

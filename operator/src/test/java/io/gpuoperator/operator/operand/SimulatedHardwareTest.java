@@ -164,9 +164,8 @@ class SimulatedHardwareTest {
 
   static Set<String> simulatedContainers(OperatorConfig config, ClusterFacts facts) {
     var policy =
-        Policies.parse(
-            "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n"
-                + "  migManager: {enabled: true}\n  dcgmExporter: {enabled: true}\n"
+        Policies.withSpec(
+            "  migManager: {enabled: true}\n  dcgmExporter: {enabled: true}\n"
                 + "  gfd: {enabled: true}\n  dcgm: {enabled: true}\n"
                 + "  nodeStatusExporter: {enabled: true}\n");
     Set<String> out = new TreeSet<>();
