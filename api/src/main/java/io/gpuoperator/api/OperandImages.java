@@ -17,6 +17,12 @@ public final class OperandImages {
   /** Key of the validator's CUDA workload image (a pod, not an operand DaemonSet). */
   public static final String CUDA_WORKLOAD = "cuda-workload";
 
+  /**
+   * Key of NVIDIA's DRA driver image, whose {@code compute-domain-daemon} is the IMEX daemon of
+   * every ComputeDomain (a DaemonSet per domain, not an operand).
+   */
+  public static final String COMPUTE_DOMAIN_DAEMON = "compute-domain-daemon";
+
   private OperandImages() {}
 
   public static String projectVersion() {

@@ -8,6 +8,7 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.operand.ComputeDomainModel;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.validation.PolicyValidationException;
@@ -65,10 +66,15 @@ public class ImagesCommand implements Callable<Integer> {
   public static final ClusterFacts FACTS =
       new ClusterFacts("v1.36.3", "containerd", true, 1, true, "ubuntu24.04");
 
-  /** The images of the operator and of every operand the values enable, sorted. */
+  /**
+   * The images of the operator and of every operand the values enable, and NVIDIA's DRA driver
+   * image that each ComputeDomain's IMEX daemon runs (from the mirror the operator comes from),
+   * sorted.
+   */
   public static Set<String> images(ChartValues chart, Set<String> agents) {
     Set<String> out = new TreeSet<>(operandImages(chart.policy(), agents));
     out.add(chart.operatorImage());
+    out.add(ComputeDomainModel.daemonImage(chart.operatorImage()));
     return out;
   }
 

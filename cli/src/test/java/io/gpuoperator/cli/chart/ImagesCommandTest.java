@@ -10,6 +10,7 @@ import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.cli.images.ChartValues;
 import io.gpuoperator.cli.images.ImagesCommand;
 import io.gpuoperator.operator.config.OperatorConfig;
+import io.gpuoperator.operator.operand.ComputeDomainModel;
 import io.gpuoperator.operator.operand.ImageResolver;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.spec.Section;
@@ -76,9 +77,10 @@ class ImagesCommandTest {
     Set<String> out = new TreeSet<>();
     for (GenericKubernetesResource o : objects) {
       if (o.getKind().equals("Deployment")) {
-        out.addAll(
-            ImagesCommand.images(
-                HelmChart.convert(o, Deployment.class).getSpec().getTemplate().getSpec()));
+        var pod = HelmChart.convert(o, Deployment.class).getSpec().getTemplate().getSpec();
+        out.addAll(ImagesCommand.images(pod));
+        // A ComputeDomain's IMEX daemon: NVIDIA's DRA driver image, from the operator's mirror.
+        out.add(ComputeDomainModel.daemonImage(pod.getContainers().get(0).getImage()));
       }
     }
     ClusterPolicy policy =

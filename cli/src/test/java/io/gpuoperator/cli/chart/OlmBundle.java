@@ -24,6 +24,7 @@ import io.gpuoperator.operator.cluster.DriverToolkitFacts;
 import io.gpuoperator.operator.cluster.KubernetesVersion;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
+import io.gpuoperator.operator.operand.ComputeDomainModel;
 import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import java.nio.file.Path;
@@ -397,7 +398,8 @@ final class OlmBundle {
   /**
    * Every image a cluster installed from the bundle pulls, for disconnected installs: the
    * operator's, each container image of every operand's DaemonSet with every operand on (named
-   * {@code <operand>-<container>}, first use), and the validator's CUDA workload.
+   * {@code <operand>-<container>}, first use), the validator's CUDA workload, and NVIDIA's DRA
+   * driver image, which each ComputeDomain's IMEX daemon runs.
    */
   static List<Map<String, Object>> relatedImages(String operatorImage) {
     Map<String, String> byImage = new LinkedHashMap<>();
@@ -424,6 +426,9 @@ final class OlmBundle {
       }
     }
     byImage.putIfAbsent(DriverChecks.CUDA_DEFAULT, OperandImages.CUDA_WORKLOAD);
+    // Each ComputeDomain's IMEX daemon (a DaemonSet the operator creates per domain).
+    byImage.putIfAbsent(
+        ComputeDomainModel.daemonImage(operatorImage), OperandImages.COMPUTE_DOMAIN_DAEMON);
     List<Map<String, Object>> out = new ArrayList<>();
     byImage.forEach((image, name) -> out.add(map("name", name, "image", image)));
     return out;

@@ -12,6 +12,7 @@ import io.gpuoperator.cli.images.ChartValues;
 import io.gpuoperator.cli.images.ImagesCommand;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverChecks;
+import io.gpuoperator.operator.operand.ComputeDomainModel;
 import io.gpuoperator.operator.plan.PolicyFile;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -167,6 +168,7 @@ class OlmBundleTest {
     }
     rendered.add(OperandImages.projectImage());
     rendered.add(DriverChecks.CUDA_DEFAULT);
+    rendered.add(ComputeDomainModel.NVIDIA_DRA_DRIVER_IMAGE); // each ComputeDomain's IMEX daemon
     assertThat(related).isEqualTo(rendered);
     // What the chart's defaults pull on OpenShift is among them ...
     assertThat(related)

@@ -35,14 +35,8 @@ public final class CheckpointStore {
     try {
       c = JSON.readValue(file.toFile(), Checkpoint.class);
     } catch (IOException e) {
-      throw new IOException(
-          "checkpoint "
-              + file
-              + " cannot be read ("
-              + e.getMessage()
-              + "); it lists the claims prepared on this node: repair it, or move it away to start"
-              + " with none (their CDI specs and MIG devices then stay until removed by hand)",
-          e);
+      throw unreadable(
+          file, e, "(their CDI specs and MIG devices then stay until removed by hand)");
     }
     if (c.version() != Checkpoint.VERSION) {
       throw new IOException(
@@ -54,6 +48,19 @@ public final class CheckpointStore {
               + Checkpoint.VERSION);
     }
     return c;
+  }
+
+  /** Why a checkpoint file cannot be used, and what to do about it (plus {@code consequence}). */
+  static IOException unreadable(Path file, IOException e, String consequence) {
+    return new IOException(
+        "checkpoint "
+            + file
+            + " cannot be read ("
+            + e.getMessage()
+            + "); it lists the claims prepared on this node: repair it, or move it away to start"
+            + " with none "
+            + consequence,
+        e);
   }
 
   /** Replaces the checkpoint on disk. */

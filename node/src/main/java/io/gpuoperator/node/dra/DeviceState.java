@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * A claim recorded as completed is answered from the checkpoint without touching anything.
  */
-public final class DeviceState {
+public final class DeviceState implements DraPluginService.Preparer {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceState.class);
 
   private final GpuBackend backend;
@@ -89,7 +89,13 @@ public final class DeviceState {
     recover();
   }
 
+  @Override
+  public String driver() {
+    return DraNames.DRIVER;
+  }
+
   /** The pool (node) name. */
+  @Override
   public String pool() {
     return pool;
   }
@@ -120,6 +126,7 @@ public final class DeviceState {
   }
 
   /** The completed preparation of a claim, if the checkpoint has one. */
+  @Override
   public synchronized List<Checkpoint.PreparedDevice> prepared(String uid) {
     Checkpoint.PreparedClaim c = checkpoint.claims().get(uid);
     return c != null && c.state() == Checkpoint.State.PREPARE_COMPLETED ? c.devices() : null;
@@ -133,6 +140,7 @@ public final class DeviceState {
    *     configuration, a device this node does not have), naming the cause
    * @throws IOException when a file cannot be written (the kubelet retries)
    */
+  @Override
   public synchronized List<Checkpoint.PreparedDevice> prepare(ClaimAllocation claim)
       throws IOException {
     Checkpoint.PreparedClaim existing = checkpoint.claims().get(claim.uid());
@@ -226,6 +234,7 @@ public final class DeviceState {
    * go, the GPUs' time-slices return to the default when no other claim holds them, and the
    * checkpoint forgets it. A claim this node does not know is already unprepared.
    */
+  @Override
   public synchronized void unprepare(String uid) throws IOException {
     Checkpoint.PreparedClaim c = checkpoint.claims().get(uid);
     if (c == null) {

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * one node. It publishes the node's GPUs as a ResourceSlice pool (again whenever they change: a new
  * MIG layout, a GPU withdrawn after an XID error or back after the quiet period), serves the
  * DRAPlugin API (v1 and v1beta1) on its socket, and registers through the kubelet's plugin watcher
- * once everything is ready, so the kubelet never calls a plugin that cannot answer.
+ * once everything is ready, so the kubelet never calls a plugin that cannot answer. With {@code
+ * COMPUTE_DOMAINS} it also serves NVIDIA's ComputeDomain driver ({@link ComputeDomainPlugin}).
  *
  * <p>Failures: a failed publication is logged and retried at the next rescan; a server without
  * {@code resource.k8s.io} fails {@link #start()}; a server that drops shared counters turns
@@ -57,6 +58,7 @@ public final class DraPluginAgent implements AutoCloseable {
   private ExecutorService handlers;
   private Server pluginServer;
   private Server registrationServer;
+  private ComputeDomainPlugin computeDomains;
   private Thread loop;
   private volatile boolean running;
   private volatile boolean published;
@@ -150,7 +152,10 @@ public final class DraPluginAgent implements AutoCloseable {
     pluginServer =
         UnixSockets.serve(
             settings.pluginSocket(), handlers, v1(service), DraServices.v1beta1(service));
-    registration = new PluginRegistrationService(settings.pluginSocket());
+    if (settings.computeDomains()) {
+      computeDomains = ComputeDomainPlugin.start(backend, client, version, settings, handlers);
+    }
+    registration = new PluginRegistrationService(DraNames.DRIVER, settings.pluginSocket());
     registrationServer = UnixSockets.serve(settings.registrationSocket(), registration);
     LOG.info(
         "node {}: DRA plugin serving on {}, registration on {}",
@@ -162,7 +167,15 @@ public final class DraPluginAgent implements AutoCloseable {
 
   /** True once the slices were published and the sockets serve. */
   public boolean ready() {
-    return published && registrationServer != null && !registrationServer.isShutdown();
+    return published
+        && registrationServer != null
+        && !registrationServer.isShutdown()
+        && (computeDomains == null || computeDomains.ready());
+  }
+
+  /** The ComputeDomain driver's claims; null when ComputeDomains are not served. */
+  public ComputeDomainState computeDomainState() {
+    return computeDomains == null ? null : computeDomains.state();
   }
 
   /** True once the kubelet confirmed the registration. */
@@ -188,6 +201,9 @@ public final class DraPluginAgent implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    if (computeDomains != null) {
+      computeDomains.close();
+    }
     if (registrationServer != null) {
       registrationServer.shutdownNow();
       deleteQuietly(settings.registrationSocket());
@@ -249,6 +265,9 @@ public final class DraPluginAgent implements AutoCloseable {
         dirty = false;
       }
       ok = publishQuietly();
+      if (computeDomains != null) {
+        ok &= computeDomains.publish();
+      }
       synchronized (wake) {
         if (!dirty && running) {
           try {
@@ -287,11 +306,11 @@ public final class DraPluginAgent implements AutoCloseable {
     }
   }
 
-  private static BindableService v1(DRAPluginGrpc.AsyncService service) {
+  static BindableService v1(DRAPluginGrpc.AsyncService service) {
     return () -> DRAPluginGrpc.bindService(service);
   }
 
-  private static void deleteQuietly(Path p) {
+  static void deleteQuietly(Path p) {
     try {
       Files.deleteIfExists(p);
     } catch (IOException e) {

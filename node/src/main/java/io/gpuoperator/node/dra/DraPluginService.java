@@ -24,12 +24,37 @@ import org.slf4j.LoggerFactory;
 public final class DraPluginService implements DRAPluginGrpc.AsyncService {
   private static final Logger LOG = LoggerFactory.getLogger(DraPluginService.class);
 
-  private final DeviceState state;
+  private final Preparer state;
   private final ClaimReader claims;
 
-  public DraPluginService(DeviceState state, ClaimReader claims) {
+  public DraPluginService(Preparer state, ClaimReader claims) {
     this.state = state;
     this.claims = claims;
+  }
+
+  /**
+   * What prepares one driver's claims on the node ({@link DeviceState} for {@code gpu.nvidia.com},
+   * {@link ComputeDomainState} for {@code compute-domain.nvidia.com}): idempotent, serialised.
+   */
+  public interface Preparer {
+    /** The driver whose allocation results it prepares. */
+    String driver();
+
+    /** The pool (node) name. */
+    String pool();
+
+    /** The completed preparation of a claim, or null when there is none. */
+    List<Checkpoint.PreparedDevice> prepared(String uid);
+
+    /**
+     * Prepares a claim's devices; returns them with their CDI device IDs.
+     *
+     * @throws IllegalArgumentException for a claim that cannot be prepared as it is, naming why
+     */
+    List<Checkpoint.PreparedDevice> prepare(ClaimAllocation claim) throws java.io.IOException;
+
+    /** Undoes a claim's preparation; a claim the node does not know is already unprepared. */
+    void unprepare(String uid) throws java.io.IOException;
   }
 
   @Override
@@ -82,7 +107,7 @@ public final class DraPluginService implements DRAPluginGrpc.AsyncService {
                   + c.getUid()
                   + " (it was deleted and created again)");
         }
-        devices = state.prepare(ClaimAllocation.of(claim, DraNames.DRIVER, state.pool()));
+        devices = state.prepare(ClaimAllocation.of(claim, state.driver(), state.pool()));
       }
       for (Checkpoint.PreparedDevice d : devices) {
         answer.addDevices(

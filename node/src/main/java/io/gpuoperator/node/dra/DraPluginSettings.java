@@ -29,6 +29,9 @@ import java.util.Map;
  * @param partitionable whether to publish MIG placements as partitionable devices
  * @param rescanInterval how often the GPUs are read again for changes (MIG layout, lost GPUs)
  * @param healthRecovery quiet time after which a device withdrawn for an XID is offered again
+ * @param computeDomains whether the plugin also serves NVIDIA's ComputeDomain driver ({@code
+ *     compute-domain.nvidia.com}: IMEX channels)
+ * @param procDevices the kernel's character-device list, for the IMEX channels' major
  */
 public record DraPluginSettings(
     String nodeName,
@@ -40,7 +43,9 @@ public record DraPluginSettings(
     Path mpsRoot,
     Partitionable partitionable,
     Duration rescanInterval,
-    Duration healthRecovery) {
+    Duration healthRecovery,
+    boolean computeDomains,
+    Path procDevices) {
 
   /** Whether MIG placements are published as partitionable devices. */
   public enum Partitionable {
@@ -68,6 +73,21 @@ public record DraPluginSettings(
   /** The checkpoint file. */
   public Path checkpointFile() {
     return pluginDir().resolve(DraNames.CHECKPOINT_FILE);
+  }
+
+  /** The ComputeDomain driver's own directory: its socket, checkpoint and domain directories. */
+  public Path computeDomainPluginDir() {
+    return pluginsDir.resolve(ComputeDomainNames.DRIVER);
+  }
+
+  /** The ComputeDomain driver's DRA service socket. */
+  public Path computeDomainPluginSocket() {
+    return computeDomainPluginDir().resolve(DraNames.PLUGIN_SOCKET);
+  }
+
+  /** The ComputeDomain driver's registration socket. */
+  public Path computeDomainRegistrationSocket() {
+    return registrarDir.resolve(ComputeDomainNames.DRIVER + "-reg.sock");
   }
 
   public static final Setting<Path> REGISTRAR_DIR =
@@ -120,6 +140,19 @@ public record DraPluginSettings(
           .label("DURATION")
           .help("How often the GPUs are read again for changes.")
           .orElse(Duration.ofSeconds(10), "10s");
+  public static final Setting<Boolean> COMPUTE_DOMAINS =
+      Setting.bool("--compute-domains")
+          .env(ComputeDomainNames.ENV_COMPUTE_DOMAINS)
+          .help(
+              "Also serve NVIDIA's ComputeDomain driver (compute-domain.nvidia.com): IMEX channels"
+                  + " on nodes whose GPUs are in an NVLink fabric clique.")
+          .orElse(false);
+  public static final Setting<Path> PROC_DEVICES =
+      Setting.of("--proc-devices", DraPluginSettings::absolute)
+          .env(ComputeDomainNames.ENV_PROC_DEVICES)
+          .label("FILE")
+          .help("The kernel's device list, for the IMEX channels' major (ComputeDomains).")
+          .orElse(Path.of("/proc/devices"));
   public static final Setting<Path> SYSFS_ROOT =
       Setting.of("--sysfs-root", DraPluginSettings::absolute)
           .env("SYSFS_ROOT")
@@ -142,7 +175,9 @@ public record DraPluginSettings(
           RESCAN_INTERVAL,
           MPS_ROOT,
           SYSFS_ROOT,
-          HealthMonitor.RECOVERY_PERIOD);
+          HealthMonitor.RECOVERY_PERIOD,
+          COMPUTE_DOMAINS,
+          PROC_DEVICES);
 
   /** Resolves the settings; a bad value is a ConfigException naming its source. */
   public static DraPluginSettings resolve(Settings s) {
@@ -166,7 +201,9 @@ public record DraPluginSettings(
         s.get(MPS_ROOT),
         s.get(PARTITIONABLE),
         s.get(RESCAN_INTERVAL),
-        s.get(HealthMonitor.RECOVERY_PERIOD));
+        s.get(HealthMonitor.RECOVERY_PERIOD),
+        s.get(COMPUTE_DOMAINS),
+        s.get(PROC_DEVICES));
   }
 
   /** Reads the settings from an environment (tests and the simulator's in-process plugin). */

@@ -18,13 +18,16 @@ import org.slf4j.LoggerFactory;
 final class PluginRegistrationService extends RegistrationGrpc.RegistrationImplBase {
   private static final Logger LOG = LoggerFactory.getLogger(PluginRegistrationService.class);
 
+  private final String driver;
   private final Path endpoint;
   private volatile boolean registered;
 
   /**
+   * @param driver the DRA driver's name
    * @param endpoint the DRA plugin socket, as the kubelet sees it
    */
-  PluginRegistrationService(Path endpoint) {
+  PluginRegistrationService(String driver, Path endpoint) {
+    this.driver = driver;
     this.endpoint = endpoint;
   }
 
@@ -37,7 +40,7 @@ final class PluginRegistrationService extends RegistrationGrpc.RegistrationImplB
     out.onNext(
         PluginInfo.newBuilder()
             .setType(DraConstants.PLUGIN_TYPE)
-            .setName(DraNames.DRIVER)
+            .setName(driver)
             .setEndpoint(endpoint.toString())
             .addAllSupportedVersions(DraConstants.SERVICES)
             .build());
@@ -49,10 +52,9 @@ final class PluginRegistrationService extends RegistrationGrpc.RegistrationImplB
       RegistrationStatus status, StreamObserver<RegistrationStatusResponse> out) {
     registered = status.getPluginRegistered();
     if (registered) {
-      LOG.info("registered with the kubelet as DRA driver {}", DraNames.DRIVER);
+      LOG.info("registered with the kubelet as DRA driver {}", driver);
     } else {
-      LOG.error(
-          "the kubelet refused the registration of {}: {}", DraNames.DRIVER, status.getError());
+      LOG.error("the kubelet refused the registration of {}: {}", driver, status.getError());
     }
     out.onNext(RegistrationStatusResponse.getDefaultInstance());
     out.onCompleted();

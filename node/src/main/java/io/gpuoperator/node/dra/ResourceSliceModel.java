@@ -33,29 +33,44 @@ public final class ResourceSliceModel {
   private ResourceSliceModel() {}
 
   /**
-   * The slices, named {@code <node>-gpu.nvidia.com-<n>}, counter sets first. A node without devices
-   * still gets one empty slice, so the scheduler sees the pool (and that it is empty) rather than
-   * an unknown one.
+   * The slices of the GPU driver ({@code gpu.nvidia.com}), named {@code <node>-gpu.nvidia.com-<n>},
+   * counter sets first. A node without devices still gets one empty slice, so the scheduler sees
+   * the pool (and that it is empty) rather than an unknown one.
    */
   public static List<GenericKubernetesResource> build(
       String node, DeviceInventory inventory, long generation, ResourceApiVersion version) {
+    return build(
+        DraNames.DRIVER,
+        node,
+        inventory.devices().stream().map(ResourceSliceModel::device).toList(),
+        inventory.counterSets(),
+        generation,
+        version);
+  }
+
+  /** The slices of a driver's pool on a node, named {@code <node>-<driver>-<n>}, as above. */
+  public static List<GenericKubernetesResource> build(
+      String driver,
+      String node,
+      List<Device> devices,
+      List<CounterSet> sets,
+      long generation,
+      ResourceApiVersion version) {
     List<ResourceSliceSpec> specs = new ArrayList<>();
-    List<CounterSet> sets = inventory.counterSets();
     for (int i = 0; i < sets.size(); i += MAX_COUNTER_SETS) {
-      ResourceSliceSpec s = spec(node);
+      ResourceSliceSpec s = spec(driver, node);
       s.setSharedCounters(
           List.copyOf(sets.subList(i, Math.min(sets.size(), i + MAX_COUNTER_SETS))));
       specs.add(s);
     }
-    List<Device> devices = inventory.devices().stream().map(ResourceSliceModel::device).toList();
     int chunk = sets.isEmpty() ? MAX_DEVICES : MAX_DEVICES_WITH_COUNTERS;
     for (int i = 0; i < devices.size(); i += chunk) {
-      ResourceSliceSpec s = spec(node);
+      ResourceSliceSpec s = spec(driver, node);
       s.setDevices(List.copyOf(devices.subList(i, Math.min(devices.size(), i + chunk))));
       specs.add(s);
     }
     if (specs.isEmpty()) {
-      ResourceSliceSpec s = spec(node);
+      ResourceSliceSpec s = spec(driver, node);
       s.setDevices(List.of());
       specs.add(s);
     }
@@ -63,19 +78,24 @@ public final class ResourceSliceModel {
     for (int i = 0; i < specs.size(); i++) {
       ResourceSliceSpec s = specs.get(i);
       s.setPool(new ResourcePool(generation, node, (long) specs.size()));
-      out.add(resource(sliceName(node, i), s, version));
+      out.add(resource(sliceName(driver, node, i), s, version));
     }
     return out;
   }
 
-  /** The name of the node's n-th slice. */
+  /** The name of the node's n-th slice of the GPU driver. */
   public static String sliceName(String node, int n) {
-    return node + "-" + DraNames.DRIVER + "-" + n;
+    return sliceName(DraNames.DRIVER, node, n);
   }
 
-  private static ResourceSliceSpec spec(String node) {
+  /** The name of the node's n-th slice of a driver. */
+  public static String sliceName(String driver, String node, int n) {
+    return node + "-" + driver + "-" + n;
+  }
+
+  private static ResourceSliceSpec spec(String driver, String node) {
     ResourceSliceSpec s = new ResourceSliceSpec();
-    s.setDriver(DraNames.DRIVER);
+    s.setDriver(driver);
     s.setNodeName(node);
     return s;
   }

@@ -28,13 +28,22 @@ public final class SlicePublisher {
 
   private final KubernetesClient client;
   private final ResourceApiVersion version;
+  private final String driver;
   private final String node;
   private List<JsonNode> lastPublished;
   private long generation = -1;
 
+  /** The publisher of the GPU driver's ({@code gpu.nvidia.com}) pool. */
   public SlicePublisher(KubernetesClient client, ResourceApiVersion version, String node) {
+    this(client, version, DraNames.DRIVER, node);
+  }
+
+  /** The publisher of a driver's pool on the node. */
+  public SlicePublisher(
+      KubernetesClient client, ResourceApiVersion version, String driver, String node) {
     this.client = client;
     this.version = version;
+    this.driver = driver;
     this.node = node;
   }
 
@@ -56,7 +65,23 @@ public final class SlicePublisher {
    *     DRAPartitionableDevices feature gate is off)
    */
   public synchronized boolean publish(DeviceInventory inventory) {
-    List<JsonNode> desired = specs(ResourceSliceModel.build(node, inventory, 0, version));
+    return publish(
+        inventory.devices().size(),
+        inventory.counterSets().size(),
+        g -> ResourceSliceModel.build(node, inventory, g, version));
+  }
+
+  /** Publishes devices without counters (another driver's), if they differ from the last. */
+  public synchronized boolean publish(List<io.fabric8.kubernetes.api.model.resource.v1.Device> d) {
+    return publish(
+        d.size(), 0, g -> ResourceSliceModel.build(driver, node, d, List.of(), g, version));
+  }
+
+  private boolean publish(
+      int deviceCount,
+      int counterSetCount,
+      java.util.function.LongFunction<List<GenericKubernetesResource>> build) {
+    List<JsonNode> desired = specs(build.apply(0));
     if (desired.equals(lastPublished)) {
       return false;
     }
@@ -65,8 +90,7 @@ public final class SlicePublisher {
     for (GenericKubernetesResource r : existing) {
       next = Math.max(next, poolGeneration(r) + 1);
     }
-    List<GenericKubernetesResource> slices =
-        ResourceSliceModel.build(node, inventory, next, version);
+    List<GenericKubernetesResource> slices = build.apply(next);
     Set<String> names = new HashSet<>();
     for (GenericKubernetesResource s : slices) {
       names.add(s.getMetadata().getName());
@@ -82,11 +106,12 @@ public final class SlicePublisher {
     generation = next;
     lastPublished = desired;
     LOG.info(
-        "node {}: published {} device(s) and {} counter set(s) in {} ResourceSlice(s), pool"
+        "node {}: published {} device(s) and {} counter set(s) of {} in {} ResourceSlice(s), pool"
             + " generation {}",
         node,
-        inventory.devices().size(),
-        inventory.counterSets().size(),
+        deviceCount,
+        counterSetCount,
+        driver,
         slices.size(),
         next);
     return true;
@@ -101,7 +126,7 @@ public final class SlicePublisher {
   public List<GenericKubernetesResource> list() {
     return api()
         .withField("spec.nodeName", node)
-        .withField("spec.driver", DraNames.DRIVER)
+        .withField("spec.driver", driver)
         .list()
         .getItems();
   }

@@ -139,6 +139,15 @@ public interface GpuBackend extends AutoCloseable {
         kind() + " backend does not report clock event reasons", null);
   }
 
+  /**
+   * The multi-node NVLink fabric the GPU is attached to, if any: empty for a GPU without one (no
+   * fabric support, registration not completed, or a zero cluster UUID, as NVIDIA's DRA driver
+   * treats them).
+   */
+  default Optional<GpuFabric> fabric(int gpu) {
+    return Optional.empty();
+  }
+
   /** How two GPUs are connected (PCIe level and NVLinks). */
   GpuLink link(int gpuA, int gpuB);
 

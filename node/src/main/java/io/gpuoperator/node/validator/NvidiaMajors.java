@@ -1,6 +1,6 @@
 package io.gpuoperator.node.validator;
 
-import java.util.HashMap;
+import io.gpuoperator.node.gpu.CharacterDevices;
 import java.util.Map;
 
 /**
@@ -47,19 +47,7 @@ record NvidiaMajors(Integer gpu, Integer uvm, Integer caps) {
 
   /** Reads the "Character devices:" section of {@code /proc/devices} (block majors differ). */
   static NvidiaMajors parse(String procDevices) {
-    Map<String, Integer> majors = new HashMap<>();
-    boolean character = false;
-    for (String line : procDevices.split("\n")) {
-      String t = line.strip();
-      if (t.endsWith("devices:")) {
-        character = t.equals("Character devices:");
-        continue;
-      }
-      String[] parts = t.split("\\s+");
-      if (character && parts.length == 2 && parts[0].matches("[0-9]+")) {
-        majors.put(parts[1], Integer.parseInt(parts[0]));
-      }
-    }
+    Map<String, Integer> majors = CharacterDevices.parse(procDevices);
     Integer gpu = majors.getOrDefault("nvidia", majors.get("nvidia-frontend"));
     return new NvidiaMajors(gpu, majors.get("nvidia-uvm"), majors.get("nvidia-caps"));
   }

@@ -12,6 +12,12 @@ final class Claims {
    * list of {@code status.allocation.devices.config} entries, or empty).
    */
   static GenericKubernetesResource allocated(String uid, String configYaml, String... results) {
+    return allocated(DraNames.DRIVER, uid, configYaml, results);
+  }
+
+  /** The same for another driver's results. */
+  static GenericKubernetesResource allocated(
+      String driver, String uid, String configYaml, String... results) {
     StringBuilder y = new StringBuilder();
     y.append("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\n");
     y.append("metadata: {name: claim-").append(uid).append(", namespace: ns, uid: ").append(uid);
@@ -20,7 +26,9 @@ final class Claims {
       String[] p = r.split(":");
       y.append("      - {request: ")
           .append(p[0])
-          .append(", driver: gpu.nvidia.com, pool: node-a, device: ")
+          .append(", driver: ")
+          .append(driver)
+          .append(", pool: node-a, device: ")
           .append(p[1])
           .append("}\n");
     }

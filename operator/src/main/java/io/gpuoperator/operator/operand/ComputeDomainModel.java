@@ -19,6 +19,7 @@ import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainSpec;
 import io.gpuoperator.config.Values;
+import io.gpuoperator.node.dra.ComputeDomainNames;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,7 +36,7 @@ import java.util.regex.Pattern;
  */
 public final class ComputeDomainModel {
   /** The DRA driver that publishes IMEX channels and daemon devices. */
-  public static final String DRIVER = "compute-domain.nvidia.com";
+  public static final String DRIVER = ComputeDomainNames.DRIVER;
 
   /** Selects the daemon device a node's IMEX daemon claims. */
   public static final String DAEMON_CLASS = "compute-domain-daemon.nvidia.com";
@@ -44,7 +45,7 @@ public final class ComputeDomainModel {
   public static final String CHANNEL_CLASS = "compute-domain-default-channel.nvidia.com";
 
   /** On the domain's objects, on its daemon pods and on its nodes: the domain's UID. */
-  public static final String DOMAIN_LABEL = "resource.nvidia.com/computeDomain";
+  public static final String DOMAIN_LABEL = ComputeDomainNames.NODE_LABEL;
 
   /** On its claim templates: {@code Workload} or {@code Daemon}. */
   public static final String TARGET_LABEL = "resource.nvidia.com/computeDomainTarget";
@@ -64,7 +65,7 @@ public final class ComputeDomainModel {
    * GPUCluster names this project's image, which has no IMEX daemon (see {@link #daemonImage}).
    */
   public static final String NVIDIA_DRA_DRIVER_IMAGE =
-      "nvcr.io/nvidia/dra-driver-nvidia-gpu:v0.5.0";
+      OperandImages.nvidiaDefault(OperandImages.COMPUTE_DOMAIN_DAEMON);
 
   /** NVIDIA's default log verbosity of the daemon (their chart's {@code logVerbosity}). */
   static final String LOG_VERBOSITY = "4";

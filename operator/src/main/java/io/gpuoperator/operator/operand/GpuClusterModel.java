@@ -11,6 +11,7 @@ import io.gpuoperator.api.v1.DraDriverSpec;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.api.v1alpha1.GPUClusterDraDriverSpec;
 import io.gpuoperator.api.v1alpha1.GPUClusterSpec;
+import io.gpuoperator.node.dra.DraPluginSettings;
 import io.gpuoperator.operator.cluster.ClusterFacts;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.spec.Section;
@@ -93,6 +94,14 @@ public final class GpuClusterModel {
     for (HasMetadata o : objects) {
       if (o instanceof DaemonSet ds) {
         waitForDriver(ds);
+        if (computeDomains(cluster)) {
+          // The plugin then also serves NVIDIA's compute-domain.nvidia.com driver.
+          DaemonSets.setEnv(
+              DaemonSets.container(
+                  ds.getSpec().getTemplate().getSpec(), DraDriverTransform.CONTAINER),
+              DraPluginSettings.COMPUTE_DOMAINS,
+              true);
+        }
       }
       ManagedObjects.stamp(o, operand.name(), config.namespace());
     }

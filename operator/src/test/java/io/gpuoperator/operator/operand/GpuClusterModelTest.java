@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
+import io.gpuoperator.node.dra.DraPluginSettings;
 import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
@@ -53,6 +54,27 @@ class GpuClusterModelTest {
         .containsExactly(GpuClusterModel.DRIVER_WAIT_SCRIPT);
     // No device plugin with a GPUCluster: no anti-affinity against it.
     assertThat(pod.getAffinity()).isNull();
+  }
+
+  @Test
+  void computeDomainsTurnOnThePluginsComputeDomainDriverThroughItsSetting() {
+    for (boolean on : List.of(false, true)) {
+      DaemonSet ds =
+          (DaemonSet)
+              render(gc("  draDriver: {computeDomains: {enabled: " + on + "}}\n")).stream()
+                  .filter(DaemonSet.class::isInstance)
+                  .findFirst()
+                  .get();
+      var c =
+          DaemonSets.container(ds.getSpec().getTemplate().getSpec(), DraDriverTransform.CONTAINER);
+      String value = DaemonSets.env(c, "COMPUTE_DOMAINS");
+      if (on) {
+        // Read back with the plugin's own parser: the one contract of name and type.
+        assertThat(DraPluginSettings.COMPUTE_DOMAINS.parse(value)).isTrue();
+      } else {
+        assertThat(value).isNull();
+      }
+    }
   }
 
   @Test

@@ -31,6 +31,8 @@ import java.util.Set;
  * @param pciName the primary device id's name in the PCI ID database ({@code pci.ids}, which
  *     NVIDIA's KubeVirt device plugin names its resources from), e.g. {@code GH100 [H100 SXM5
  *     80GB]}; absent where the database has none
+ * @param multiNodeNvlink whether the GPU joins a multi-node NVLink fabric (GB200/GB300 NVL72
+ *     trays): the simulated GPU then reports the simulated rack's fabric clique
  */
 public record HardwareProfile(
     String model,
@@ -50,9 +52,11 @@ public record HardwareProfile(
     boolean ecc,
     boolean remappedRows,
     Mig mig,
-    String pciName) {
+    String pciName,
+    Boolean multiNodeNvlink) {
 
   public HardwareProfile {
+    multiNodeNvlink = multiNodeNvlink != null && multiNodeNvlink;
     require(model != null && !model.isBlank(), "model: required");
     require(name != null && !name.isBlank(), "name: required");
     hex(pciDeviceId, "pciDeviceId");

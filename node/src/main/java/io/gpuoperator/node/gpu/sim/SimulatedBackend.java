@@ -8,6 +8,7 @@ import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuEvent;
 import io.gpuoperator.node.gpu.GpuEventSubscription;
 import io.gpuoperator.node.gpu.GpuEventType;
+import io.gpuoperator.node.gpu.GpuFabric;
 import io.gpuoperator.node.gpu.GpuInstance;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.GpuLink;
@@ -148,6 +149,40 @@ public final class SimulatedBackend implements GpuBackend {
   @Override
   public String kind() {
     return "simulated";
+  }
+
+  /**
+   * The NVLink fabric every simulated multi-node-NVLink GPU is attached to: one simulated rack, so
+   * all such nodes of a simulation form one clique, as the trays of one NVL72 do.
+   */
+  public static final GpuFabric SIMULATED_FABRIC =
+      new GpuFabric("5c8a1d3e-0000-4000-8000-000000000001", 1);
+
+  /**
+   * The character devices the simulated driver registered, as {@code /proc/devices} lists them
+   * (NVIDIA's module names; majors as a typical host numbers them).
+   */
+  public static final String PROC_DEVICES =
+      """
+      Character devices:
+        1 mem
+        4 /dev/vc/0
+      195 nvidia
+      234 nvidia-caps-imex-channels
+      235 nvidia-caps
+      236 nvidia-nvswitch
+      237 nvidia-nvlink
+      510 nvidia-uvm
+
+      Block devices:
+        7 loop
+        8 sd
+      """;
+
+  @Override
+  public synchronized Optional<GpuFabric> fabric(int gpu) {
+    open();
+    return gpu(gpu).hw.multiNodeNvlink() ? Optional.of(SIMULATED_FABRIC) : Optional.empty();
   }
 
   @Override
