@@ -9,6 +9,7 @@
 # rollout and during the idle window.
 #   scripts/bench-simulate-scale.sh 20 [OUT_DIR]     # OUT_DIR default: a new /tmp/sim-scale-N-XXXXXX
 #   IDLE=300 scripts/bench-simulate-scale.sh 1000    # the idle window after ready (default 60 s)
+#   PEAK_DUMP=1 scripts/bench-simulate-scale.sh 200  # a thread dump near the most threads too
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 N=${1:?usage: $0 NODES [OUT_DIR]}
@@ -47,10 +48,22 @@ start=$(date +%s.%N)
 pid=$!
 # The most threads the JVM had while the cluster came up, sampled every half second: short-lived
 # threads (a pool's burst, a per-node executor's) count here and are gone by ready.
+# At each new most, the threads' names as the kernel keeps them (15 characters, node names and
+# numbers collapsed) go to threads-at-peak-by-name: who owns the busiest moment.
 peak_threads=0
 while kill -0 "$pid" 2>/dev/null && ! grep -q "Ready in\|not ready after" "$OUT/out" "$OUT/err"; do
   t=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-  [ "${t:-0}" -gt "$peak_threads" ] && peak_threads=$t
+  if [ "${t:-0}" -gt "$peak_threads" ]; then
+    peak_threads=$t
+    cat /proc/"$pid"/task/*/comm 2>/dev/null |
+      sed -E 's/(h100|a100|l4|cpu)-[0-9]+/NODE/g; s/[0-9]+/N/g' | sort | uniq -c | sort -rn \
+      > "$OUT/threads-at-peak-by-name" || true
+    # PEAK_DUMP=1: a full thread dump (stacks: what each waits on) at each new most 10 % above the
+    # last dump's, in threads-at-peak (a dump pauses the JVM for a moment, so not by default).
+    if [ -n "${PEAK_DUMP:-}" ] && [ "$t" -gt $((${dumped:-0} * 11 / 10)) ]; then
+      jcmd "$pid" Thread.print > "$OUT/threads-at-peak" 2>/dev/null && dumped=$t
+    fi
+  fi
   sleep 0.5
 done
 info "$(grep -h "Ready in\|not ready after" "$OUT/out" "$OUT/err" || echo "the simulator exited")"

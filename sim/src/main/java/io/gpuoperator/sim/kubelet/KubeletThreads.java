@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
@@ -22,22 +23,34 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #timer()}: short, non-blocking ticks (declared containers' behaviour, lease renewals
  *       sent without waiting for their responses);
  *   <li>{@link #api()}: periodic work that calls the API server or dials a socket and may block for
- *       a request's timeout (lease renewals, node status, device-plugin status writes and
- *       connections, DRA retries and registry scans);
+ *       a request's timeout (lease renewals, node status, DRA retries and registry scans);
  *   <li>{@link #pods()}: the pod workers' passes, which patch pod status and may wait on the API
- *       server or a DRA plugin; it grows with the passes running at once, not with the pods;
- *   <li>{@link #probes()}: the containers' HTTP probes, grown the same way;
+ *       server or a DRA plugin; at most {@link #POD_THREADS} at once, the rest wait their turn;
+ *   <li>{@link #devices()}: the device managers' plugin connections and Node status writes, each
+ *       node's in order on its {@link SerialLane}s;
+ *   <li>{@link #probes()}: the containers' HTTP probes; it grows with the probes waiting at once;
  *   <li>{@link #agents()}: the starts of in-process services ({@link InProcessService}), which then
  *       hold no thread; grown the same way.
  * </ul>
  *
  * Kept apart so an API server that stalls delays heartbeats, not containers. Daemon threads that
  * end when idle, so nothing has to stop them: each kubelet cancels its own tasks.
+ *
+ * <p>Why the pod and device pools are bounded: their tasks wait on the API server, and an unbounded
+ * pool grew a thread for every one waiting at once (432 pod passes, each in a status patch, at the
+ * busiest moment of a 200-node rollout; the API server on 2 cores answers a few at a time however
+ * many wait). No task of theirs waits for another task of the same pool, and each wait has a
+ * deadline (the client's request timeout, a plugin call's), so a queue only delays.
  */
 public final class KubeletThreads {
   private static final ScheduledExecutorService TIMER = pool("kubelet-timer-", 2);
   private static final ScheduledExecutorService API = pool("kubelet-api-", 8);
-  private static final ExecutorService PODS = growing("kubelet-pod-");
+
+  /** The most pod-worker passes running at once, every simulated node's together. */
+  static final int POD_THREADS = 32;
+
+  private static final ExecutorService PODS = bounded("kubelet-pod-", POD_THREADS);
+  private static final ExecutorService DEVICES = bounded("kubelet-dm-", 4);
   private static final ExecutorService PROBES = growing("kubelet-probe-");
   private static final ExecutorService AGENTS = growing("kubelet-agent-start-");
 
@@ -87,24 +100,34 @@ public final class KubeletThreads {
   }
 
   /**
-   * For the pod workers' passes. Unbounded, so a pass that waits (an API server that stalls, a DRA
-   * plugin that does not answer) never holds up another node's pods; threads end after 10 s idle.
+   * For the pod workers' passes: {@link #POD_THREADS} at most, threads end after 10 s idle. A pass
+   * that waits (an API server that stalls, a DRA plugin that does not answer, up to its call's
+   * deadline) holds one of them; the others keep serving every node's pods.
    */
   public static ExecutorService pods() {
     return PODS;
   }
 
   /**
-   * For HTTP probes: each waits up to its probe's timeout for an answer. Unbounded like {@link
-   * #pods()}, so a container that does not answer never delays another's probes.
+   * For the device managers' {@link SerialLane}s (plugin connections, Node status writes): a few
+   * threads, as these are a handful of short calls per node, bunched when plugins register.
+   */
+  public static ExecutorService devices() {
+    return DEVICES;
+  }
+
+  /**
+   * For HTTP probes: each waits up to its probe's timeout for an answer. Unbounded, so a container
+   * that does not answer never delays another's probes (a probe's timing is what it tests).
    */
   public static ExecutorService probes() {
     return PROBES;
   }
 
   /**
-   * For the starts of in-process services: each may block (a gRPC registration, a first
-   * collection), and unbounded like {@link #pods()} so a slow one never delays another node's.
+   * For the starts of in-process services: each may block (a gRPC registration, a first collection,
+   * an entrypoint's wait for another container's marker file), so unbounded: a queue could hold up
+   * the very start whose marker a waiting one needs.
    */
   public static ExecutorService agents() {
     return AGENTS;
@@ -118,6 +141,19 @@ public final class KubeletThreads {
         TimeUnit.SECONDS,
         new SynchronousQueue<>(),
         DaemonThreads.named(prefix));
+  }
+
+  private static ExecutorService bounded(String prefix, int threads) {
+    ThreadPoolExecutor e =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            10,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            DaemonThreads.named(prefix));
+    e.allowCoreThreadTimeOut(true);
+    return e;
   }
 
   private static ScheduledExecutorService pool(String prefix, int threads) {

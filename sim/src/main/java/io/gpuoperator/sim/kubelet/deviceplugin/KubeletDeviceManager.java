@@ -14,6 +14,8 @@ import io.gpuoperator.kubelet.deviceplugin.v1beta1.DevicePluginConstants;
 import io.gpuoperator.kubelet.deviceplugin.v1beta1.RegisterRequest;
 import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.sim.kubelet.DraExtendedResources;
+import io.gpuoperator.sim.kubelet.KubeletThreads;
+import io.gpuoperator.sim.kubelet.SerialLane;
 import io.grpc.Server;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -29,9 +31,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -53,9 +52,6 @@ import org.slf4j.LoggerFactory;
 public final class KubeletDeviceManager implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KubeletDeviceManager.class);
 
-  /** How long the node's worker threads outlive their last task. */
-  static final long IDLE_SECONDS = 5;
-
   private final String nodeName;
   private final Path pluginDir;
   private final Path podResourcesSocket;
@@ -67,7 +63,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
   private final Set<String> failedPods = ConcurrentHashMap.newKeySet();
   private final NodeResourceStatus status;
   private volatile boolean closing;
-  private final ExecutorService connector;
+  private final SerialLane connector;
   private Server registrationServer;
   private Server podResourcesServer;
   private PodWatch podWatch;
@@ -89,18 +85,9 @@ public final class KubeletDeviceManager implements AutoCloseable {
             .resolve(DevicePluginConstants.KUBELET_SOCKET_NAME);
     this.client = client;
     this.status = new NodeResourceStatus(client, nodeName, this::resourceCounts, () -> closing);
-    // One thread, serialising the node's plugin connections, that exists only while there is
-    // work: most of the time a simulated node has none, and hundreds of nodes share a JVM.
-    ThreadPoolExecutor connect =
-        new ThreadPoolExecutor(
-            1,
-            1,
-            IDLE_SECONDS,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            daemon("kubelet-dm-connect-" + nodeName));
-    connect.allowCoreThreadTimeOut(true);
-    this.connector = connect;
+    // The node's plugin connections one at a time, off the gRPC thread that took the Register
+    // call, on the pool every node shares: most of the time a simulated node has none.
+    this.connector = new SerialLane("kubelet-dm-connect-" + nodeName, KubeletThreads.devices());
   }
 
   /**
@@ -547,7 +534,7 @@ public final class KubeletDeviceManager implements AutoCloseable {
     if (podResourcesServer != null) {
       podResourcesServer.shutdownNow();
     }
-    connector.shutdownNow();
+    connector.close();
     status.shutdown();
     // A stopped kubelet leaves no socket behind for plugins to dial.
     try {

@@ -7,10 +7,11 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.PatchTarget;
+import io.gpuoperator.sim.kubelet.KubeletThreads;
+import io.gpuoperator.sim.kubelet.SerialLane;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -20,9 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The device-plugin resources on the Node's status, as the kubelet publishes them: capacity counts
  * every device a plugin listed, allocatable only the healthy ones, and a resource whose plugin went
- * away stays at zero. Written only when they changed, retried while a write fails, from one thread
- * per node that exists only while there is work (most of the time a simulated node has none, and
- * hundreds of nodes share a JVM).
+ * away stays at zero. Written only when they changed, retried while a write fails, one write at a
+ * time on the node's {@link SerialLane} over the pool every simulated node shares (most of the time
+ * a node has nothing to write, and hundreds of nodes share a JVM).
  */
 final class NodeResourceStatus {
   private static final Logger LOG = LoggerFactory.getLogger(NodeResourceStatus.class);
@@ -35,9 +36,9 @@ final class NodeResourceStatus {
   private final String nodeName;
   private final Supplier<Map<String, Count>> counts;
   private final BooleanSupplier closing;
-  private final ScheduledThreadPoolExecutor writer;
+  private final SerialLane writer;
 
-  /** Last written, as "c/resource" and "a/resource" to count; touched by the writer only. */
+  /** Last written, as "c/resource" and "a/resource" to count; touched on the writer lane only. */
   private final Map<String, String> published = new HashMap<>();
 
   /**
@@ -54,11 +55,7 @@ final class NodeResourceStatus {
     this.nodeName = nodeName;
     this.counts = counts;
     this.closing = closing;
-    this.writer =
-        new ScheduledThreadPoolExecutor(
-            1, KubeletDeviceManager.daemon("kubelet-dm-status-" + nodeName));
-    writer.setKeepAliveTime(KubeletDeviceManager.IDLE_SECONDS, TimeUnit.SECONDS);
-    writer.allowCoreThreadTimeOut(true);
+    this.writer = new SerialLane("kubelet-dm-status-" + nodeName, KubeletThreads.devices());
   }
 
   /** Patches capacity and allocatable of every known resource on the Node, when they changed. */
@@ -67,7 +64,7 @@ final class NodeResourceStatus {
   }
 
   void shutdown() {
-    writer.shutdownNow();
+    writer.close();
   }
 
   private void write() {
