@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.PatchTarget;
-import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
@@ -24,6 +23,7 @@ import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.status.Verdict;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -195,37 +195,33 @@ public class GpuClusterReconciler implements Reconciler<GPUCluster> {
     if (!notReady.isEmpty()) {
       return PolicyStatusModel.fill(
           new GPUClusterStatus(),
-          State.NOT_READY,
+          Verdict.notReady(
+              DRIVER_NOT_READY,
+              "The DRA driver's kubelet plugin waits for the NVIDIA driver: "
+                  + notReady.stream()
+                      .map(
+                          r ->
+                              r.nodesReady()
+                                  + "/"
+                                  + r.nodesDesired()
+                                  + " nodes ready ("
+                                  + r.reason()
+                                  + ")")
+                      .collect(Collectors.joining(", "))),
           generation,
           config.namespace(),
-          false,
-          DRIVER_NOT_READY,
-          "The DRA driver's kubelet plugin waits for the NVIDIA driver: "
-              + notReady.stream()
-                  .map(
-                      r ->
-                          r.nodesReady()
-                              + "/"
-                              + r.nodesDesired()
-                              + " nodes ready ("
-                              + r.reason()
-                              + ")")
-                  .collect(Collectors.joining(", ")),
-          false,
           readiness,
           cluster.getStatus());
     }
     return PolicyStatusModel.fill(
         new GPUClusterStatus(),
-        State.READY,
+        Verdict.ready(
+            gpuNodes == 0 ? Conditions.NO_GPU_NODES : Conditions.RECONCILED,
+            gpuNodes == 0
+                ? "No GPU node found, watching for new nodes to join the cluster."
+                : "GPUCluster is ready: the DRA driver runs on every GPU node"),
         generation,
         config.namespace(),
-        true,
-        gpuNodes == 0 ? Conditions.NO_GPU_NODES : Conditions.RECONCILED,
-        gpuNodes == 0
-            ? "No GPU node found, watching for new nodes to join the cluster."
-            : "GPUCluster is ready: the DRA driver runs on every GPU node",
-        false,
         readiness,
         cluster.getStatus());
   }

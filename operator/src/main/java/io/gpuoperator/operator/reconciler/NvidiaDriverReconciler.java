@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.PatchTarget;
-import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.api.v1alpha1.NVIDIADriverStatus;
@@ -29,6 +28,7 @@ import io.gpuoperator.operator.operand.OperandNames;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.operator.status.OperandReadiness;
 import io.gpuoperator.operator.status.PolicyStatusModel;
+import io.gpuoperator.operator.status.Verdict;
 import io.gpuoperator.operator.upgrade.UpgradeKeys;
 import io.gpuoperator.operator.upgrade.UpgradeRollout;
 import io.gpuoperator.operator.upgrade.UpgradeViews;
@@ -336,69 +336,48 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
     if (conflict != null) {
       return PolicyStatusModel.fill(
           s,
-          State.NOT_READY,
+          Verdict.error(Conditions.CONFLICTING_NODE_SELECTOR, conflict),
           generation,
           config.namespace(),
-          false,
-          Conditions.CONFLICTING_NODE_SELECTOR,
-          conflict,
-          true,
           readiness,
           previous);
     }
     if (checks.refusedMessage() != null) {
       PolicyStatusModel.fill(
-          s,
-          State.NOT_READY,
-          generation,
-          config.namespace(),
-          false,
-          "",
-          "",
-          false,
-          readiness,
-          previous);
+          s, Verdict.notReady("", ""), generation, config.namespace(), readiness, previous);
       return PolicyStatusModel.driverRefused(s, generation, checks.refusedMessage(), previous);
     }
     List<OperandReadiness> notReady = readiness.stream().filter(r -> !r.ready()).toList();
     if (!notReady.isEmpty()) {
       return PolicyStatusModel.fill(
           s,
-          State.NOT_READY,
+          Verdict.notReady(
+              Conditions.OPERAND_NOT_READY,
+              "Driver DaemonSets not ready: "
+                  + notReady.stream()
+                      .map(r -> r.name() + " (" + r.reason() + ")")
+                      .collect(Collectors.joining(", "))),
           generation,
           config.namespace(),
-          false,
-          Conditions.OPERAND_NOT_READY,
-          "Driver DaemonSets not ready: "
-              + notReady.stream()
-                  .map(r -> r.name() + " (" + r.reason() + ")")
-                  .collect(Collectors.joining(", ")),
-          false,
           readiness,
           previous);
     }
     if (assigned.isEmpty()) {
       return PolicyStatusModel.fill(
           s,
-          State.READY,
+          Verdict.ready(
+              Conditions.NO_GPU_NODES,
+              "No GPU node is assigned to this NVIDIADriver (nodeSelector, or default)"),
           generation,
           config.namespace(),
-          true,
-          Conditions.NO_GPU_NODES,
-          "No GPU node is assigned to this NVIDIADriver (nodeSelector, or default)",
-          false,
           readiness,
           previous);
     }
     return PolicyStatusModel.fill(
         s,
-        State.READY,
+        Verdict.ready(Conditions.RECONCILED, "The driver runs on every assigned node"),
         generation,
         config.namespace(),
-        true,
-        Conditions.RECONCILED,
-        "The driver runs on every assigned node",
-        false,
         readiness,
         previous);
   }
@@ -406,13 +385,9 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
   private NVIDIADriverStatus notUsed(NVIDIADriver d, long generation, String message) {
     return PolicyStatusModel.fill(
         new NVIDIADriverStatus(),
-        State.IGNORED,
+        Verdict.ignored(Conditions.NOT_USED, message),
         generation,
         config.namespace(),
-        false,
-        Conditions.NOT_USED,
-        message,
-        false,
         null,
         d.getStatus());
   }

@@ -33,15 +33,7 @@ public final class PolicyStatusModel {
             + activePolicy
             + " is active (oldest creationTimestamp, then name); this one is ignored";
     return build(
-        State.IGNORED,
-        generation,
-        namespace,
-        false,
-        Conditions.IGNORED,
-        message,
-        false,
-        null,
-        previous);
+        Verdict.ignored(Conditions.IGNORED, message), generation, namespace, null, previous);
   }
 
   /** The spec cannot be applied (validation or rendering); the last valid operands keep running. */
@@ -52,13 +44,9 @@ public final class PolicyStatusModel {
       List<OperandReadiness> lastValid,
       ClusterPolicyStatus previous) {
     return build(
-        State.NOT_READY,
+        Verdict.error(Conditions.RECONCILE_FAILED, message),
         generation,
         namespace,
-        false,
-        Conditions.RECONCILE_FAILED,
-        message,
-        true,
         lastValid,
         previous);
   }
@@ -70,13 +58,9 @@ public final class PolicyStatusModel {
   public static ClusterPolicyStatus unsupportedServer(
       long generation, String namespace, String message, ClusterPolicyStatus previous) {
     return build(
-        State.NOT_READY,
+        Verdict.error(Conditions.UNSUPPORTED_KUBERNETES_VERSION, message),
         generation,
         namespace,
-        false,
-        Conditions.UNSUPPORTED_KUBERNETES_VERSION,
-        message,
-        true,
         null,
         previous);
   }
@@ -96,13 +80,9 @@ public final class PolicyStatusModel {
     S s =
         fill(
             fresh,
-            State.NOT_READY,
+            Verdict.error(Conditions.RECONCILE_FAILED, message),
             generation,
             namespace,
-            false,
-            Conditions.RECONCILE_FAILED,
-            message,
-            true,
             null,
             previous);
     if (previous != null) {
@@ -138,27 +118,21 @@ public final class PolicyStatusModel {
       ClusterPolicyStatus previous) {
     if (!allocatorConflicts.isEmpty()) {
       return build(
-          State.NOT_READY,
+          Verdict.error(Conditions.CONFLICTING_GPU_ALLOCATORS, conflictMessage(allocatorConflicts)),
           generation,
           namespace,
-          false,
-          Conditions.CONFLICTING_GPU_ALLOCATORS,
-          conflictMessage(allocatorConflicts),
-          true,
           operands,
           previous);
     }
     List<OperandReadiness> notReady = operands.stream().filter(o -> !o.ready()).toList();
     if (gpuNodes == 0 && !nfdLabels) {
       return build(
-          State.NOT_READY,
+          Verdict.error(
+              Conditions.NFD_LABELS_MISSING,
+              "No node has NFD labels (feature.node.kubernetes.io/...) nor nvidia.com/gpu.present:"
+                  + " deploy Node Feature Discovery to detect GPU nodes"),
           generation,
           namespace,
-          false,
-          Conditions.NFD_LABELS_MISSING,
-          "No node has NFD labels (feature.node.kubernetes.io/...) nor nvidia.com/gpu.present:"
-              + " deploy Node Feature Discovery to detect GPU nodes",
-          true,
           operands,
           previous);
     }
@@ -169,37 +143,27 @@ public final class PolicyStatusModel {
                   .map(o -> o.name() + " (" + o.reason() + ")")
                   .collect(Collectors.joining(", "));
       return build(
-          State.NOT_READY,
+          Verdict.notReady(Conditions.OPERAND_NOT_READY, message),
           generation,
           namespace,
-          false,
-          Conditions.OPERAND_NOT_READY,
-          message,
-          false,
           operands,
           previous);
     }
     if (gpuNodes == 0) {
       return build(
-          State.READY,
+          Verdict.ready(
+              Conditions.NO_GPU_NODES,
+              "No GPU node in the cluster; watching for GPU nodes to join"),
           generation,
           namespace,
-          true,
-          Conditions.NO_GPU_NODES,
-          "No GPU node in the cluster; watching for GPU nodes to join",
-          false,
           operands,
           previous);
     }
+    // No node count here: it would make every node joining a status write.
     return build(
-        State.READY,
+        Verdict.ready(Conditions.RECONCILED, "All operands are ready"),
         generation,
         namespace,
-        true,
-        Conditions.RECONCILED,
-        // No node count here: it would make every node joining a status write.
-        "All operands are ready",
-        false,
         operands,
         previous);
   }
@@ -221,26 +185,12 @@ public final class PolicyStatusModel {
   }
 
   private static ClusterPolicyStatus build(
-      State state,
+      Verdict verdict,
       long generation,
       String namespace,
-      boolean ready,
-      String reason,
-      String message,
-      boolean error,
       List<OperandReadiness> operands,
       ClusterPolicyStatus previous) {
-    return fill(
-        new ClusterPolicyStatus(),
-        state,
-        generation,
-        namespace,
-        ready,
-        reason,
-        message,
-        error,
-        operands,
-        previous);
+    return fill(new ClusterPolicyStatus(), verdict, generation, namespace, operands, previous);
   }
 
   /**
@@ -275,20 +225,20 @@ public final class PolicyStatusModel {
    */
   public static <S extends PolicyStatus> S fill(
       S s,
-      State state,
+      Verdict verdict,
       long generation,
       String namespace,
-      boolean ready,
-      String reason,
-      String message,
-      boolean error,
       List<OperandReadiness> operands,
       PolicyStatus previous) {
-    s.state = state;
+    s.state = verdict.state();
     s.namespace = namespace;
     s.observedGeneration = generation;
+    String reason = verdict.reason();
+    String message = verdict.message();
+    boolean error = verdict.error();
     List<Condition> conditions = new ArrayList<>();
-    conditions.add(condition(Conditions.READY, ready, reason, message, generation, previous));
+    conditions.add(
+        condition(Conditions.READY, verdict.ready(), reason, message, generation, previous));
     conditions.add(
         condition(
             Conditions.ERROR,
