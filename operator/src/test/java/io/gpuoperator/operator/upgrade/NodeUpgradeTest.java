@@ -116,6 +116,12 @@ class NodeUpgradeTest {
     return new UpgradeNode("n1", labels, annotations, false, true, driver, true, true);
   }
 
+  /** n1 cordoned and Ready, its validator pod present and ready. */
+  static UpgradeNode cordoned(
+      Map<String, String> labels, Map<String, String> annotations, DriverPod driver) {
+    return new UpgradeNode("n1", labels, annotations, true, true, driver, true, true);
+  }
+
   static UpgradeSettings settings(java.util.function.Consumer<UpgradePolicySpec> edit) {
     UpgradePolicySpec p = new UpgradePolicySpec();
     p.autoUpgrade = true;
@@ -172,8 +178,7 @@ class NodeUpgradeTest {
         .containsEntry(UpgradeKeys.INITIAL_UNSCHEDULABLE, "false")
         .containsEntry(UpgradeKeys.TARGET_REVISION, "b");
 
-    UpgradeNode cordoned =
-        new UpgradeNode("n1", n.labels(), Map.of(), true, true, n.driver(), true, true);
+    UpgradeNode cordoned = cordoned(n.labels(), Map.of(), n.driver());
     assertThat(machine.step(cordoned, true).annotations())
         .containsEntry(UpgradeKeys.INITIAL_UNSCHEDULABLE, "true");
   }
@@ -297,15 +302,10 @@ class NodeUpgradeTest {
     labels.put(Labels.deploy("device-plugin"), "false");
     labels.put(Labels.deploy("mig-manager"), "paused-for-mig-change");
     UpgradeNode n =
-        new UpgradeNode(
-            "n1",
+        cordoned(
             labels,
             Map.of(UpgradeKeys.RESTART_START, String.valueOf(NOW.getEpochSecond())),
-            true,
-            true,
-            driver("a", "b", true),
-            true,
-            true);
+            driver("a", "b", true));
     Step pause = machine.step(n, false);
     assertThat(pause.labels())
         .doesNotContainKey(Labels.deploy("device-plugin"))
@@ -333,8 +333,7 @@ class NodeUpgradeTest {
     assertThat(failed.to()).isEqualTo(UPGRADE_FAILED);
     assertThat(failed.failure()).contains("validation timed out after 600 s");
 
-    UpgradeNode ok =
-        new UpgradeNode("n1", notReady.labels(), a, true, true, driver("b", "b", true), true, true);
+    UpgradeNode ok = cordoned(notReady.labels(), a, driver("b", "b", true));
     assertThat(machine.step(ok, false).to()).isEqualTo(UNCORDON_REQUIRED);
   }
 
@@ -370,30 +369,17 @@ class NodeUpgradeTest {
   @Test
   void uncordonLeavesANodeTheUserHadCordonedCordoned() {
     UpgradeNode user =
-        new UpgradeNode(
-            "n1",
+        cordoned(
             Map.of(UpgradeKeys.STATE, UNCORDON_REQUIRED.label()),
             Map.of(UpgradeKeys.INITIAL_UNSCHEDULABLE, "true"),
-            true,
-            true,
-            driver("b", "b", true),
-            true,
-            true);
+            driver("b", "b", true));
     Step s = machine.step(user, false);
     assertThat(s.to()).isEqualTo(UPGRADE_DONE);
     assertThat(s.unschedulable()).isNull();
     assertThat(s.annotations()).containsEntry(UpgradeKeys.INITIAL_UNSCHEDULABLE, null);
 
     UpgradeNode ours =
-        new UpgradeNode(
-            "n1",
-            user.labels(),
-            Map.of(UpgradeKeys.INITIAL_UNSCHEDULABLE, "false"),
-            true,
-            true,
-            user.driver(),
-            true,
-            true);
+        cordoned(user.labels(), Map.of(UpgradeKeys.INITIAL_UNSCHEDULABLE, "false"), user.driver());
     assertThat(machine.step(ours, false).unschedulable()).isFalse();
   }
 
@@ -414,15 +400,10 @@ class NodeUpgradeTest {
     assertThat(s.failure()).startsWith(NodeUpgrade.NOT_READY_FAILURE);
 
     UpgradeNode back =
-        new UpgradeNode(
-            "n1",
+        cordoned(
             Map.of(UpgradeKeys.STATE, UPGRADE_FAILED.label()),
             Map.of(UpgradeKeys.FAILURE_REASON, s.failure(), UpgradeKeys.TARGET_REVISION, "b"),
-            true,
-            true,
-            driver("a", "b", true),
-            true,
-            true);
+            driver("a", "b", true));
     assertThat(machine.step(back, false).to()).isEqualTo(UPGRADE_REQUIRED);
   }
 
@@ -432,23 +413,12 @@ class NodeUpgradeTest {
         Map.of(
             UpgradeKeys.FAILURE_REASON, "validation timed out", UpgradeKeys.TARGET_REVISION, "b");
     UpgradeNode stuck =
-        new UpgradeNode(
-            "n1",
-            Map.of(UpgradeKeys.STATE, UPGRADE_FAILED.label()),
-            failed,
-            true,
-            true,
-            driver("b", "b", false),
-            true,
-            true);
+        cordoned(
+            Map.of(UpgradeKeys.STATE, UPGRADE_FAILED.label()), failed, driver("b", "b", false));
     assertThat(machine.step(stuck, false).moves()).isFalse();
-    UpgradeNode fixed =
-        new UpgradeNode(
-            "n1", stuck.labels(), failed, true, true, driver("b", "b", true), true, true);
+    UpgradeNode fixed = cordoned(stuck.labels(), failed, driver("b", "b", true));
     assertThat(machine.step(fixed, false).to()).isEqualTo(UNCORDON_REQUIRED);
-    UpgradeNode newer =
-        new UpgradeNode(
-            "n1", stuck.labels(), failed, true, true, driver("b", "c", false), true, true);
+    UpgradeNode newer = cordoned(stuck.labels(), failed, driver("b", "c", false));
     assertThat(machine.step(newer, false).to()).isEqualTo(UPGRADE_REQUIRED);
   }
 
