@@ -91,17 +91,6 @@ public final class PolicyStatusModel {
     return s;
   }
 
-  /** The policy was applied, and no node has both GPU allocators. */
-  public static ClusterPolicyStatus applied(
-      long generation,
-      String namespace,
-      List<OperandReadiness> operands,
-      int gpuNodes,
-      boolean nfdLabels,
-      ClusterPolicyStatus previous) {
-    return applied(generation, namespace, operands, gpuNodes, nfdLabels, List.of(), previous);
-  }
-
   /**
    * The policy was applied: ready only when every operand is; no GPU nodes is ready with reason
    * NoGPUNodes when NFD labels exist, and an error (NFDLabelsMissing) when they do not. Nodes the

@@ -15,7 +15,8 @@ class PolicyStatusModelTest {
 
   @Test
   void readyWhenEveryOperandIsReady() {
-    ClusterPolicyStatus s = PolicyStatusModel.applied(3, "gpu-operator", READY, 2, true, null);
+    ClusterPolicyStatus s =
+        PolicyStatusModel.applied(3, "gpu-operator", READY, 2, true, List.of(), null);
     assertThat(s.state).isEqualTo(State.READY);
     assertThat(s.observedGeneration).isEqualTo(3);
     assertThat(PolicyStatusModel.ready(s).getStatus()).isEqualTo("True");
@@ -84,7 +85,7 @@ class PolicyStatusModelTest {
         List.of(
             new OperandReadiness("driver", true, 2, 2, null),
             new OperandReadiness("device-plugin", false, 1, 2, "DaemonSet x: 1/2 nodes ready"));
-    ClusterPolicyStatus s = PolicyStatusModel.applied(1, "ns", operands, 2, true, null);
+    ClusterPolicyStatus s = PolicyStatusModel.applied(1, "ns", operands, 2, true, List.of(), null);
     assertThat(s.state).isEqualTo(State.NOT_READY);
     assertThat(PolicyStatusModel.ready(s).getReason()).isEqualTo(Conditions.OPERAND_NOT_READY);
     assertThat(PolicyStatusModel.ready(s).getMessage())
@@ -96,10 +97,10 @@ class PolicyStatusModelTest {
 
   @Test
   void noGpuNodesIsReadyWithNfdAndAnErrorWithout() {
-    var withNfd = PolicyStatusModel.applied(1, "ns", READY, 0, true, null);
+    var withNfd = PolicyStatusModel.applied(1, "ns", READY, 0, true, List.of(), null);
     assertThat(withNfd.state).isEqualTo(State.READY);
     assertThat(PolicyStatusModel.ready(withNfd).getReason()).isEqualTo(Conditions.NO_GPU_NODES);
-    var withoutNfd = PolicyStatusModel.applied(1, "ns", READY, 0, false, null);
+    var withoutNfd = PolicyStatusModel.applied(1, "ns", READY, 0, false, List.of(), null);
     assertThat(withoutNfd.state).isEqualTo(State.NOT_READY);
     assertThat(PolicyStatusModel.ready(withoutNfd).getReason())
         .isEqualTo(Conditions.NFD_LABELS_MISSING);
@@ -120,11 +121,11 @@ class PolicyStatusModelTest {
 
   @Test
   void sameStatusTwiceIsNotAChangeAndKeepsTransitionTime() throws Exception {
-    var first = PolicyStatusModel.applied(1, "ns", READY, 2, true, null);
+    var first = PolicyStatusModel.applied(1, "ns", READY, 2, true, List.of(), null);
     Thread.sleep(1100);
-    var second = PolicyStatusModel.applied(1, "ns", READY, 2, true, first);
+    var second = PolicyStatusModel.applied(1, "ns", READY, 2, true, List.of(), first);
     assertThat(PolicyStatusModel.sameAs(first, second)).isTrue();
-    var changed = PolicyStatusModel.applied(2, "ns", READY, 2, true, first);
+    var changed = PolicyStatusModel.applied(2, "ns", READY, 2, true, List.of(), first);
     assertThat(PolicyStatusModel.sameAs(first, changed)).isFalse();
   }
 }
