@@ -5,7 +5,7 @@
 # image entrypoint's JVM flags and the chart's JAVA_TOOL_OPTIONS and limits (read from
 # deploy/image/gpu-operator and the chart's values.yaml). Measured for each: time until all nodes
 # are labelled (policy first; nodes first), writes per node and failed writes (the API server's
-# audit log, by user agent), writes while idle, peak RSS, CPU seconds, peak threads (/proc), and
+# audit log, by user agent), writes and CPU seconds while idle, peak RSS, CPU seconds, peak threads (/proc), and
 # writes per minute while the DaemonSets never become ready (NotReady nodes without kubelets).
 # Prints one markdown table with the ratios ours/original. Results go in BENCHMARKS.md.
 # Needs root (the original runs chrooted into its cached root: its manifest path is hard-coded).

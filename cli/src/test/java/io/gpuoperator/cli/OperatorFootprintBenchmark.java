@@ -156,12 +156,14 @@ public final class OperatorFootprintBenchmark {
         }
         Thread.sleep(5_000); // late work (status, events) after the last label
         double idleFrom = cpuSeconds(pid);
+        Map<String, Long> idleThreadsFrom = threadTicks(pid);
         long idleEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(idleSeconds);
         while (System.nanoTime() < idleEnd) {
           maxThreads = Math.max(maxThreads, (int) status(pid, "Threads:"));
           Thread.sleep(1_000);
         }
         double idleCpu = cpuSeconds(pid) - idleFrom;
+        Map<String, Long> idleThreadsTo = threadTicks(pid);
         double total = cpuSeconds(pid);
         long hwm = status(pid, "VmHWM:");
         long rss = status(pid, "VmRSS:");
@@ -193,6 +195,9 @@ public final class OperatorFootprintBenchmark {
         System.out.println("BENCH threads at the peak, by name (digits folded): " + atPeak);
         System.out.println(
             "BENCH threads after the idle minute, by name (digits folded): " + threadNames(pid));
+        System.out.println(
+            "BENCH idle CPU by thread name (digits folded, seconds): "
+                + idleCpuByName(idleThreadsFrom, idleThreadsTo));
         if (jvm.stream().anyMatch(f -> f.startsWith("-XX:NativeMemoryTracking="))) {
           // The profile behind the RSS: what the JVM committed, by area.
           System.out.println(jcmd(pid, "VM.native_memory", "summary"));
@@ -275,6 +280,51 @@ public final class OperatorFootprintBenchmark {
       return Map.of("(unreadable: " + e.getMessage() + ")", 0);
     }
     return names;
+  }
+
+  /**
+   * Each live thread's CPU ticks (utime + stime of /proc/PID/task/N/stat), keyed by thread id and
+   * its name with digits folded ({@code 123 main}): what the idle CPU is spent on.
+   */
+  static Map<String, Long> threadTicks(long pid) {
+    Map<String, Long> ticks = new java.util.HashMap<>();
+    try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String stat = Files.readString(task.resolve("stat"));
+          String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks.put(
+              task.getFileName() + " " + name.replaceAll("[0-9]+", "N"),
+              Long.parseLong(f[11]) + Long.parseLong(f[12]));
+        } catch (IOException e) {
+          // the thread ended between the listing and the read
+        }
+      }
+    } catch (IOException e) {
+      return Map.of();
+    }
+    return ticks;
+  }
+
+  /**
+   * The CPU seconds each thread name spent between two {@link #threadTicks} readings, most first (a
+   * thread that started in between counts from zero; one that ended is not seen).
+   */
+  static Map<String, Double> idleCpuByName(Map<String, Long> from, Map<String, Long> to) {
+    Map<String, Long> byName = new java.util.HashMap<>();
+    to.forEach(
+        (key, ticks) ->
+            byName.merge(
+                key.substring(key.indexOf(' ') + 1),
+                ticks - from.getOrDefault(key, 0L),
+                Long::sum));
+    Map<String, Double> out = new java.util.LinkedHashMap<>();
+    byName.entrySet().stream()
+        .filter(e -> e.getValue() > 0)
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .forEach(e -> out.put(e.getKey(), e.getValue() / (double) TICKS_PER_SECOND));
+    return out;
   }
 
   /** jcmd's answer for the process. */

@@ -47,9 +47,10 @@ import java.util.stream.Collectors;
  * build, with the same ClusterPolicy (the original chart's defaults) and the same NFD-labelled Node
  * objects. Per operator it measures the time until every GPU node is labelled (policy first, then
  * the nodes created at once; nodes first, then the policy), its writes (API server audit log, by
- * user agent; failures by code), its writes while idle, its peak RSS, CPU seconds and peak threads
- * (/proc), and its writes per minute when the DaemonSets never become ready (kubelet-less NotReady
- * nodes whose operand pods stay Pending). Prints one markdown table with the ratios.
+ * user agent; failures by code), its writes and CPU seconds while idle, its peak RSS, CPU seconds
+ * and peak threads (/proc), and its writes per minute when the DaemonSets never become ready
+ * (kubelet-less NotReady nodes whose operand pods stay Pending). Prints one markdown table with the
+ * ratios.
  *
  * <p>Ours runs as the product runs: the shaded jar with the image entrypoint's JVM flags
  * (deploy/image/gpu-operator) and the chart's JAVA_TOOL_OPTIONS, its container limits given to the
@@ -163,6 +164,7 @@ public final class PeerBenchmark {
     Writes policyFirstWrites;
     Writes nodesFirstWrites;
     long idleWrites = -1;
+    double idleCpuSeconds = Double.NaN;
     Proc policyFirstProc;
     Proc nodesFirstProc;
     double neverReadyWritesPerMinute = Double.NaN;
@@ -223,12 +225,22 @@ public final class PeerBenchmark {
         r.policyFirstWrites = Writes.of(ws);
         step(who.label + ": writes " + r.policyFirstWrites);
         long idleMark = audit.mark();
+        double cpuBefore = op.proc().cpuSeconds();
         step(who.label + ": idle for " + idle.toSeconds() + " s");
         Thread.sleep(idle.toMillis());
         r.idleWrites = audit.writesSince(idleMark, USER_AGENT).size();
+        r.idleCpuSeconds = op.proc().cpuSeconds() - cpuBefore;
         r.userAgent = userAgent(cp.auditLog());
         r.policyFirstProc = op.proc();
-        step(who.label + ": " + r.policyFirstProc + ", idle writes " + r.idleWrites);
+        step(
+            who.label
+                + ": "
+                + r.policyFirstProc
+                + ", idle writes "
+                + r.idleWrites
+                + ", idle CPU "
+                + r.idleCpuSeconds
+                + " s");
       }
     }
   }
@@ -829,6 +841,12 @@ public final class PeerBenchmark {
         ours.idleWrites,
         orig.idleWrites,
         0);
+    row(
+        t,
+        "idle CPU in " + idle.toSeconds() + " s after (a) (s, utime+stime)",
+        ours.idleCpuSeconds,
+        orig.idleCpuSeconds,
+        2);
     procRows(t, "(a)", ours.policyFirstProc, orig.policyFirstProc);
     procRows(t, "(b)", ours.nodesFirstProc, orig.nodesFirstProc);
     row(
