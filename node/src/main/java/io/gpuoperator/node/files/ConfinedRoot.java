@@ -1,13 +1,7 @@
 package io.gpuoperator.node.files;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 
 /**
@@ -43,54 +37,27 @@ public record ConfinedRoot(String name, String hostRoot, Path seenAt) {
     if (!hostPath.startsWith("/") || !contains(hostPath)) {
       throw refuse(what, hostPath, "it is not below the root");
     }
-    List<String> own = parts(hostPath);
+    List<String> own = LinkWalk.parts(hostPath);
     if (own.contains("..") || own.contains(".")) {
       throw refuse(what, hostPath, "it has a '.' or '..' component");
     }
-    Deque<String> todo = new ArrayDeque<>(parts(relative(hostPath)));
-    List<String> done = new ArrayList<>();
-    int links = 0;
-    while (!todo.isEmpty()) {
-      String c = todo.pollFirst();
-      if (c.isEmpty() || c.equals(".")) {
-        continue;
+    LinkWalk walk =
+        LinkWalk.walk(
+            seenAt,
+            relative(hostPath),
+            false,
+            target -> contains(target) ? relative(target) : null);
+    switch (walk.end()) {
+      case ABOVE_BASE -> throw refuse(what, hostPath, "a link's '..' climbs above the root");
+      case TOO_MANY_LINKS ->
+          throw refuse(what, hostPath, "more than " + LinkWalk.MAX_LINKS + " links");
+      case UNREADABLE_LINK ->
+          throw refuse(what, hostPath, "its link " + walk.at() + " cannot be read");
+      case LEFT_BASE ->
+          throw refuse(what, hostPath, under(walk.link()) + " is a link to " + walk.target());
+      case RESOLVED, MISSING -> {
+        // Inside the root; a missing part is the runtime's to report.
       }
-      if (c.equals("..")) {
-        if (done.isEmpty()) {
-          throw refuse(what, hostPath, "a link's '..' climbs above the root");
-        }
-        done.remove(done.size() - 1);
-        continue;
-      }
-      Path current = join(done).resolve(c);
-      if (Files.isSymbolicLink(current)) {
-        if (++links > RootedPath.MAX_LINKS) {
-          throw refuse(what, hostPath, "more than " + RootedPath.MAX_LINKS + " links");
-        }
-        String target;
-        try {
-          target = Files.readSymbolicLink(current).toString();
-        } catch (IOException e) {
-          throw refuse(what, hostPath, "its link " + current + " cannot be read");
-        }
-        String link = "/" + String.join("/", done) + (done.isEmpty() ? "" : "/") + c;
-        if (target.startsWith("/")) {
-          if (!contains(target)) {
-            throw refuse(what, hostPath, under(link) + " is a link to " + target);
-          }
-          done.clear();
-          target = relative(target);
-        }
-        List<String> t = parts(target);
-        for (int i = t.size() - 1; i >= 0; i--) {
-          todo.addFirst(t.get(i));
-        }
-        continue;
-      }
-      if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-        return;
-      }
-      done.add(c);
     }
   }
 
@@ -114,18 +81,6 @@ public record ConfinedRoot(String name, String hostRoot, Path seenAt) {
             + ": "
             + why
             + "; refusing to hand it to the container runtime");
-  }
-
-  private Path join(List<String> parts) {
-    Path p = seenAt;
-    for (String s : parts) {
-      p = p.resolve(s);
-    }
-    return p;
-  }
-
-  private static List<String> parts(String path) {
-    return Arrays.stream(path.split("/")).filter(s -> !s.isEmpty()).toList();
   }
 
   private static String trimSlash(String s) {

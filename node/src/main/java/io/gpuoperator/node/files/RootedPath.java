@@ -1,14 +1,7 @@
 package io.gpuoperator.node.files;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Deque;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,7 +13,7 @@ import java.util.Optional;
  */
 public final class RootedPath {
   /** As the kernel's limit on links followed in one lookup. */
-  public static final int MAX_LINKS = 40;
+  public static final int MAX_LINKS = LinkWalk.MAX_LINKS;
 
   private final Path root;
 
@@ -39,63 +32,13 @@ public final class RootedPath {
    * links.
    */
   public Optional<Path> resolve(String path) {
-    Deque<String> todo = new ArrayDeque<>(parts(path));
-    List<String> done = new ArrayList<>();
-    int links = 0;
-    while (!todo.isEmpty()) {
-      String c = todo.pollFirst();
-      if (c.isEmpty() || c.equals(".")) {
-        continue;
-      }
-      if (c.equals("..")) {
-        if (!done.isEmpty()) {
-          done.remove(done.size() - 1);
-        }
-        continue;
-      }
-      Path current = join(done).resolve(c);
-      if (Files.isSymbolicLink(current)) {
-        if (++links > MAX_LINKS) {
-          return Optional.empty();
-        }
-        String target;
-        try {
-          target = Files.readSymbolicLink(current).toString();
-        } catch (IOException e) {
-          return Optional.empty();
-        }
-        if (target.startsWith("/")) {
-          done.clear();
-        }
-        List<String> t = parts(target);
-        for (int i = t.size() - 1; i >= 0; i--) {
-          todo.addFirst(t.get(i));
-        }
-        continue;
-      }
-      if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-        return Optional.empty();
-      }
-      done.add(c);
-    }
-    return Optional.of(join(done));
+    LinkWalk walk = LinkWalk.walk(root, path, true, target -> target);
+    return walk.end() == LinkWalk.End.RESOLVED ? Optional.of(walk.at()) : Optional.empty();
   }
 
   /** The path of {@code resolved} relative to the root, as an absolute in-root path. */
   public String inRoot(Path resolved) {
     Path rel = root.relativize(resolved);
     return "/" + rel.toString();
-  }
-
-  private Path join(List<String> parts) {
-    Path p = root;
-    for (String s : parts) {
-      p = p.resolve(s);
-    }
-    return p;
-  }
-
-  private static List<String> parts(String path) {
-    return Arrays.asList(path.split("/"));
   }
 }
