@@ -19,23 +19,11 @@ import org.slf4j.LoggerFactory;
  * vm-vgpu needs the vGPU manager (a driver that sees the GPUs, with mdev parents or all SR-IOV
  * virtual functions) and at least one vGPU (mdev) device. sysfs is read under the system root.
  */
-final class SandboxValidation {
+record SandboxValidation(ValidatorConfig config, NodeLabels labels, GpuBackendOpener opener) {
   private static final Logger LOG = LoggerFactory.getLogger(SandboxValidation.class);
 
   /** The drivers that hand a GPU to a VM. */
   static final List<String> VFIO_DRIVERS = PciDevices.VFIO_DRIVERS;
-
-  private final ValidatorConfig config;
-  private final NodeLabels labels;
-  private final GpuBackendOpener opener;
-  private final MarkerFiles markers;
-
-  SandboxValidation(ValidatorConfig config, NodeLabels labels, GpuBackendOpener opener) {
-    this.config = config;
-    this.labels = labels;
-    this.opener = opener;
-    this.markers = new MarkerFiles(config.validationsDir());
-  }
 
   Verdict validate(Component c) throws ValidationException, InterruptedException {
     WorkloadConfig workload = recordWorkload();
@@ -57,6 +45,7 @@ final class SandboxValidation {
     WorkloadConfig w =
         WorkloadConfig.of(
             labels.get(), config.defaultWorkload(), why -> LOG.info("GPU workload: {}", why));
+    MarkerFiles markers = new MarkerFiles(config.validationsDir());
     try {
       markers.write(ValidatorEnv.WORKLOAD_TYPE, w.label() + "\n");
     } catch (IOException e) {
