@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
@@ -368,18 +367,11 @@ class DevicePluginIT {
   }
 
   private static Pod pod(String name, String node, String resource, int count) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .endMetadata()
-        .withNewSpec()
+    return PluginHarness.gpuPod(name, resource, count)
+        .editSpec()
         .addToNodeSelector("kubernetes.io/hostname", node)
-        .addNewContainer()
-        .withName("cuda")
+        .editFirstContainer()
         .withImage("nvcr.io/nvidia/cuda:12.4.0-base-ubuntu22.04")
-        .withNewResources()
-        .addToLimits(resource, new Quantity(Integer.toString(count)))
-        .endResources()
         .endContainer()
         .endSpec()
         .build();

@@ -76,12 +76,11 @@ final class PluginHarness implements AutoCloseable {
     this(dir, profileYaml, settings, Map.of(), Duration.ZERO, null, "node-a");
   }
 
-  static Pod pod(String name, String resource, int count) {
+  /** A pod whose one container, {@code cuda}, asks for {@code count} of {@code resource}. */
+  static PodBuilder gpuPod(String name, String resource, int count) {
     return new PodBuilder()
         .withNewMetadata()
         .withName(name)
-        .withNamespace("default")
-        .withUid(UUID.randomUUID().toString())
         .endMetadata()
         .withNewSpec()
         .addNewContainer()
@@ -90,7 +89,16 @@ final class PluginHarness implements AutoCloseable {
         .addToLimits(resource, new Quantity(Integer.toString(count)))
         .endResources()
         .endContainer()
-        .endSpec()
+        .endSpec();
+  }
+
+  /** {@link #gpuPod} as the kubelet would see it once created: a namespace and a UID. */
+  static Pod pod(String name, String resource, int count) {
+    return gpuPod(name, resource, count)
+        .editMetadata()
+        .withNamespace("default")
+        .withUid(UUID.randomUUID().toString())
+        .endMetadata()
         .build();
   }
 
