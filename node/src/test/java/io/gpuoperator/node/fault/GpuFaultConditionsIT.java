@@ -121,6 +121,23 @@ class GpuFaultConditionsIT {
         .findFirst();
   }
 
+  /** The condition once the reporter has put it on the Node. */
+  private NodeCondition awaitCondition(String type, Duration atMost) {
+    return await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> condition(type), Optional::isPresent)
+        .get();
+  }
+
+  /** The condition once it is False again (recovered). */
+  private NodeCondition awaitFalse(String type, Duration atMost) {
+    return await()
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(200))
+        .until(() -> condition(type).orElseThrow(), c -> c.getStatus().equals("False"));
+  }
+
   @Test
   void aFatalXidBecomesAConditionWithinSecondsAndTheKubeletsConditionsStay() {
     String uuid = backend.device(2).uuid();
@@ -129,12 +146,7 @@ class GpuFaultConditionsIT {
     Instant injected = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     backend.injectXid(2, 48);
     long start = System.nanoTime();
-    NodeCondition ecc =
-        await()
-            .atMost(Duration.ofSeconds(10))
-            .pollInterval(Duration.ofMillis(100))
-            .until(() -> condition("GpuEccError"), Optional::isPresent)
-            .get();
+    NodeCondition ecc = awaitCondition("GpuEccError", Duration.ofSeconds(10));
     long millis = (System.nanoTime() - start) / 1_000_000;
     assertThat(millis).as("fault to condition, ms").isLessThan(5_000);
     assertThat(ecc.getStatus()).isEqualTo("True");
@@ -147,12 +159,7 @@ class GpuFaultConditionsIT {
     assertThat(condition("Ready").orElseThrow().getReason()).isEqualTo("KubeletReady");
 
     // Quiet for the recovery period: False, Recovered.
-    NodeCondition recovered =
-        await()
-            .atMost(Duration.ofSeconds(15))
-            .pollInterval(Duration.ofMillis(200))
-            .until(
-                () -> condition("GpuEccError").orElseThrow(), c -> c.getStatus().equals("False"));
+    NodeCondition recovered = awaitFalse("GpuEccError", Duration.ofSeconds(15));
     assertThat(recovered.getReason()).isEqualTo("Recovered");
     assertThat(condition("Ready").orElseThrow().getStatus()).isEqualTo("True");
   }
@@ -181,11 +188,7 @@ class GpuFaultConditionsIT {
 
     // Back on the bus (a reset, a reboot): recovered one quiet period later.
     backend.setLost(3, false);
-    NodeCondition back =
-        await()
-            .atMost(RECOVERY.plusSeconds(10))
-            .pollInterval(Duration.ofMillis(200))
-            .until(() -> condition("GpuLost").orElseThrow(), c -> c.getStatus().equals("False"));
+    NodeCondition back = awaitFalse("GpuLost", RECOVERY.plusSeconds(10));
     assertThat(back.getReason()).isEqualTo("Recovered");
   }
 
@@ -200,12 +203,7 @@ class GpuFaultConditionsIT {
 
     backend.setClockEventReasons(0, ClockEventReasons.HW_THERMAL_SLOWDOWN);
     long start = System.nanoTime();
-    NodeCondition thermal =
-        await()
-            .atMost(Duration.ofSeconds(15))
-            .pollInterval(Duration.ofMillis(100))
-            .until(() -> condition("GpuThermal"), Optional::isPresent)
-            .get();
+    NodeCondition thermal = awaitCondition("GpuThermal", Duration.ofSeconds(15));
     long millis = (System.nanoTime() - start) / 1_000_000;
     assertThat(millis).as("not before the escalation window").isGreaterThanOrEqualTo(2_500);
     assertThat(thermal.getStatus()).isEqualTo("True");

@@ -161,14 +161,19 @@ class ValidatorChainTest {
         .hasMessageContaining("the GPU backend did not initialise: NVIDIA driver not loaded");
   }
 
+  /** Runs the validator on another thread and checks that 1.5 s later it is still waiting. */
+  private CompletableFuture<Integer> stillRunningAfter1500ms(String... args) throws Exception {
+    CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> run(args));
+    Thread.sleep(1500);
+    assertThat(result).isNotDone();
+    return result;
+  }
+
   @Test
   void driverWaitsForTheDriverContainer() throws Exception {
     Files.writeString(driverRoot.resolve("node-profile.yaml"), PROFILE);
     env.put("SLEEP_INTERVAL", "1");
-    CompletableFuture<Integer> result =
-        CompletableFuture.supplyAsync(() -> run("--component", "driver", "--wait"));
-    Thread.sleep(1500);
-    assertThat(result).isNotDone();
+    CompletableFuture<Integer> result = stillRunningAfter1500ms("--component", "driver", "--wait");
     assertThat(validations.resolve("driver-ready")).doesNotExist();
     Files.writeString(validations.resolve(".driver-ctr-ready"), "");
     assertThat(result.get(10, TimeUnit.SECONDS)).isZero();
@@ -212,10 +217,7 @@ class ValidatorChainTest {
   void toolkitRetriesUntilTheRuntimeIsConfigured() throws Exception {
     env.put("VALIDATION_TIMEOUT", "20");
     env.put("SLEEP_INTERVAL", "1");
-    CompletableFuture<Integer> result =
-        CompletableFuture.supplyAsync(() -> run("--component", "toolkit"));
-    Thread.sleep(1500);
-    assertThat(result).isNotDone();
+    CompletableFuture<Integer> result = stillRunningAfter1500ms("--component", "toolkit");
     Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
     Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
     assertThat(result.get(10, TimeUnit.SECONDS)).isZero();
@@ -226,10 +228,7 @@ class ValidatorChainTest {
     Files.writeString(tmp.resolve("config.toml"), CONTAINERD);
     Files.writeString(tmp.resolve("cdi/management.nvidia.com-gpu.yaml"), CDI_SPEC);
     env.put("SLEEP_INTERVAL", "1");
-    CompletableFuture<Integer> result =
-        CompletableFuture.supplyAsync(() -> run("--component", "toolkit", "--wait"));
-    Thread.sleep(1500);
-    assertThat(result).isNotDone();
+    CompletableFuture<Integer> result = stillRunningAfter1500ms("--component", "toolkit", "--wait");
     Files.writeString(validations.resolve("driver-ready"), "IS_HOST_DRIVER=false\n");
     assertThat(result.get(10, TimeUnit.SECONDS)).isZero();
   }

@@ -66,6 +66,18 @@ class ValidatorComponentsTest {
         .run();
   }
 
+  /** {@link #run} on another thread, for the steps that wait. */
+  private CompletableFuture<Verdict> runAsync(Component c) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return run(c);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
   void module(String name) throws Exception {
     Files.writeString(root.resolve("proc/modules"), name + " 16384 0 - Live 0x0\n", APPEND);
   }
@@ -155,15 +167,7 @@ class ValidatorComponentsTest {
     env.put("WITH_WAIT", "true");
     env.put("SLEEP_INTERVAL", "1");
     env.put("VALIDATION_TIMEOUT", "20");
-    CompletableFuture<Verdict> result =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return run(Component.NVIDIA_FS);
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<Verdict> result = runAsync(Component.NVIDIA_FS);
     Thread.sleep(1500);
     assertThat(result).as("waits for driver-ready").isNotDone();
     Files.writeString(validations.resolve("driver-ready"), "IS_HOST_DRIVER=false\n");
@@ -391,15 +395,7 @@ class ValidatorComponentsTest {
     labels.put("nvidia.com/gpu.deploy.dra-driver", "true");
     env.put("WITH_WAIT", "true");
     env.put("VALIDATION_TIMEOUT", "20");
-    CompletableFuture<Verdict> step =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return run(Component.DRA);
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-            });
+    CompletableFuture<Verdict> step = runAsync(Component.DRA);
     Thread.sleep(300);
     assertThat(step).isNotDone();
     marker("driver-ready");
