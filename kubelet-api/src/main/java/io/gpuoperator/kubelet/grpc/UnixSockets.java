@@ -38,8 +38,15 @@ public final class UnixSockets {
     BOOTSTRAP_LOG.setLevel(java.util.logging.Level.SEVERE);
   }
 
-  private static volatile EventLoopGroup boss;
-  private static volatile EventLoopGroup workers;
+  /** The servers' accepting group, made on first use (a holder class loads lazily, once). */
+  private static final class Boss {
+    static final EventLoopGroup GROUP = group("uds-boss", 1);
+  }
+
+  /** The group every server and channel does its I/O on, made on first use. */
+  private static final class Workers {
+    static final EventLoopGroup GROUP = group("uds-worker", 2);
+  }
 
   private UnixSockets() {}
 
@@ -65,8 +72,8 @@ public final class UnixSockets {
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
             .channelType(EpollServerDomainSocketChannel.class)
-            .bossEventLoopGroup(boss())
-            .workerEventLoopGroup(workers());
+            .bossEventLoopGroup(Boss.GROUP)
+            .workerEventLoopGroup(Workers.GROUP);
     if (executor == null) {
       // The device-plugin and pod-resources handlers answer from memory without blocking (streams
       // only keep the observer), so running them on the event loop saves a thread hop per call.
@@ -89,7 +96,7 @@ public final class UnixSockets {
     checkEpoll();
     return NettyChannelBuilder.forAddress(new DomainSocketAddress(socket.toString()))
         .channelType(EpollDomainSocketChannel.class)
-        .eventLoopGroup(workers())
+        .eventLoopGroup(Workers.GROUP)
         .usePlaintext()
         .build();
   }
@@ -99,28 +106,6 @@ public final class UnixSockets {
       throw new IllegalStateException(
           "Unix-socket gRPC needs netty's native epoll transport: " + Epoll.unavailabilityCause());
     }
-  }
-
-  private static EventLoopGroup boss() {
-    if (boss == null) {
-      synchronized (UnixSockets.class) {
-        if (boss == null) {
-          boss = group("uds-boss", 1);
-        }
-      }
-    }
-    return boss;
-  }
-
-  private static EventLoopGroup workers() {
-    if (workers == null) {
-      synchronized (UnixSockets.class) {
-        if (workers == null) {
-          workers = group("uds-worker", 2);
-        }
-      }
-    }
-    return workers;
   }
 
   private static EventLoopGroup group(String name, int threads) {
