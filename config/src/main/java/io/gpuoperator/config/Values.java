@@ -77,6 +77,14 @@ public final class Values {
     return quote(value);
   }
 
+  /**
+   * An enum constant as flags, labels and config files spell it: its name in lower case with {@code
+   * -} for {@code _} ({@code VM_PASSTHROUGH}: {@code vm-passthrough}).
+   */
+  public static String kebab(Enum<?> constant) {
+    return constant.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+  }
+
   /** "a, b or c" for the accepted values of a setting. */
   public static String oneOf(Collection<?> accepted) {
     var list = accepted.stream().map(String::valueOf).toList();

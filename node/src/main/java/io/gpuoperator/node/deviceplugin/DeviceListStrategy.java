@@ -1,6 +1,7 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.config.Parse;
+import io.gpuoperator.config.Values;
 import java.util.Locale;
 
 /**
@@ -8,23 +9,20 @@ import java.util.Locale;
  */
 public enum DeviceListStrategy {
   /** {@code NVIDIA_VISIBLE_DEVICES=<ids>}. */
-  ENVVAR("envvar"),
+  ENVVAR,
   /** One mount of /dev/null per device under /var/run/nvidia-container-devices. */
-  VOLUME_MOUNTS("volume-mounts"),
+  VOLUME_MOUNTS,
   /** A {@code cdi.k8s.io/...} annotation listing CDI device names. */
-  CDI_ANNOTATIONS("cdi-annotations"),
+  CDI_ANNOTATIONS,
   /** The CRI's CDI device field. */
-  CDI_CRI("cdi-cri");
+  CDI_CRI;
 
-  private final String value;
-
-  DeviceListStrategy(String value) {
-    this.value = value;
-  }
-
-  /** The config-file spelling. */
+  /**
+   * The config-file spelling: {@code envvar}, {@code volume-mounts}, {@code cdi-annotations} or
+   * {@code cdi-cri}.
+   */
   public String value() {
-    return value;
+    return Values.kebab(this);
   }
 
   /** True for the CDI strategies, which need no env, mounts or device specs. */

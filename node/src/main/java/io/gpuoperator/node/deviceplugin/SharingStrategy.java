@@ -1,19 +1,18 @@
 package io.gpuoperator.node.deviceplugin;
 
+import io.gpuoperator.config.Values;
+
 /** How replicated devices are shared; MPS wins when both are configured. */
 public enum SharingStrategy {
-  NONE("none"),
-  TIME_SLICING("time-slicing"),
-  MPS("mps");
+  NONE,
+  TIME_SLICING,
+  MPS;
 
-  private final String label;
-
-  SharingStrategy(String label) {
-    this.label = label;
-  }
-
-  /** The value feature discovery writes into {@code nvidia.com/gpu.sharing-strategy}. */
+  /**
+   * The value feature discovery writes into {@code nvidia.com/gpu.sharing-strategy}: {@code none},
+   * {@code time-slicing} or {@code mps}.
+   */
   public String label() {
-    return label;
+    return Values.kebab(this);
   }
 }

@@ -64,7 +64,7 @@ public enum Component {
 
   /** The original's component name: {@code nvidia-fs}, {@code vgpu-manager} ... */
   public String cliName() {
-    return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    return io.gpuoperator.config.Values.kebab(this);
   }
 
   /** Parses one of the names {@link #cliName()} gives. */

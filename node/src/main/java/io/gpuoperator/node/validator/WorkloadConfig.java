@@ -1,5 +1,6 @@
 package io.gpuoperator.node.validator;
 
+import io.gpuoperator.config.Values;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -9,22 +10,19 @@ import java.util.Map;
  * and record it in {@code workload-type}, which the sandbox device plugins read.
  */
 public enum WorkloadConfig {
-  CONTAINER("container"),
-  VM_PASSTHROUGH("vm-passthrough"),
-  VM_VGPU("vm-vgpu");
+  CONTAINER,
+  VM_PASSTHROUGH,
+  VM_VGPU;
 
   /** The node label that picks the workload (set by the cluster's admin). */
   public static final String LABEL = "nvidia.com/gpu.workload.config";
 
-  private final String label;
-
-  WorkloadConfig(String label) {
-    this.label = label;
-  }
-
-  /** The label value and the content of {@code workload-type}. */
+  /**
+   * The label value and the content of {@code workload-type}: {@code container}, {@code
+   * vm-passthrough} or {@code vm-vgpu}.
+   */
   public String label() {
-    return label;
+    return Values.kebab(this);
   }
 
   /** Parses container, vm-passthrough or vm-vgpu. */
@@ -44,7 +42,7 @@ public enum WorkloadConfig {
       java.util.function.Consumer<String> why) {
     String value = labels.get(LABEL);
     if (value == null) {
-      why.accept("no " + LABEL + " label; the default workload " + fallback.label);
+      why.accept("no " + LABEL + " label; the default workload " + fallback.label());
       return fallback;
     }
     WorkloadConfig w = find(value);
@@ -54,7 +52,7 @@ public enum WorkloadConfig {
               + "="
               + value
               + " is no workload (container, vm-passthrough, vm-vgpu); the default "
-              + fallback.label);
+              + fallback.label());
       return fallback;
     }
     why.accept(LABEL + "=" + value);
@@ -63,7 +61,7 @@ public enum WorkloadConfig {
 
   private static WorkloadConfig find(String value) {
     return Arrays.stream(values())
-        .filter(w -> w.label.equals(value == null ? null : value.trim()))
+        .filter(w -> w.label().equals(value == null ? null : value.trim()))
         .findFirst()
         .orElse(null);
   }
