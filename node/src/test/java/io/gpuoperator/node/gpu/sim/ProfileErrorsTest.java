@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,53 +17,50 @@ class ProfileErrorsTest {
     return f;
   }
 
+  /** Loading {@code yaml} as a node profile fails with a profile error naming the file. */
+  private AbstractThrowableAssert<?, ?> loadingFails(String yaml) throws Exception {
+    Path f = write("node.yaml", yaml);
+    return assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
+        .isInstanceOf(ProfileException.class)
+        .hasMessageStartingWith(f.toString());
+  }
+
+  /** As {@link #loadingFails(String)}, at {@code line} of the file. */
+  private AbstractThrowableAssert<?, ?> loadingFails(String yaml, int line) throws Exception {
+    return loadingFails(yaml).hasMessageStartingWith(dir.resolve("node.yaml") + ":" + line + ":");
+  }
+
   @Test
   void wrongTypeNamesFileLineAndField() throws Exception {
-    Path f =
-        write(
-            "node.yaml",
+    loadingFails(
             """
             driverVersion: 550.54.15
             cudaVersion: "12.4"
             gpus:
               - model: H100-SXM5-80GB
                 count: eight
-            """);
-    assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
-        .isInstanceOf(ProfileException.class)
-        .hasMessageStartingWith(f + ":5:")
+            """,
+            5)
         .hasMessageContaining("gpus[0].count");
   }
 
   @Test
   void unknownFieldAndUnknownModelAreReported() throws Exception {
-    Path f1 =
-        write("a.yaml", "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpuz: []\ngpus: []\n");
-    assertThatThrownBy(() -> HardwareProfiles.loadNode(f1))
-        .hasMessageStartingWith(f1 + ":3:")
+    loadingFails("driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpuz: []\ngpus: []\n", 3)
         .hasMessageContaining("gpuz");
-    Path f2 =
-        write(
-            "b.yaml",
-            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus:\n  - model: V100\n    count: 1\n");
-    assertThatThrownBy(() -> HardwareProfiles.loadNode(f2))
-        .hasMessageStartingWith(f2 + ":4:")
+    loadingFails(
+            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus:\n  - model: V100\n    count: 1\n",
+            4)
         .hasMessageContaining("gpus[0].model")
         .hasMessageContaining("unknown GPU model \"V100\"");
   }
 
   @Test
   void semanticErrorsNameTheField() throws Exception {
-    Path f =
-        write(
-            "c.yaml",
-            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: [{model: T4, count: 0}]\n");
-    assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
-        .hasMessageStartingWith(f + ":3:")
-        .hasMessageContaining("gpus[0]")
-        .hasMessage(f + ":3:20 gpus[0].count: expected a whole number from 1 to 16, got 0");
-    Path g = write("d.yaml", "driverVersion: 550\ncudaVersion: \"12.4\"\ngpus: []\n");
-    assertThatThrownBy(() -> HardwareProfiles.loadNode(g))
+    loadingFails(
+            "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: [{model: T4, count: 0}]\n", 3)
+        .hasMessageEndingWith(":3:20 gpus[0].count: expected a whole number from 1 to 16, got 0");
+    loadingFails("driverVersion: 550\ncudaVersion: \"12.4\"\ngpus: []\n")
         .hasMessageContaining("driverVersion: expected <major>.<minor>");
   }
 
