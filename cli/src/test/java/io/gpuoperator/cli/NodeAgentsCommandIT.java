@@ -8,15 +8,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.cli.simulate.SimulatedCluster;
+import io.gpuoperator.cli.simulate.ClusterOnNodes;
 import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.NodeDirs;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -32,14 +30,11 @@ class NodeAgentsCommandIT {
 
   @Test
   void theDeployLabelStopsAndStartsTheRealDevicePlugin() throws Exception {
-    try (ControlPlane cp = ControlPlane.builder().nodes(List.of(NODE)).start();
-        SimulatedCluster cluster =
-            SimulatedCluster.start(
-                cp,
-                List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)),
-                KubeletOptions.defaults())) {
+    try (ClusterOnNodes c =
+        ClusterOnNodes.apiServerOnly(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8))) {
+      ControlPlane cp = c.cp();
       KubernetesClient admin = cp.client();
-      NodeDirs dirs = cluster.kubelet(NODE).dirs();
+      NodeDirs dirs = c.cluster().kubelet(NODE).dirs();
       label(admin, "true");
       String plugin =
           "device-plugin --backend=simulated --node-profile=dgx-h100 --node-name="

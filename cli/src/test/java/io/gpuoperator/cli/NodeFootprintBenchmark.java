@@ -5,10 +5,9 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.gpuoperator.cli.simulate.SimulatedCluster;
+import io.gpuoperator.cli.simulate.ClusterOnNodes;
 import io.gpuoperator.node.exporter.PodResourcesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.NodeDirs;
 import java.io.IOException;
@@ -48,14 +47,11 @@ class NodeFootprintBenchmark {
     assumeTrue(Boolean.getBoolean("benchmark"), "run with -Dbenchmark=true");
     assertThat(JAR).exists();
     List<String> jvm = jvmFlags();
-    try (ControlPlane cp = ControlPlane.builder().nodes(List.of(NODE)).start();
-        SimulatedCluster cluster =
-            SimulatedCluster.start(
-                cp,
-                List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)),
-                KubeletOptions.defaults())) {
+    try (ClusterOnNodes c =
+        ClusterOnNodes.apiServerOnly(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8))) {
+      ControlPlane cp = c.cp();
       KubernetesClient admin = cp.client();
-      NodeDirs dirs = cluster.kubelet(NODE).dirs();
+      NodeDirs dirs = c.cluster().kubelet(NODE).dirs();
       List<String> agents = agents(cp.kubeconfig(), dirs);
 
       List<Process> separate = new ArrayList<>();

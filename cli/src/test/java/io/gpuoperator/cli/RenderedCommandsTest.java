@@ -16,8 +16,7 @@ import io.gpuoperator.operator.operand.Operands;
 import io.gpuoperator.operator.operand.RenderedOperand;
 import io.gpuoperator.operator.operand.Rendering;
 import io.gpuoperator.operator.validation.PolicyValidationException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.gpuoperator.sim.kubelet.ContainerRunners;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -110,7 +109,7 @@ class RenderedCommandsTest {
             }
             for (Container c : all) {
               String where = ds.getMetadata().getName() + "/" + c.getName() + " of " + spec;
-              List<String> line = commandLine(c);
+              List<String> line = ContainerRunners.commandLine(c);
               if (OperandImages.isProjectImage(c.getImage())) {
                 ours++;
                 pciDiscovery |= line.contains("pci-discovery");
@@ -155,7 +154,7 @@ class RenderedCommandsTest {
             continue;
           }
           Container c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
-          List<String> line = commandLine(c);
+          List<String> line = ContainerRunners.commandLine(c);
           assertThat(line.get(0)).isEqualTo("node-agents");
           var parsed = NodeAgentsCommand.parse(line.subList(1, line.size()));
           parsed.agents().forEach(a -> hosted.add(a[0]));
@@ -172,17 +171,6 @@ class RenderedCommandsTest {
     assertThatThrownBy(
             () -> NodeAgentsCommand.parse(List.of("--run", "device-plugin --no-such-flag")))
         .hasMessageContaining("--run 'device-plugin --no-such-flag'");
-  }
-
-  private static List<String> commandLine(Container c) {
-    List<String> out = new ArrayList<>();
-    if (c.getCommand() != null) {
-      out.addAll(c.getCommand());
-    }
-    if (c.getArgs() != null) {
-      out.addAll(c.getArgs());
-    }
-    return out;
   }
 
   /**
@@ -232,11 +220,9 @@ class RenderedCommandsTest {
     for (String nvidia : List.of("driver", "dcgm", "container-toolkit")) {
       assertThat(images.get(nvidia)).as(nvidia).startsWith("nvcr.io/nvidia/");
     }
-    StringWriter out = new StringWriter();
-    var cl = GpuOperatorCommand.commandLine();
-    cl.setOut(new PrintWriter(out));
-    assertThat(cl.execute("version")).isZero();
-    assertThat(out.toString())
+    CommandRun version = CommandRun.of("version");
+    assertThat(version.code()).isZero();
+    assertThat(version.out())
         .contains("device-plugin          " + OURS)
         .contains("container-toolkit      nvcr.io/nvidia/k8s/container-toolkit:")
         .contains("driver                 nvcr.io/nvidia/");

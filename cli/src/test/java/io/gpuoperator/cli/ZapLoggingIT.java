@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -60,10 +61,7 @@ class ZapLoggingIT {
     cp = ControlPlane.builder().start();
     admin = cp.client();
     Crds.apply(admin);
-    admin
-        .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-        .create();
+    ControlPlaneExtension.createNamespace(admin, NS, Map.of());
     admin
         .nodes()
         .resource(new NodeBuilder().withNewMetadata().withName(NODE).endMetadata().build())

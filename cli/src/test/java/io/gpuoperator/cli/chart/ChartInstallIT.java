@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.marcnuri.helm.Helm;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
@@ -21,6 +20,7 @@ import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
 import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
 import io.gpuoperator.operator.runtime.GpuOperator;
 import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -65,20 +65,14 @@ class ChartInstallIT {
   @Test
   void installCreatesEverythingAndTheOperatorRunsWithTheChartsRbac() throws Exception {
     KubernetesClient admin = cp.client();
-    admin
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(NS)
-                .addToLabels("pod-security.kubernetes.io/enforce", "restricted")
-                .addToLabels("pod-security.kubernetes.io/enforce-version", "latest")
-                .endMetadata()
-                .build())
-        .create();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> admin.serviceAccounts().inNamespace(NS).withName("default").get() != null);
+    ControlPlaneExtension.createNamespace(
+        admin,
+        NS,
+        Map.of(
+            "pod-security.kubernetes.io/enforce",
+            "restricted",
+            "pod-security.kubernetes.io/enforce-version",
+            "latest"));
 
     var release =
         new Helm(ChartFiles.CHART)

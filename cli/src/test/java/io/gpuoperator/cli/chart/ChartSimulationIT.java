@@ -11,11 +11,11 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.cli.simulate.ClusterOnNodes;
 import io.gpuoperator.cli.simulate.OperatorInProcessAgent;
 import io.gpuoperator.cli.simulate.SimulatedCluster;
 import io.gpuoperator.cli.simulate.SimulationStatus;
 import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,24 +46,16 @@ class ChartSimulationIT {
 
   @Test
   void helmInstallAloneBringsTheSimulatedClusterToReady() throws Exception {
-    List<NodeDescription> nodes =
-        List.of(
-            NodeDescription.gpuNode("h100-0", "H100-SXM5-80GB", 8),
-            NodeDescription.gpuNode("l4-0", "L4", 2),
-            NodeDescription.cpuNode("cpu-0"));
+    List<NodeDescription> nodes = ClusterOnNodes.SMALL;
     List<String> names = nodes.stream().map(NodeDescription::name).toList();
-    ControlPlane cp =
-        ControlPlane.builder().controllerManager(true).scheduler(true).nodes(names).start();
-    Path cpDir = cp.directory();
-    List<Long> pids = cp.pids();
+    Path cpDir;
+    List<Long> pids;
     Path nodesRoot;
-    try (cp;
-        SimulatedCluster cluster =
-            SimulatedCluster.start(
-                cp,
-                nodes,
-                KubeletOptions.defaults()
-                    .withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(5)))) {
+    try (ClusterOnNodes onNodes = ClusterOnNodes.withScheduler(nodes)) {
+      ControlPlane cp = onNodes.cp();
+      SimulatedCluster cluster = onNodes.cluster();
+      cpDir = cp.directory();
+      pids = cp.pids();
       nodesRoot = cluster.root();
       KubernetesClient admin = cp.client();
       assertThat(admin.apiextensions().v1().customResourceDefinitions().list().getItems())
@@ -88,20 +81,16 @@ class ChartSimulationIT {
       }
 
       // Both operator pods Running and Ready on simulated nodes, run as the chart's ServiceAccount.
-      await()
-          .atMost(Duration.ofMinutes(2))
-          .pollInterval(Duration.ofSeconds(1))
-          .untilAsserted(
-              () -> {
-                List<Pod> pods = operatorPods(admin);
-                assertThat(pods).hasSize(2);
-                for (Pod p : pods) {
-                  assertThat(p.getSpec().getNodeName()).isIn(names);
-                  assertThat(p.getSpec().getServiceAccountName()).isEqualTo("gpu-operator");
-                  assertThat(p.getStatus().getPhase()).isEqualTo("Running");
-                  assertThat(ready(p)).as(p.getMetadata().getName()).isTrue();
-                }
-              });
+      awaitBothOperatorPods(
+          admin,
+          pods -> {
+            for (Pod p : pods) {
+              assertThat(p.getSpec().getNodeName()).isIn(names);
+              assertThat(p.getSpec().getServiceAccountName()).isEqualTo("gpu-operator");
+              assertThat(p.getStatus().getPhase()).isEqualTo("Running");
+              assertThat(ready(p)).as(p.getMetadata().getName()).isTrue();
+            }
+          });
       Map<String, OperatorInProcessAgent.Running> running = cluster.operator().running();
       Set<String> podNames = new HashSet<>();
       operatorPods(admin).forEach(p -> podNames.add(p.getMetadata().getName()));
@@ -159,16 +148,12 @@ class ChartSimulationIT {
       await().atMost(Duration.ofSeconds(60)).until(newLeader::isLeader);
       await().atMost(Duration.ofSeconds(60)).until(() -> newLeader.metrics().reconciliations() > 0);
       // The ReplicaSet replaces the deleted pod; both run, one leading.
-      await()
-          .atMost(Duration.ofMinutes(2))
-          .pollInterval(Duration.ofSeconds(1))
-          .untilAsserted(
-              () -> {
-                List<Pod> pods = operatorPods(admin);
-                assertThat(pods).hasSize(2);
-                assertThat(pods).allMatch(ChartSimulationIT::ready);
-                assertThat(pods).noneMatch(p -> p.getMetadata().getName().equals(leader));
-              });
+      awaitBothOperatorPods(
+          admin,
+          pods -> {
+            assertThat(pods).allMatch(ChartSimulationIT::ready);
+            assertThat(pods).noneMatch(p -> p.getMetadata().getName().equals(leader));
+          });
       assertThat(holder(admin)).isEqualTo(successor);
 
       // A lease taken away while leading (someone else renewed it): that operator stops and its
@@ -299,5 +284,18 @@ class ChartSimulationIT {
       }
     }
     return out;
+  }
+
+  /** Waits (up to 2 min) until the chart's two operator pods exist and pass {@code check}. */
+  private static void awaitBothOperatorPods(KubernetesClient admin, Consumer<List<Pod>> check) {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () -> {
+              List<Pod> pods = operatorPods(admin);
+              assertThat(pods).hasSize(2);
+              check.accept(pods);
+            });
   }
 }

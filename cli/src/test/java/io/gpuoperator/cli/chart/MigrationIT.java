@@ -7,18 +7,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.marcnuri.helm.Helm;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.cli.simulate.SimulatedCluster;
+import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.cli.simulate.ClusterOnNodes;
 import io.gpuoperator.cli.simulate.SimulationStatus;
 import io.gpuoperator.cli.simulate.WorkloadPods;
 import io.gpuoperator.operator.operand.ManagedObjects;
 import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.io.IOException;
 import java.io.InputStream;
@@ -57,13 +57,7 @@ class MigrationIT {
   private static final String POLICY = "cluster-policy";
   private static final Path DOC = Path.of("..", "docs", "migration.md");
   private static final ResourceDefinitionContext CLUSTER_POLICIES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("nvidia.com")
-          .withVersion("v1")
-          .withPlural("clusterpolicies")
-          .withKind("ClusterPolicy")
-          .withNamespaced(false)
-          .build();
+      ResourceDefinitionContext.fromResourceType(ClusterPolicy.class);
 
   /**
    * Node labels under nvidia.com/ that the two operators write differently (documented in
@@ -158,26 +152,11 @@ class MigrationIT {
             NodeDescription.gpuNode("gpu-a", "L4", 2),
             NodeDescription.gpuNode("gpu-b", "H100-SXM5-80GB", 8),
             NodeDescription.cpuNode("cpu-a"));
-    List<String> names = nodes.stream().map(NodeDescription::name).toList();
-    try (ControlPlane cp =
-            ControlPlane.builder().controllerManager(true).scheduler(true).nodes(names).start();
-        SimulatedCluster cluster =
-            SimulatedCluster.start(
-                cp,
-                nodes,
-                KubeletOptions.defaults()
-                    .withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(5)))) {
+    try (ClusterOnNodes c = ClusterOnNodes.withScheduler(nodes)) {
+      ControlPlane cp = c.cp();
       KubernetesClient admin = cp.client();
-      admin
-          .namespaces()
-          .resource(
-              new NamespaceBuilder()
-                  .withNewMetadata()
-                  .withName(NS)
-                  .addToLabels("pod-security.kubernetes.io/enforce", "privileged")
-                  .endMetadata()
-                  .build())
-          .create();
+      ControlPlaneExtension.createNamespace(
+          admin, NS, Map.of("pod-security.kubernetes.io/enforce", "privileged"));
       applyOriginalCrds(admin);
       admin
           .genericKubernetesResources(CLUSTER_POLICIES)

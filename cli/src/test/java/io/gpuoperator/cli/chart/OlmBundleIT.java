@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -15,11 +14,13 @@ import io.fabric8.kubernetes.client.dsl.FieldValidateable.Validation;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.controlplane.K8sVersions;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -87,15 +88,7 @@ class OlmBundleIT {
   @Test
   void theBundlesObjectsAreValidOlmAndKubernetesObjects() throws Exception {
     KubernetesClient client = cp.client();
-    client
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(OlmBundle.NAMESPACE)
-                .endMetadata()
-                .build())
-        .create();
+    ControlPlaneExtension.createNamespace(client, OlmBundle.NAMESPACE, Map.of());
 
     List<Path> manifests;
     try (Stream<Path> files = Files.list(OlmBundle.DIR.resolve("manifests"))) {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
@@ -16,8 +15,10 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -62,13 +63,7 @@ public final class PeerBenchmark {
   private static final String USER_AGENT = "gpu-operator/";
 
   private static final ResourceDefinitionContext CLUSTER_POLICIES =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("nvidia.com")
-          .withVersion("v1")
-          .withPlural("clusterpolicies")
-          .withKind("ClusterPolicy")
-          .withNamespaced(false)
-          .build();
+      ResourceDefinitionContext.fromResourceType(ClusterPolicy.class);
 
   /** A GPU node as NFD labels it; the original also needs the kernel version (its driver state). */
   private static final Map<String, String> NFD_GPU =
@@ -340,16 +335,8 @@ public final class PeerBenchmark {
    */
   private String prepare(KubernetesClient admin, Who who) throws Exception {
     String ns = "gpu-operator";
-    admin
-        .namespaces()
-        .resource(
-            new NamespaceBuilder()
-                .withNewMetadata()
-                .withName(ns)
-                .addToLabels("pod-security.kubernetes.io/enforce", "privileged")
-                .endMetadata()
-                .build())
-        .create();
+    ControlPlaneExtension.createNamespace(
+        admin, ns, Map.of("pod-security.kubernetes.io/enforce", "privileged"));
     if (who == Who.OURS) {
       Crds.apply(admin);
     } else {

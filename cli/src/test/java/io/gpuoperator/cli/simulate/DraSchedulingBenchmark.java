@@ -50,17 +50,17 @@ class DraSchedulingBenchmark {
       names.add("h100-" + i);
       nodes.add(NodeDescription.gpuNode("h100-" + i, "H100-SXM5-80GB", 8));
     }
-    try (ControlPlane cp =
-            ControlPlane.builder().controllerManager(true).scheduler(true).nodes(names).start();
-        SimulatedCluster cluster =
-            SimulatedCluster.start(
-                cp,
-                nodes,
-                new KubeletOptions(
-                    Duration.ofSeconds(10),
-                    Duration.ofMinutes(1),
-                    Duration.ofSeconds(1),
-                    Duration.ofSeconds(2)))) {
+    try (ClusterOnNodes c =
+        ClusterOnNodes.start(
+            ControlPlane.builder().controllerManager(true).scheduler(true),
+            nodes,
+            new KubeletOptions(
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(1),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(2)))) {
+      ControlPlane cp = c.cp();
+      SimulatedCluster cluster = c.cluster();
       KubernetesClient admin = cp.client();
       String ns = ControlPlaneExtension.newNamespace(admin, "bench");
       // NVIDIA's device classes from the operator's dra-driver manifests (v1, as this server).

@@ -4,21 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
-import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.kubelet.podresources.v1.ContainerDevices;
-import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.PodResources;
-import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
+import io.gpuoperator.node.exporter.PodResourcesClient;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import io.gpuoperator.node.mig.MigLabels;
 import io.gpuoperator.operator.labels.Labels;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
@@ -104,18 +102,7 @@ class SimulateIT {
 
   @BeforeAll
   static void workloads() {
-    SIM.client()
-        .namespaces()
-        .resource(
-            new NamespaceBuilder().withNewMetadata().withName(WORKLOADS).endMetadata().build())
-        .create();
-    // Pods need the namespace's default ServiceAccount, created a moment after the namespace.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                SIM.client().serviceAccounts().inNamespace(WORKLOADS).withName("default").get()
-                    != null);
+    ControlPlaneExtension.createNamespace(SIM.client(), WORKLOADS, Map.of());
   }
 
   @Test
@@ -195,15 +182,7 @@ class SimulateIT {
         .untilAsserted(
             () -> {
               Pod p = SIM.client().pods().inNamespace(WORKLOADS).withName("too-big").get();
-              assertThat(WorkloadPods.phase(p)).isEqualTo("Pending");
-              assertThat(p.getSpec().getNodeName()).isNull();
-              assertThat(p.getStatus().getConditions())
-                  .anySatisfy(
-                      c -> {
-                        assertThat(c.getType()).isEqualTo("PodScheduled");
-                        assertThat(c.getReason()).isEqualTo("Unschedulable");
-                        assertThat(c.getMessage()).contains("Insufficient nvidia.com/gpu");
-                      });
+              WorkloadPods.assertUnschedulable(p, "Insufficient nvidia.com/gpu");
               List<Event> events =
                   SIM.client().v1().events().inNamespace(WORKLOADS).list().getItems().stream()
                       .filter(e -> "too-big".equals(e.getInvolvedObject().getName()))
@@ -549,13 +528,9 @@ class SimulateIT {
   static List<String> deviceIds(String node, String pod) throws Exception {
     Path socket = SIM.sim().devicePlugins(node).devices().podResourcesSocket();
     assertThat(socket).startsWith(SIM.sim().nodesRoot());
-    var channel = UnixSockets.channel(socket);
-    try {
-      var list =
-          PodResourcesListerGrpc.newBlockingStub(channel)
-              .list(ListPodResourcesRequest.getDefaultInstance());
+    try (PodResourcesClient podResources = new PodResourcesClient(socket, Duration.ofSeconds(10))) {
       PodResources r =
-          list.getPodResourcesList().stream()
+          podResources.list().getPodResourcesList().stream()
               .filter(p -> p.getName().equals(pod) && p.getNamespace().equals(WORKLOADS))
               .findFirst()
               .orElseThrow(() -> new AssertionError("pod " + pod + " not in pod-resources"));
@@ -565,8 +540,6 @@ class SimulateIT {
         ids.addAll(d.getDeviceIdsList());
       }
       return ids;
-    } finally {
-      channel.shutdownNow();
     }
   }
 }

@@ -3,7 +3,6 @@ package io.gpuoperator.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,8 +13,7 @@ import io.gpuoperator.operator.reconciler.NodeLabelRulesPlanner;
 import io.gpuoperator.operator.reconciler.OperandRegistryRenderer;
 import io.gpuoperator.operator.runtime.GpuOperator;
 import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
-import io.gpuoperator.sim.kubelet.NodeDescription;
+import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -33,30 +31,13 @@ class SimulatedClusterIT {
 
   @Test
   void samplePolicyBecomesReadyOnSimulatedNodes() throws Exception {
-    List<NodeDescription> nodes =
-        List.of(
-            NodeDescription.gpuNode("h100-0", "H100-SXM5-80GB", 8),
-            NodeDescription.gpuNode("l4-0", "L4", 2),
-            NodeDescription.cpuNode("cpu-0"));
-    try (ControlPlane cp =
-        ControlPlane.builder()
-            .controllerManager(true)
-            .scheduler(true)
-            .nodes(nodes.stream().map(NodeDescription::name).toList())
-            .start()) {
+    try (ClusterOnNodes c = ClusterOnNodes.withScheduler(ClusterOnNodes.SMALL)) {
+      ControlPlane cp = c.cp();
+      SimulatedCluster cluster = c.cluster();
       KubernetesClient admin = cp.client();
       Crds.apply(admin);
-      admin
-          .namespaces()
-          .resource(new NamespaceBuilder().withNewMetadata().withName(NS).endMetadata().build())
-          .create();
-      try (SimulatedCluster cluster =
-              SimulatedCluster.start(
-                  cp,
-                  nodes,
-                  KubeletOptions.defaults()
-                      .withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(5)));
-          KubernetesClient operatorClient = cp.newClient();
+      ControlPlaneExtension.createNamespace(admin, NS, Map.of());
+      try (KubernetesClient operatorClient = cp.newClient();
           GpuOperator operator =
               new GpuOperator(
                   operatorClient,

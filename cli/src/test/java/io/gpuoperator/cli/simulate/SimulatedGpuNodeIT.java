@@ -11,9 +11,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.OperandImages;
-import io.gpuoperator.kubelet.grpc.UnixSockets;
-import io.gpuoperator.kubelet.podresources.v1.ListPodResourcesRequest;
-import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
+import io.gpuoperator.node.exporter.PodResourcesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
@@ -40,6 +38,7 @@ class SimulatedGpuNodeIT {
   static final String NODE = "dp-h100";
   static final String VALIDATOR_IMAGE =
       "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0";
+  static ClusterOnNodes nodes;
   static ControlPlane cp;
   static KubernetesClient admin;
   static SimulatedCluster cluster;
@@ -47,29 +46,25 @@ class SimulatedGpuNodeIT {
 
   @BeforeAll
   static void start() throws Exception {
-    cp =
-        ControlPlane.builder()
-            .controllerManager(true)
-            .scheduler(true)
-            .nodeMonitorGracePeriod("16s")
-            .nodes(List.of(NODE))
-            .start();
+    nodes =
+        ClusterOnNodes.start(
+            ControlPlane.builder()
+                .controllerManager(true)
+                .scheduler(true)
+                .nodeMonitorGracePeriod("16s"),
+            List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)),
+            KubeletOptions.quick());
+    cp = nodes.cp();
+    cluster = nodes.cluster();
     admin = cp.client();
-    KubeletOptions options = KubeletOptions.quick();
-    cluster =
-        SimulatedCluster.start(
-            cp, List.of(NodeDescription.gpuNode(NODE, "H100-SXM5-80GB", 8)), options);
     ns = ControlPlaneExtension.newNamespace(admin, "gpu-node");
   }
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
+    if (nodes != null) {
+      nodes.close();
       assertThat(cluster.root()).doesNotExist();
-    }
-    if (cp != null) {
-      cp.close();
     }
   }
 
@@ -242,13 +237,9 @@ class SimulatedGpuNodeIT {
             });
     var socket = cluster.devices(NODE).devices().podResourcesSocket();
     assertThat(socket).startsWith(cluster.root());
-    var channel = UnixSockets.channel(socket);
-    try {
-      var list =
-          PodResourcesListerGrpc.newBlockingStub(channel)
-              .list(ListPodResourcesRequest.getDefaultInstance());
+    try (PodResourcesClient podResources = new PodResourcesClient(socket, Duration.ofSeconds(10))) {
       var trainer =
-          list.getPodResourcesList().stream()
+          podResources.list().getPodResourcesList().stream()
               .filter(r -> r.getName().equals("trainer"))
               .findFirst()
               .orElseThrow();
@@ -257,8 +248,6 @@ class SimulatedGpuNodeIT {
       assertThat(device.getDeviceIdsList()).hasSize(1);
       assertThat(device.getDeviceIds(0)).startsWith("GPU-");
       assertThat(cluster.backends().backend(NODE).deviceByUuid(device.getDeviceIds(0))).isPresent();
-    } finally {
-      channel.shutdownNow();
     }
   }
 
@@ -271,14 +260,7 @@ class SimulatedGpuNodeIT {
         .untilAsserted(
             () -> {
               Pod p = admin.pods().inNamespace(ns).withName("too-big").get();
-              assertThat(p.getStatus().getPhase()).isEqualTo("Pending");
-              assertThat(p.getStatus().getConditions())
-                  .anySatisfy(
-                      c -> {
-                        assertThat(c.getType()).isEqualTo("PodScheduled");
-                        assertThat(c.getReason()).isEqualTo("Unschedulable");
-                        assertThat(c.getMessage()).contains("Insufficient nvidia.com/gpu");
-                      });
+              WorkloadPods.assertUnschedulable(p, "Insufficient nvidia.com/gpu");
             });
   }
 

@@ -1,5 +1,7 @@
 package io.gpuoperator.cli.simulate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -33,5 +35,21 @@ public final class WorkloadPods {
   /** The pod's phase; null while it has no status or where it is gone. */
   static String phase(Pod p) {
     return p == null || p.getStatus() == null ? null : p.getStatus().getPhase();
+  }
+
+  /**
+   * Asserts that the scheduler placed the pod nowhere: Pending, on no node, its PodScheduled
+   * condition Unschedulable with a message that says {@code why}.
+   */
+  static void assertUnschedulable(Pod p, String why) {
+    assertThat(phase(p)).isEqualTo("Pending");
+    assertThat(p.getSpec().getNodeName()).isNull();
+    assertThat(p.getStatus().getConditions())
+        .anySatisfy(
+            c -> {
+              assertThat(c.getType()).isEqualTo("PodScheduled");
+              assertThat(c.getReason()).isEqualTo("Unschedulable");
+              assertThat(c.getMessage()).contains(why);
+            });
   }
 }

@@ -105,24 +105,16 @@ final class ComponentCommands {
   }
 
   List<String> controllerManager(Path kubeconfig, int port) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                bin.resolve("kube-controller-manager").toString(),
-                "--kubeconfig=" + kubeconfig,
-                "--authentication-kubeconfig=" + kubeconfig,
-                "--authorization-kubeconfig=" + kubeconfig,
-                "--bind-address=127.0.0.1",
-                "--secure-port=" + port,
-                "--leader-elect=false",
-                "--use-service-account-credentials=true",
-                "--service-account-private-key-file=" + pki.serviceAccountKey,
-                "--root-ca-file=" + pki.caCert,
-                "--cluster-signing-cert-file=" + pki.caCert,
-                "--cluster-signing-key-file=" + pki.caKey,
-                "--node-monitor-grace-period=" + options.nodeMonitorGracePeriod,
-                "--cert-dir=" + dir.resolve("kcm-certs"),
-                "--cloud-provider="));
+    List<String> args = component("kube-controller-manager", kubeconfig, port, "kcm-certs");
+    args.addAll(
+        List.of(
+            "--use-service-account-credentials=true",
+            "--service-account-private-key-file=" + pki.serviceAccountKey,
+            "--root-ca-file=" + pki.caCert,
+            "--cluster-signing-cert-file=" + pki.caCert,
+            "--cluster-signing-key-file=" + pki.caKey,
+            "--node-monitor-grace-period=" + options.nodeMonitorGracePeriod,
+            "--cloud-provider="));
     if (options.controllers != null) {
       args.add("--controllers=" + options.controllers);
     }
@@ -132,19 +124,26 @@ final class ComponentCommands {
   }
 
   List<String> scheduler(Path kubeconfig, int port) {
-    List<String> args =
-        new ArrayList<>(
-            List.of(
-                bin.resolve("kube-scheduler").toString(),
-                "--kubeconfig=" + kubeconfig,
-                "--authentication-kubeconfig=" + kubeconfig,
-                "--authorization-kubeconfig=" + kubeconfig,
-                "--bind-address=127.0.0.1",
-                "--secure-port=" + port,
-                "--cert-dir=" + dir.resolve("scheduler-certs"),
-                "--leader-elect=false"));
+    List<String> args = component("kube-scheduler", kubeconfig, port, "scheduler-certs");
     args.addAll(sizing.schedulerArgs());
     options.featureGatesArg().ifPresent(args::add);
     return args;
+  }
+
+  /**
+   * What the controller-manager and the scheduler both take: one kubeconfig for everything, a
+   * secure port on 127.0.0.1 with self-signed certificates in {@code certDir}, no leader election.
+   */
+  private List<String> component(String binary, Path kubeconfig, int port, String certDir) {
+    return new ArrayList<>(
+        List.of(
+            bin.resolve(binary).toString(),
+            "--kubeconfig=" + kubeconfig,
+            "--authentication-kubeconfig=" + kubeconfig,
+            "--authorization-kubeconfig=" + kubeconfig,
+            "--bind-address=127.0.0.1",
+            "--secure-port=" + port,
+            "--cert-dir=" + dir.resolve(certDir),
+            "--leader-elect=false"));
   }
 }

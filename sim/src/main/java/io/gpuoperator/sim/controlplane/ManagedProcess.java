@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * binary, and kills it if the JVM that started it disappears (even by SIGKILL), so no etcd or
  * kube-* process outlives its owner.
  */
-final class ManagedProcess {
+record ManagedProcess(String name, Process shell, Path log) {
   private static final String WATCHDOG =
       "\"$@\" & child=$!\n"
           + "trap 'kill -TERM $child 2>/dev/null; wait $child; exit 0' TERM INT\n"
@@ -26,16 +26,6 @@ final class ManagedProcess {
           + "done\n"
           + "wait $child\n";
 
-  private final String name;
-  private final Process shell;
-  private final Path log;
-
-  private ManagedProcess(String name, Process shell, Path log) {
-    this.name = name;
-    this.shell = shell;
-    this.log = log;
-  }
-
   static ManagedProcess start(String name, List<String> command, Path log) throws IOException {
     List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WATCHDOG, name));
     cmd.addAll(command);
@@ -45,10 +35,6 @@ final class ManagedProcess {
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     pb.environment().put("OWNER_PID", Long.toString(ProcessHandle.current().pid()));
     return new ManagedProcess(name, pb.start(), log);
-  }
-
-  String name() {
-    return name;
   }
 
   /** The watchdog shell's pid: it lives as long as its binary, and stops it when the JVM dies. */

@@ -70,10 +70,13 @@ final class ReadinessProbe {
   // HTTP/2 probe of /healthz with GOAWAY until their authentication delegate is up, and never
   // after.
   static HttpClient plainHttp() {
+    return http11().build();
+  }
+
+  private static HttpClient.Builder http11() {
     return HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(2))
-        .build();
+        .connectTimeout(Duration.ofSeconds(2));
   }
 
   static HttpClient trustingHttp(Path caCert) throws IOException {
@@ -88,11 +91,7 @@ final class ReadinessProbe {
       tmf.init(ks);
       SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(null, tmf.getTrustManagers(), null);
-      return HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .sslContext(ssl)
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
+      return http11().sslContext(ssl).build();
     } catch (IOException e) {
       throw e;
     } catch (Exception e) {
@@ -118,11 +117,7 @@ final class ReadinessProbe {
           };
       SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(null, new TrustManager[] {trustAll}, null);
-      return HttpClient.newBuilder()
-          .version(HttpClient.Version.HTTP_1_1)
-          .sslContext(ssl)
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
+      return http11().sslContext(ssl).build();
     } catch (Exception e) {
       throw new IOException(e);
     }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -42,34 +43,49 @@ public class ControlPlaneExtension implements ParameterResolver {
   }
 
   /**
-   * Creates a fresh namespace whose name starts with the prefix, and waits (up to 30 s) for the
-   * controller-manager to give it its default ServiceAccount: until then the API server's
-   * ServiceAccount admission refuses pods there ("serviceaccount \"default\" not found"). Pods get
-   * bound tokens through the TokenRequest API; no token Secret is created any more.
+   * Creates a fresh namespace whose name starts with the prefix, ready for pods ({@link
+   * #createNamespace}).
    */
   public static String newNamespace(KubernetesClient client, String prefix) {
     String name =
         (prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9-]", "-")
             + "-"
             + NAMESPACES.incrementAndGet());
+    createNamespace(client, name, Map.of());
+    return name;
+  }
+
+  /**
+   * Creates the namespace with these labels (a pod-security level, say), and waits (up to 30 s) for
+   * the controller-manager to give it its default ServiceAccount: until then the API server's
+   * ServiceAccount admission refuses pods there ("serviceaccount \"default\" not found"). Pods get
+   * bound tokens through the TokenRequest API; no token Secret is created any more.
+   */
+  public static void createNamespace(
+      KubernetesClient client, String name, Map<String, String> labels) {
     client
         .namespaces()
-        .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .build())
         .create();
     long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
     while (System.nanoTime() < deadline) {
       var sa = client.serviceAccounts().inNamespace(name).withName("default").get();
       if (sa != null) {
-        break;
+        return;
       }
       try {
         Thread.sleep(100);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        break;
+        return;
       }
     }
-    return name;
   }
 
   @SuppressWarnings("deprecation")

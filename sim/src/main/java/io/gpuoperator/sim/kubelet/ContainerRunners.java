@@ -159,8 +159,8 @@ public final class ContainerRunners {
     return executable.equals(PROJECT_BINARY) || executable.endsWith("/" + PROJECT_BINARY);
   }
 
-  /** Command followed by args. */
-  static List<String> commandLine(Container c) {
+  /** Command followed by args: what the kubelet runs for the container. */
+  public static List<String> commandLine(Container c) {
     List<String> out = new ArrayList<>();
     if (c.getCommand() != null) {
       out.addAll(c.getCommand());

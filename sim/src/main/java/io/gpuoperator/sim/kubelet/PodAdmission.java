@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,27 +111,23 @@ final class PodAdmission {
       admitted.remove(pod.getMetadata().getUid());
     }
     if (released.add(pod.getMetadata().getUid())) {
-      for (PodPreparer p : preparers) {
-        try {
-          p.unprepare(pod);
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "node {}: unprepare of pod {} failed: {}",
-              nodeName(),
-              pod.getMetadata().getName(),
-              e.toString());
-        }
-      }
-      for (PodAdmitHandler h : admitHandlers) {
-        try {
-          h.podRemoved(pod);
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "node {}: release of pod {} failed: {}",
-              nodeName(),
-              pod.getMetadata().getName(),
-              e.toString());
-        }
+      releaseEach(preparers, p -> p.unprepare(pod), "unprepare", pod);
+      releaseEach(admitHandlers, h -> h.podRemoved(pod), "release", pod);
+    }
+  }
+
+  /** Runs {@code release} on each; one that throws is logged and does not stop the others. */
+  private <T> void releaseEach(List<T> each, Consumer<T> release, String what, Pod pod) {
+    for (T t : each) {
+      try {
+        release.accept(t);
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "node {}: {} of pod {} failed: {}",
+            nodeName(),
+            what,
+            pod.getMetadata().getName(),
+            e.toString());
       }
     }
   }

@@ -37,13 +37,7 @@ class ClusterPolicyCrdIT {
   private static final String SAMPLE = "/io/gpuoperator/api/samples/clusterpolicy.yaml";
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final ResourceDefinitionContext CLUSTER_POLICY =
-      new ResourceDefinitionContext.Builder()
-          .withGroup("nvidia.com")
-          .withVersion("v1")
-          .withKind("ClusterPolicy")
-          .withPlural("clusterpolicies")
-          .withNamespaced(false)
-          .build();
+      ResourceDefinitionContext.fromResourceType(ClusterPolicy.class);
 
   private final KubernetesClient client;
 
@@ -133,15 +127,7 @@ class ClusterPolicyCrdIT {
 
   @Test
   void wrongTypeIsRejectedNamingTheField() {
-    Map<String, Object> policy =
-        Serialization.unmarshal(getClass().getResourceAsStream(SAMPLE), Map.class);
-    @SuppressWarnings("unchecked")
-    Map<String, Object> driver =
-        (Map<String, Object>) ((Map<String, Object>) policy.get("spec")).get("driver");
-    driver.put("enabled", "maybe");
-    GenericKubernetesResource bad =
-        Serialization.unmarshal(Serialization.asJson(policy), GenericKubernetesResource.class);
-
+    GenericKubernetesResource bad = sampleWith("driver", "enabled", "maybe");
     assertThatThrownBy(
             () -> client.genericKubernetesResources(CLUSTER_POLICY).resource(bad).create())
         .isInstanceOf(KubernetesClientException.class)
@@ -156,14 +142,7 @@ class ClusterPolicyCrdIT {
     assertThatThrownBy(() -> client.resources(ClusterPolicy.class).resource(policy).create())
         .hasMessageContaining("spec.driver.upgradePolicy.maxParallelUpgrades");
 
-    Map<String, Object> raw =
-        Serialization.unmarshal(getClass().getResourceAsStream(SAMPLE), Map.class);
-    @SuppressWarnings("unchecked")
-    Map<String, Object> mig =
-        (Map<String, Object>) ((Map<String, Object>) raw.get("spec")).get("mig");
-    mig.put("strategy", "double");
-    GenericKubernetesResource bad =
-        Serialization.unmarshal(Serialization.asJson(raw), GenericKubernetesResource.class);
+    GenericKubernetesResource bad = sampleWith("mig", "strategy", "double");
     assertThatThrownBy(
             () -> client.genericKubernetesResources(CLUSTER_POLICY).resource(bad).create())
         .hasMessageContaining("spec.mig.strategy")
@@ -188,6 +167,18 @@ class ClusterPolicyCrdIT {
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The sample as a generic resource with {@code spec.<section>.<field>} set to {@code value}: a
+   * value the typed classes could not hold, so only the API server's schema can refuse it.
+   */
+  @SuppressWarnings("unchecked")
+  private GenericKubernetesResource sampleWith(String section, String field, Object value) {
+    Map<String, Object> raw =
+        Serialization.unmarshal(getClass().getResourceAsStream(SAMPLE), Map.class);
+    ((Map<String, Object>) ((Map<String, Object>) raw.get("spec")).get(section)).put(field, value);
+    return Serialization.unmarshal(Serialization.asJson(raw), GenericKubernetesResource.class);
   }
 
   private JsonNode sampleSpec() throws Exception {

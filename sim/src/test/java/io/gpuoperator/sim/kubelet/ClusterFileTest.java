@@ -2,10 +2,15 @@ package io.gpuoperator.sim.kubelet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ClusterFileTest {
 
@@ -183,24 +188,39 @@ class ClusterFileTest {
     assertThatThrownBy(() -> faults("- {node: g-0, gpu: 2, xid: 79}\n"))
         .hasMessageStartingWith("c.yaml:5:")
         .hasMessageContaining("faults[0].gpu: expected a whole number from 0 to 1, got 2");
-    assertThatThrownBy(() -> faults("- {node: g-0, xid: 79}\n"))
-        .hasMessageContaining("faults[0].gpu: required");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0}\n"))
-        .hasMessageContaining("faults[0]: expected one of xid, ecc, lost: true or thermal: true");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, ecc: tripleBit}\n"))
-        .hasMessageContaining("faults[0].ecc: expected doubleBit or singleBit, got \"tripleBit\"");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, lost: true, ecc: doubleBit}\n"))
-        .hasMessageContaining("faults[0].ecc: a GPU fallen off the bus counts no ECC errors");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 79, recoverAfter: 1m}\n"))
-        .hasMessageContaining("faults[0].recoverAfter: ends a state");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, lost: true, count: 3}\n"))
-        .hasMessageContaining("faults[0].count: repeats an xid or ecc event");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, every: 1ms, count: 2}\n"))
-        .hasMessageContaining("faults[0].every: expected at least 10ms");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, at: 2h}\n"))
-        .hasMessageContaining("faults[0].at: expected a duration up to 1h");
-    assertThatThrownBy(() -> faults("- {node: g-0, gpu: 0, xid: 48, when: 1s}\n"))
-        .hasMessageContaining("faults[0].when: unknown field");
+  }
+
+  /** Each fault a node could not have is refused naming its field and what it accepts. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("impossibleFaults")
+  void anImpossibleFaultNamesItsField(String entry, String message) {
+    assertThatThrownBy(() -> faults(entry + "\n")).hasMessageContaining(message);
+  }
+
+  static Stream<Arguments> impossibleFaults() {
+    return Stream.of(
+        arguments("- {node: g-0, xid: 79}", "faults[0].gpu: required"),
+        arguments(
+            "- {node: g-0, gpu: 0}",
+            "faults[0]: expected one of xid, ecc, lost: true or thermal: true"),
+        arguments(
+            "- {node: g-0, gpu: 0, ecc: tripleBit}",
+            "faults[0].ecc: expected doubleBit or singleBit, got \"tripleBit\""),
+        arguments(
+            "- {node: g-0, gpu: 0, lost: true, ecc: doubleBit}",
+            "faults[0].ecc: a GPU fallen off the bus counts no ECC errors"),
+        arguments(
+            "- {node: g-0, gpu: 0, xid: 79, recoverAfter: 1m}",
+            "faults[0].recoverAfter: ends a state"),
+        arguments(
+            "- {node: g-0, gpu: 0, lost: true, count: 3}",
+            "faults[0].count: repeats an xid or ecc event"),
+        arguments(
+            "- {node: g-0, gpu: 0, xid: 48, every: 1ms, count: 2}",
+            "faults[0].every: expected at least 10ms"),
+        arguments(
+            "- {node: g-0, gpu: 0, xid: 48, at: 2h}", "faults[0].at: expected a duration up to 1h"),
+        arguments("- {node: g-0, gpu: 0, xid: 48, when: 1s}", "faults[0].when: unknown field"));
   }
 
   @Test
