@@ -4,6 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import com.sun.jna.ptr.LongByReference;
 import com.sun.jna.ptr.PointerByReference;
+import io.gpuoperator.node.gpu.AbstractGpuEventSubscription;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuEvent;
 import io.gpuoperator.node.gpu.GpuEventSubscription;
@@ -77,10 +78,8 @@ final class NvmlEvents extends NvmlConcern {
     return new NvmlEventSubscription(set.getValue(), registered, unsupported, byHandle);
   }
 
-  private final class NvmlEventSubscription implements GpuEventSubscription {
+  private final class NvmlEventSubscription extends AbstractGpuEventSubscription {
     private final Pointer set;
-    private final List<Integer> registered;
-    private final List<Integer> unsupported;
     private final Map<Long, Integer> byHandle;
     private boolean freed;
 
@@ -89,9 +88,8 @@ final class NvmlEvents extends NvmlConcern {
         List<Integer> registered,
         List<Integer> unsupported,
         Map<Long, Integer> byHandle) {
+      super(registered, unsupported);
       this.set = set;
-      this.registered = List.copyOf(registered);
-      this.unsupported = List.copyOf(unsupported);
       this.byHandle = byHandle;
     }
 
@@ -127,16 +125,6 @@ final class NvmlEvents extends NvmlConcern {
                 Field.EVENT_GI_ID.getInt(data),
                 Field.EVENT_CI_ID.getInt(data)));
       }
-    }
-
-    @Override
-    public List<Integer> registeredGpus() {
-      return registered;
-    }
-
-    @Override
-    public List<Integer> unsupportedGpus() {
-      return unsupported;
     }
 
     @Override

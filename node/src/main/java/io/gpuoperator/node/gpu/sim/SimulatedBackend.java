@@ -1,5 +1,6 @@
 package io.gpuoperator.node.gpu.sim;
 
+import io.gpuoperator.node.gpu.AbstractGpuEventSubscription;
 import io.gpuoperator.node.gpu.ComputeInstance;
 import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuBackend;
@@ -474,22 +475,19 @@ public final class SimulatedBackend implements GpuBackend {
     return gpus.get(index);
   }
 
-  private final class Subscription implements GpuEventSubscription {
+  private final class Subscription extends AbstractGpuEventSubscription {
     private static final GpuEvent WAKE = new GpuEvent(null, -1, "", 0, 0, 0);
     private final Set<GpuEventType> types;
-    private final List<Integer> registered;
-    private final List<Integer> unsupported;
     private final LinkedBlockingQueue<GpuEvent> queue = new LinkedBlockingQueue<>();
     private volatile boolean closed;
 
     Subscription(Set<GpuEventType> types, List<Integer> registered, List<Integer> unsupported) {
+      super(registered, unsupported);
       this.types = types;
-      this.registered = List.copyOf(registered);
-      this.unsupported = List.copyOf(unsupported);
     }
 
     void offer(GpuEvent e) {
-      if (!closed && types.contains(e.type()) && registered.contains(e.gpuIndex())) {
+      if (!closed && types.contains(e.type()) && registeredGpus().contains(e.gpuIndex())) {
         queue.add(e);
       }
     }
@@ -523,16 +521,6 @@ public final class SimulatedBackend implements GpuBackend {
       if (f != null) {
         throw f;
       }
-    }
-
-    @Override
-    public List<Integer> registeredGpus() {
-      return registered;
-    }
-
-    @Override
-    public List<Integer> unsupportedGpus() {
-      return unsupported;
     }
 
     @Override
