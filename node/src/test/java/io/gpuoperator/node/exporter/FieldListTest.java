@@ -9,6 +9,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class FieldListTest {
 
@@ -121,31 +123,24 @@ class FieldListTest {
         .hasMessageStartingWith("counters file " + dir.resolve("missing.csv") + ": cannot read it");
   }
 
-  @Test
-  void aProfilingFieldNvmlDoesNotMeasureIsSkippedSayingSo() {
-    FieldList f =
-        FieldList.parse(
-            "DCGM_FI_PROF_NVOFA0_ACTIVE, gauge, OFA\nDCGM_FI_PROF_SM_OCCUPANCY, gauge, occupancy\n",
-            "mine.csv");
+  /** A line it cannot read is skipped, saying why; the next one is still read. */
+  @ParameterizedTest(name = "{1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "DCGM_FI_PROF_NVOFA0_ACTIVE, gauge, OFA | DCGM_FI_PROF_NVOFA0_ACTIVE: a profiling field NVML"
+            + " does not measure (it needs DCGM's profiling module) | DCGM_FI_PROF_SM_OCCUPANCY,"
+            + " gauge, occupancy | DCGM_FI_PROF_SM_OCCUPANCY | occupancy",
+        "DCGM_FI_DEV_GPU_UTLI, gauge, typo | DCGM_FI_DEV_GPU_UTLI: unknown field name"
+            + " | DCGM_FI_DEV_GPU_UTIL, gauge, \"GPU util, in %\" | DCGM_FI_DEV_GPU_UTIL"
+            + " | GPU util, in %"
+      })
+  void aFieldItCannotReadIsSkippedSayingWhy(
+      String skipped, String why, String kept, String keptName, String keptHelp) {
+    FieldList f = FieldList.parse(skipped + "\n" + kept + "\n", "mine.csv");
     assertThat(f.metrics())
-        .extracting(FieldList.Metric::name)
-        .containsExactly("DCGM_FI_PROF_SM_OCCUPANCY");
-    assertThat(f.skipped())
-        .containsExactly(
-            "mine.csv:1: DCGM_FI_PROF_NVOFA0_ACTIVE: a profiling field NVML does not measure (it"
-                + " needs DCGM's profiling module)");
-  }
-
-  @Test
-  void anUnknownFieldIsReportedAndSkipped() {
-    FieldList f =
-        FieldList.parse(
-            "DCGM_FI_DEV_GPU_UTLI, gauge, typo\nDCGM_FI_DEV_GPU_UTIL, gauge, \"GPU util, in %\"\n",
-            "mine.csv");
-    assertThat(f.metrics())
-        .containsExactly(
-            new FieldList.Metric("DCGM_FI_DEV_GPU_UTIL", FieldList.Type.GAUGE, "GPU util, in %"));
-    assertThat(f.skipped()).containsExactly("mine.csv:1: DCGM_FI_DEV_GPU_UTLI: unknown field name");
+        .containsExactly(new FieldList.Metric(keptName, FieldList.Type.GAUGE, keptHelp));
+    assertThat(f.skipped()).containsExactly("mine.csv:1: " + why);
   }
 
   @Test
