@@ -192,12 +192,15 @@ class FeatureLabelerTest {
         .containsEntry("nvidia.com/gpu.family", "ada-lovelace");
   }
 
+  /** A device-plugin config file with only {@code sharing:} (its body indented by two). */
+  private static DevicePluginConfig sharing(String body) {
+    return DevicePluginConfigs.parse("version: v1\nsharing:\n" + body, "c");
+  }
+
   @Test
   void sharingAddsSharedSuffixReplicasAndStrategy() {
     DevicePluginConfig ts =
-        DevicePluginConfigs.parse(
-            "version: v1\nsharing:\n  timeSlicing:\n    resources: [{name: nvidia.com/gpu, replicas: 4}]\n",
-            "c");
+        sharing("  timeSlicing:\n    resources: [{name: nvidia.com/gpu, replicas: 4}]\n");
     SortedMap<String, String> l = labels(node("A100-SXM4-40GB", "", ""), "none", ts);
     assertThat(l)
         .containsEntry("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB-SHARED")
@@ -205,9 +208,8 @@ class FeatureLabelerTest {
         .containsEntry("nvidia.com/gpu.sharing-strategy", "time-slicing")
         .containsEntry("nvidia.com/mps.capable", "false");
     DevicePluginConfig renamed =
-        DevicePluginConfigs.parse(
-            "version: v1\nsharing:\n  mps:\n    renameByDefault: true\n    resources: [{name: nvidia.com/gpu, replicas: 2}]\n",
-            "c");
+        sharing(
+            "  mps:\n    renameByDefault: true\n    resources: [{name: nvidia.com/gpu, replicas: 2}]\n");
     SortedMap<String, String> m = labels(node("L4", "", ""), "none", renamed);
     assertThat(m)
         .containsEntry("nvidia.com/gpu.product", "NVIDIA-L4")
