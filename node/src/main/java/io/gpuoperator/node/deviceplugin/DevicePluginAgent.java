@@ -299,11 +299,17 @@ public final class DevicePluginAgent implements AutoCloseable {
       if (key == null) {
         kubeletKey = null;
       } else if (!key.equals(kubeletKey)) {
-        // A new kubelet.sock (a restarted kubelet, or the first one): register everything anew.
+        // A new kubelet.sock (a restarted kubelet, or the first one): register everything anew,
+        // but once: a server an earlier pass restarted and registered with this kubelet (while
+        // it was replacing its socket) stays as it is.
         kubeletKey = key;
         crashes.clear();
         LOG.info("{} (re)created: re-registering every resource", kubeletSocket);
-        restartAll();
+        for (String name : List.copyOf(servers.keySet())) {
+          if (!servers.get(name).registeredWith(key)) {
+            restart(name);
+          }
+        }
         return;
       }
       for (String name : List.copyOf(servers.keySet())) {

@@ -57,6 +57,7 @@ public final class ResourceServer implements AutoCloseable {
   private volatile Server server;
   private volatile Object socketKey;
   private volatile boolean registered;
+  private volatile Object registeredWith;
   private volatile Path socket;
   private volatile Runnable onHangUp = () -> {};
 
@@ -139,6 +140,8 @@ public final class ResourceServer implements AutoCloseable {
 
   /** Registers with the kubelet; throws when the kubelet is absent or refuses. */
   public void register() {
+    // Read before dialling: a kubelet that replaces its socket meanwhile is not taken for this one.
+    Object kubelet = SocketFiles.identity(kubeletSocket);
     ManagedChannel ch = UnixSockets.channel(kubeletSocket);
     try {
       RegistrationGrpc.newBlockingStub(ch)
@@ -151,10 +154,21 @@ public final class ResourceServer implements AutoCloseable {
                   .setOptions(options())
                   .build());
       registered = true;
+      registeredWith = kubelet;
       LOG.info("resource {}: registered with the kubelet at {}", resource.name(), kubeletSocket);
     } finally {
       ch.shutdownNow();
     }
+  }
+
+  /**
+   * Whether this server serves and is registered with the kubelet whose socket has {@code
+   * kubeletKey} ({@link SocketFiles#identity}): a new kubelet found by a supervision pass after
+   * this server already registered with it (a pass that restarted it while the kubelet restarted)
+   * needs no second registration.
+   */
+  public boolean registeredWith(Object kubeletKey) {
+    return registered && alive() && kubeletKey != null && kubeletKey.equals(registeredWith);
   }
 
   /** True once registered since the last start (and since the kubelet last hung up). */

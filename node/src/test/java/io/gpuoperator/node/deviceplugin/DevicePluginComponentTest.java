@@ -354,7 +354,10 @@ class DevicePluginComponentTest {
   @Test
   void reRegistersEveryResourceWhenKubeletSocketIsRecreated() throws Exception {
     KubeletDeviceManager k = startMixed();
-    await().atMost(WAIT).until(() -> k.resources().size() == 3);
+    // Connected is not yet listed: admission needs the resource's devices streamed.
+    await()
+        .atMost(WAIT)
+        .until(() -> k.resources().size() == 3 && !k.devices("nvidia.com/mig-2g.20gb").isEmpty());
     Admission before = k.admit(pod("kept", "nvidia.com/mig-2g.20gb", 1));
     assertThat(before.admitted()).isTrue();
 
