@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.assertj.core.api.ThrowingConsumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -94,16 +95,14 @@ class ZapLoggingIT {
             "--zap-log-level=info");
     Process p = STARTED.get(STARTED.size() - 1);
     // A line logged during the ClusterPolicy's reconcile names it with controller-runtime's keys.
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofMillis(500))
-        .untilAsserted(
-            () -> {
-              assertThat(p.isAlive()).as("operator running; see %s", log).isTrue();
-              assertThat(Files.readAllLines(log))
-                  .anyMatch(l -> l.contains("\"controllerKind\":\"ClusterPolicy\""));
-              assertStarted(log);
-            });
+    awaitLogged(
+        p,
+        log,
+        Duration.ofMillis(500),
+        lines -> {
+          assertThat(lines).anyMatch(l -> l.contains("\"controllerKind\":\"ClusterPolicy\""));
+          assertStarted(log);
+        });
     stop(p);
     List<JsonNode> lines = jsonLines(log);
     for (JsonNode line : lines) {
@@ -128,27 +127,26 @@ class ZapLoggingIT {
 
     Path devel = run("operator-devel", "operator", "--leader-elect=false", "--zap-devel");
     Process d = STARTED.get(STARTED.size() - 1);
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofMillis(500))
-        .untilAsserted(
-            () -> {
-              assertThat(d.isAlive()).as("operator running; see %s", devel).isTrue();
-              assertStarted(devel);
-              assertThat(Files.readAllLines(devel))
-                  .anyMatch(
-                      l ->
-                          CONSOLE.matcher(l).matches()
-                              && l.contains("\tINFO\t")
-                              && l.contains("metrics 127.0.0.1:"))
-                  // Debug lines of the policy's reconcile (the first operator already applied
-                  // its objects, so this one may log nothing at info about it).
-                  .anyMatch(
-                      l ->
-                          CONSOLE.matcher(l).matches()
-                              && l.contains("\tDEBUG\t")
-                              && l.contains("\"controllerKind\": \"ClusterPolicy\""));
-            });
+    awaitLogged(
+        d,
+        devel,
+        Duration.ofMillis(500),
+        logged -> {
+          assertStarted(devel);
+          assertThat(logged)
+              .anyMatch(
+                  l ->
+                      CONSOLE.matcher(l).matches()
+                          && l.contains("\tINFO\t")
+                          && l.contains("metrics 127.0.0.1:"))
+              // Debug lines of the policy's reconcile (the first operator already applied
+              // its objects, so this one may log nothing at info about it).
+              .anyMatch(
+                  l ->
+                      CONSOLE.matcher(l).matches()
+                          && l.contains("\tDEBUG\t")
+                          && l.contains("\"controllerKind\": \"ClusterPolicy\""));
+        });
     stop(d);
     List<String> text = Files.readAllLines(devel);
     // Console text only: no JSON line, and every line that is not a message's continuation is
@@ -205,14 +203,11 @@ class ZapLoggingIT {
   void aSigtermWhileTheControllersStartIsAStop() throws Exception {
     Path log = run("operator-early-stop", "operator", "--leader-elect=false");
     Process p = STARTED.get(STARTED.size() - 1);
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .pollInterval(Duration.ofMillis(20))
-        .untilAsserted(
-            () -> {
-              assertThat(p.isAlive()).as("operator running; see %s", log).isTrue();
-              assertThat(Files.readAllLines(log)).anyMatch(l -> l.contains("Starting '"));
-            });
+    awaitLogged(
+        p,
+        log,
+        Duration.ofMillis(20),
+        lines -> assertThat(lines).anyMatch(l -> l.contains("Starting '")));
     p.destroy();
     assertThat(exit(p)).as("exit code; see %s", log).isEqualTo(143);
     assertThat(Files.readAllLines(log)).noneMatch(l -> l.contains("internal error"));
@@ -285,6 +280,22 @@ class ZapLoggingIT {
     pb.environment().put("OPERATOR_NAMESPACE", NS);
     STARTED.add(pb.start());
     return log;
+  }
+
+  /**
+   * Waits (up to 2 min, reading the log every {@code poll}) until {@code check} passes on the log
+   * while the process still runs.
+   */
+  private static void awaitLogged(
+      Process p, Path log, Duration poll, ThrowingConsumer<List<String>> check) {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(poll)
+        .untilAsserted(
+            () -> {
+              assertThat(p.isAlive()).as("operator running; see %s", log).isTrue();
+              check.accept(Files.readAllLines(log));
+            });
   }
 
   /**

@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.OperandImages;
@@ -180,21 +179,7 @@ class SimulatedGpuNodeIT {
 
   /** A pod on the node, as a DaemonSet's would be: placed there, not scheduled. */
   static void createPod(String name, Container main, Container... init) {
-    admin
-        .pods()
-        .inNamespace(ns)
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withNewSpec()
-                .withNodeName(NODE)
-                .withInitContainers(init)
-                .withContainers(main)
-                .endSpec()
-                .build())
-        .create();
+    admin.pods().inNamespace(ns).resource(WorkloadPods.placedPod(name, NODE, main, init)).create();
   }
 
   static ContainerBuilder container(String name, String image) {

@@ -3,9 +3,9 @@ package io.gpuoperator.cli.simulate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
@@ -162,45 +162,33 @@ class ValidatorAgentIT {
   }
 
   static Pod validatorPod(String node) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("toolkit-" + node)
-        .endMetadata()
-        .withNewSpec()
-        .withNodeName(node)
-        .addNewInitContainer()
-        .withName("driver-validation")
-        .withImage(OperandImages.projectImage())
-        .withArgs("validator", "--component", "driver")
-        .addNewEnv()
-        .withName("WITH_WAIT")
-        .withValue("true")
-        .endEnv()
-        .endInitContainer()
-        .addNewContainer()
-        .withName("toolkit")
-        .withImage("busybox:1.36")
-        .endContainer()
-        .endSpec()
-        .build();
+    return WorkloadPods.placedPod(
+        "toolkit-" + node,
+        node,
+        new ContainerBuilder().withName("toolkit").withImage("busybox:1.36").build(),
+        new ContainerBuilder()
+            .withName("driver-validation")
+            .withImage(OperandImages.projectImage())
+            .withArgs("validator", "--component", "driver")
+            .addNewEnv()
+            .withName("WITH_WAIT")
+            .withValue("true")
+            .endEnv()
+            .build());
   }
 
   static Pod driverPod(String node) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("driver-" + node)
-        .endMetadata()
-        .withNewSpec()
-        .withNodeName(node)
-        .addNewContainer()
-        .withName("nvidia-driver-ctr")
-        .withImage("nvcr.io/nvidia/driver:595.91.07")
-        // What the original's driver container runs; its startup probe writes .driver-ctr-ready.
-        .withCommand("nvidia-driver")
-        .withArgs("init")
-        .endContainer()
-        .endSpec()
-        .build();
+    return WorkloadPods.placedPod(
+        "driver-" + node,
+        node,
+        new ContainerBuilder()
+            .withName("nvidia-driver-ctr")
+            .withImage("nvcr.io/nvidia/driver:595.91.07")
+            // What the original's driver container runs; its startup probe writes
+            // .driver-ctr-ready.
+            .withCommand("nvidia-driver")
+            .withArgs("init")
+            .build());
   }
 
   static String phase(KubernetesClient client, String ns, String name) {

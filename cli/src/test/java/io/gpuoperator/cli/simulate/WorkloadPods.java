@@ -2,6 +2,7 @@ package io.gpuoperator.cli.simulate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -51,5 +52,22 @@ public final class WorkloadPods {
               assertThat(c.getReason()).isEqualTo("Unschedulable");
               assertThat(c.getMessage()).contains(why);
             });
+  }
+
+  /**
+   * A pod placed on {@code node} as a DaemonSet's is (by name, not by the scheduler): {@code main}
+   * after the {@code init} containers.
+   */
+  static Pod placedPod(String name, String node, Container main, Container... init) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName(node)
+        .withInitContainers(init)
+        .withContainers(main)
+        .endSpec()
+        .build();
   }
 }
