@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #api()}: periodic work that calls the API server or dials a socket and may block for
  *       a request's timeout (lease renewals, node status, DRA retries and registry scans);
  *   <li>{@link #pods()}: the pod workers' passes, which patch pod status and may wait on the API
- *       server or a DRA plugin; at most {@link #POD_THREADS} at once, the rest wait their turn;
+ *       server or a DRA plugin; a bounded number at once ({@link #sizeFor}), the rest wait their
+ *       turn;
  *   <li>{@link #devices()}: the device managers' plugin connections and Node status writes, each
  *       node's in order on its {@link SerialLane}s;
  *   <li>{@link #probes()}: the containers' HTTP probes; it grows with the probes waiting at once;
@@ -46,10 +47,13 @@ public final class KubeletThreads {
   private static final ScheduledExecutorService TIMER = pool("kubelet-timer-", 2);
   private static final ScheduledExecutorService API = pool("kubelet-api-", 8);
 
-  /** The most pod-worker passes running at once, every simulated node's together. */
-  static final int POD_THREADS = 32;
+  /** The fewest pod-worker threads the pool may grow to, every simulated node's together. */
+  static final int MIN_POD_THREADS = 32;
 
-  private static final ExecutorService PODS = bounded("kubelet-pod-", POD_THREADS);
+  /** Simulated nodes per pod-worker thread above {@link #MIN_POD_THREADS}. */
+  static final int NODES_PER_POD_THREAD = 8;
+
+  private static final ThreadPoolExecutor PODS = bounded("kubelet-pod-", MIN_POD_THREADS);
   private static final ExecutorService DEVICES = bounded("kubelet-dm-", 4);
   private static final ExecutorService PROBES = growing("kubelet-probe-");
   private static final ExecutorService AGENTS = growing("kubelet-agent-start-");
@@ -100,12 +104,33 @@ public final class KubeletThreads {
   }
 
   /**
-   * For the pod workers' passes: {@link #POD_THREADS} at most, threads end after 10 s idle. A pass
+   * For the pod workers' passes: {@link #podThreads()} at most, threads end after 10 s idle. A pass
    * that waits (an API server that stalls, a DRA plugin that does not answer, up to its call's
    * deadline) holds one of them; the others keep serving every node's pods.
    */
   public static ExecutorService pods() {
     return PODS;
+  }
+
+  /**
+   * Lets the pod workers' pool grow to a thread per {@link #NODES_PER_POD_THREAD} nodes of a
+   * simulation this large (never below {@link #MIN_POD_THREADS}, never shrinking: simulations in
+   * one JVM share the pool). Most of a pass is its status patch, so the passes a pool keeps going
+   * are the patches in flight: 32 served 200 nodes, while at 1,000 nodes on a loaded machine the
+   * API server took seconds a patch, and 32 of them at once, all in their patch, held up 430 CUDA
+   * validators' workload pods (BENCHMARKS.md "Simulator at scale"). 125 at 1,000 nodes.
+   */
+  public static synchronized void sizeFor(int nodes) {
+    int threads = Math.max(MIN_POD_THREADS, nodes / NODES_PER_POD_THREAD);
+    if (threads > PODS.getMaximumPoolSize()) {
+      PODS.setMaximumPoolSize(threads);
+      PODS.setCorePoolSize(threads);
+    }
+  }
+
+  /** The most pod-worker passes that run at once now. */
+  static int podThreads() {
+    return PODS.getMaximumPoolSize();
   }
 
   /**
@@ -143,7 +168,7 @@ public final class KubeletThreads {
         DaemonThreads.named(prefix));
   }
 
-  private static ExecutorService bounded(String prefix, int threads) {
+  private static ThreadPoolExecutor bounded(String prefix, int threads) {
     ThreadPoolExecutor e =
         new ThreadPoolExecutor(
             threads,

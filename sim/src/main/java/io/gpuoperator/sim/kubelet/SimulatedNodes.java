@@ -53,6 +53,7 @@ public final class SimulatedNodes implements AutoCloseable {
       BiFunction<NodeDescription, SimulatedKubelet.Builder, SimulatedKubelet.Builder> customize)
       throws IOException {
     SimulatedNodes out = new SimulatedNodes(RunDirs.create(DIR_PREFIX));
+    KubeletThreads.sizeFor(nodes.size());
     // Built in order, started a few at a time in a large cluster: a start is mostly waiting on the
     // API server (register, lease, the first pod list), so 1,000 nodes one by one take minutes.
     ExecutorService starter = starters(nodes.size(), "kubelet-start-");
