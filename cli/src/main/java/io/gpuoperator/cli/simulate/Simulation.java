@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.v1.ClusterPolicy;
+import io.gpuoperator.api.v1alpha1.GPUCluster;
 import io.gpuoperator.cli.GpuOperatorCommand;
 import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.operator.config.OperatorConfig;
@@ -224,13 +225,20 @@ public final class Simulation implements AutoCloseable {
                 .start();
         resources.add(operator);
 
-        step(
-            "applying ClusterPolicy "
-                + policy.getMetadata().getName()
-                + " ("
-                + options.policySource
-                + ")");
-        admin.resources(ClusterPolicy.class).resource(policy).create();
+        if (options.gpuCluster != null) {
+          // The DRA stack alone, as NVIDIA's newest operator deploys it (no ClusterPolicy may
+          // exist beside it).
+          step("applying GPUCluster " + options.gpuCluster.getMetadata().getName());
+          admin.resources(GPUCluster.class).resource(options.gpuCluster).create();
+        } else {
+          step(
+              "applying ClusterPolicy "
+                  + policy.getMetadata().getName()
+                  + " ("
+                  + options.policySource
+                  + ")");
+          admin.resources(ClusterPolicy.class).resource(policy).create();
+        }
       }
       view =
           ClusterView.start(
@@ -479,6 +487,7 @@ public final class Simulation implements AutoCloseable {
     private final Map<String, Boolean> featureGates = new java.util.TreeMap<>();
     private boolean nodeAgents;
     private boolean withoutOperator;
+    private GPUCluster gpuCluster;
     private List<FaultSpec> faults = List.of();
 
     private Builder() {}
@@ -499,6 +508,18 @@ public final class Simulation implements AutoCloseable {
      */
     public Builder withoutOperator(boolean on) {
       this.withoutOperator = on;
+      return this;
+    }
+
+    /**
+     * A GPUCluster ({@code nvidia.com/v1alpha1}, YAML of the whole object) applied instead of the
+     * ClusterPolicy: the operator deploys the DRA stack only (and runs ComputeDomains when it
+     * enables them). Nothing validates the driver there, so the DRA plugin waits for the nodes'
+     * {@code driver-ready} marker, which the caller writes.
+     */
+    public Builder gpuCluster(String yaml) {
+      this.gpuCluster =
+          io.fabric8.kubernetes.client.utils.Serialization.unmarshal(yaml, GPUCluster.class);
       return this;
     }
 
