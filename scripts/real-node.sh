@@ -77,11 +77,15 @@ node_cgroups() {
   done
 }
 
-# Processes of the node: kubelet, containerd and shims of this state dir, and everything in the
-# node's cgroups.
+# Processes of the node: kubelet, containerd and shims of this state dir or of its containerd, and
+# everything in the node's cgroups.
 node_pids() {
   {
     pgrep -f "$STATE/" 2>/dev/null || true
+    # A long-lived runc shim re-executes itself from the binary's real path (not our link) and
+    # stays in containerd's cgroup: it is found by the containerd it serves, which runs at the
+    # default address this script owns while the node is up.
+    pgrep -f "containerd-shim-runc-v2 .*-address /run/containerd/containerd.sock" 2>/dev/null || true
     local c
     for c in $(node_cgroups); do cat "$c/cgroup.procs" 2>/dev/null || true; done
   } | grep -vx "$$" | sort -un
