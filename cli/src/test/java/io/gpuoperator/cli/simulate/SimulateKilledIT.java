@@ -121,7 +121,7 @@ class SimulateKilledIT {
             () -> {
               int running = second.indexOf("Running until Ctrl-C");
               assertThat(running).as("output: %s", second.output).isNotNegative();
-              assertThat(second.output.subList(running, second.output.size()))
+              assertThat(second.since(running))
                   .as("printed after Running until Ctrl-C")
                   .anyMatch(l -> l.matches("\\[ *\\d+ s\\] ClusterPolicy: ready"));
             });
@@ -138,7 +138,7 @@ class SimulateKilledIT {
     }
     assertThat(kubeconfig2).doesNotExist();
     assertThat(second.output).noneMatch(l -> l.startsWith("\tat "));
-    assertThat(second.output.subList(stopAt, second.output.size()))
+    assertThat(second.since(stopAt))
         .as("printed while stopping")
         .noneMatch(l -> l.contains(" WARN ") || l.contains(" ERROR "));
   }
@@ -206,6 +206,15 @@ class SimulateKilledIT {
   private record Run(Process process, List<String> output) {
     Run(Process process) {
       this(process, new CopyOnWriteArrayList<>());
+    }
+
+    /**
+     * The lines from {@code from} on, as a copy: a subList view of the live list throws
+     * ConcurrentModificationException once the reader thread appends a line.
+     */
+    List<String> since(int from) {
+      List<String> now = List.copyOf(output);
+      return now.subList(from, now.size());
     }
 
     int indexOf(String prefix) {
