@@ -25,6 +25,22 @@ CONF
   echo "$a/apt.conf"
 }
 
+# As private_apt, for the non-free component of another Debian suite $2 (e.g. trixie) on the
+# system's first mirror: for a file only a newer release ships. Prints the path of its apt.conf.
+private_apt_suite() {
+  local a=$1 suite=$2 conf uri
+  conf=$(private_apt "$a")
+  uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources)
+  cat >"$a/etc/sources.list.d/nonfree.sources" <<SRC
+Types: deb
+URIs: ${uri:-http://deb.debian.org/debian}
+Suites: $suite
+Components: non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  echo "$conf"
+}
+
 # Downloads Debian packages ($3...) with the private apt configuration $1 into directory $2.
 apt_download() {
   local conf=$1 into=$2
@@ -46,23 +62,25 @@ unpack() {
   fi
 }
 
-# --- NVML from Debian non-free, for the node module's NVML tests: libnvidia-ml.so.1 (libnvidia-ml1,
-# NvmlLibraryTest) and nvml.h (libnvidia-ml-dev, NvmlBindingTest).
+# --- NVML from Debian non-free, for the node module's NVML tests: libnvidia-ml.so.1 (bookworm's
+# libnvidia-ml1 535, NvmlLibraryTest) and nvml.h (trixie's libnvidia-ml-dev 12.4, NvmlBindingTest:
+# bookworm's 11.8 header predates the fabric API the binding uses; every other check passes on both).
 nvml() {
   local dir=$CACHE/nvml
   local lib=$dir/root/usr/lib/x86_64-linux-gnu/nvidia/current/libnvidia-ml.so.1
-  local header=$dir/dev/usr/include/nvml.h
-  if [ -e "$lib" ] && [ -e "$header" ]; then
-    echo "[test-deps] NVML: $lib, $header" >&2
-    return 0
+  local header=$dir/dev-trixie/usr/include/nvml.h
+  if [ ! -e "$lib" ]; then
+    apt_download "$(private_apt "$dir/apt")" "$dir/deb" libnvidia-ml1
+    unpack "$dir/deb" libnvidia-ml1 "$dir/root"
   fi
-  apt_download "$(private_apt "$dir/apt")" "$dir/deb" libnvidia-ml1 libnvidia-ml-dev
-  unpack "$dir/deb" libnvidia-ml1 "$dir/root"
-  unpack "$dir/deb" libnvidia-ml-dev "$dir/dev"
+  if [ ! -e "$header" ]; then
+    apt_download "$(private_apt_suite "$dir/apt-trixie" trixie)" "$dir/deb-trixie" libnvidia-ml-dev
+    unpack "$dir/deb-trixie" libnvidia-ml-dev "$dir/dev-trixie"
+  fi
   if [ -e "$lib" ] && [ -e "$header" ]; then
     echo "[test-deps] NVML: $lib, $header" >&2
   else
-    echo "[test-deps] WARNING: could not fetch libnvidia-ml1/libnvidia-ml-dev; NVML tests will skip" >&2
+    echo "[test-deps] WARNING: could not fetch libnvidia-ml1 (bookworm) or libnvidia-ml-dev (trixie); NVML tests will skip" >&2
   fi
 }
 

@@ -10,6 +10,7 @@ import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuError;
 import io.gpuoperator.node.gpu.GpuEventSubscription;
 import io.gpuoperator.node.gpu.GpuEventType;
+import io.gpuoperator.node.gpu.GpuFabric;
 import io.gpuoperator.node.gpu.GpuInstance;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.GpuLink;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -281,6 +283,11 @@ public final class NvmlBackend implements GpuBackend {
   @Override
   public GpuLink link(int gpuA, int gpuB) {
     return topology.link(gpuA, gpuB);
+  }
+
+  @Override
+  public Optional<GpuFabric> fabric(int gpu) {
+    return topology.fabric(gpu);
   }
 
   @Override

@@ -158,6 +158,9 @@ public interface NvmlLibrary extends Library {
 
   int nvmlDeviceGetPcieThroughput(Pointer device, int counter, IntByReference value);
 
+  /** Exported since R525 (nvml.h 12.x); a driver without it has no multi-node NVLink fabric. */
+  int nvmlDeviceGetGpuFabricInfo(Pointer device, Memory gpuFabricInfo);
+
   int nvmlGpmQueryDeviceSupport(Pointer device, Memory gpmSupport);
 
   int nvmlGpmSampleAlloc(PointerByReference gpmSample);

@@ -32,7 +32,12 @@ final class NvmlStructs {
     GPM_SUPPORT("nvmlGpmSupport_t", 8),
     GPM_METRIC("nvmlGpmMetric_t", 40),
     /** Sized for NVML_GPM_METRIC_MAX (98) metrics; we ask for fewer, set in numMetrics. */
-    GPM_METRICS_GET("nvmlGpmMetricsGet_t", 3944);
+    GPM_METRICS_GET("nvmlGpmMetricsGet_t", 3944),
+    /**
+     * The unversioned fabric info that {@code nvmlDeviceGetGpuFabricInfo} fills (the call NVIDIA's
+     * DRA driver and GFD make; R535 exports no {@code ...InfoV}).
+     */
+    GPU_FABRIC_INFO("nvmlGpuFabricInfo_t", 28);
 
     final String cName;
     final int size;
@@ -123,7 +128,11 @@ final class NvmlStructs {
     GPM_GET_NUM_METRICS(Struct.GPM_METRICS_GET, "numMetrics", 4),
     GPM_GET_SAMPLE1(Struct.GPM_METRICS_GET, "sample1", 8),
     GPM_GET_SAMPLE2(Struct.GPM_METRICS_GET, "sample2", 16),
-    GPM_GET_METRICS(Struct.GPM_METRICS_GET, "metrics", 24);
+    GPM_GET_METRICS(Struct.GPM_METRICS_GET, "metrics", 24),
+    FABRIC_CLUSTER_UUID(Struct.GPU_FABRIC_INFO, "clusterUuid", 0),
+    FABRIC_STATUS(Struct.GPU_FABRIC_INFO, "status", 16),
+    FABRIC_CLIQUE_ID(Struct.GPU_FABRIC_INFO, "cliqueId", 20),
+    FABRIC_STATE(Struct.GPU_FABRIC_INFO, "state", 24);
 
     final Struct struct;
     final String cName;
@@ -185,6 +194,18 @@ final class NvmlStructs {
 
   /** NVML_COMPUTE_INSTANCE_PROFILE_* indices asked for (1_SLICE .. 7_SLICE_NVL). */
   static final int CI_PROFILE_INDEX_COUNT = 0x9;
+
+  /** {@code NVML_GPU_FABRIC_UUID_LEN}: bytes of a fabric's cluster UUID. */
+  static final int GPU_FABRIC_UUID_LEN = 16;
+
+  /** {@code NVML_GPU_FABRIC_STATE_*}: where the GPU's registration with the fabric stands. */
+  static final int GPU_FABRIC_STATE_NOT_SUPPORTED = 0;
+
+  static final int GPU_FABRIC_STATE_NOT_STARTED = 1;
+
+  static final int GPU_FABRIC_STATE_IN_PROGRESS = 2;
+
+  static final int GPU_FABRIC_STATE_COMPLETED = 3;
 
   /** NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE. */
   static final int BUS_ID_LENGTH = 32;

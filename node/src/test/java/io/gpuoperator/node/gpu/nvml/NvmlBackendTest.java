@@ -3,11 +3,16 @@ package io.gpuoperator.node.gpu.nvml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import io.gpuoperator.node.dra.ComputeDomainDevicesModel;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuError;
 import io.gpuoperator.node.gpu.GpuEvent;
 import io.gpuoperator.node.gpu.GpuEventSubscription;
 import io.gpuoperator.node.gpu.GpuEventType;
+import io.gpuoperator.node.gpu.GpuFabric;
 import io.gpuoperator.node.gpu.GpuInstance;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.Placement;
@@ -127,6 +132,67 @@ class NvmlBackendTest {
       assertThat(e.get().data()).isEqualTo(79);
       assertThat(e.get().type()).isEqualTo(GpuEventType.XID_CRITICAL_ERROR);
       assertThat(e.get().wholeGpu()).isTrue();
+    }
+  }
+
+  /**
+   * The fabric by go-nvlib's rules (NVIDIA's DRA driver and GFD): a GB200 in a completed
+   * registration reports its cluster UUID (bytes in order, as Go's uuid.FromBytes reads them) and
+   * clique, which the DRA plugin turns into the node's clique; an H100 without fabric support, a
+   * registration not completed or failed, and a zero UUID report none; another failure is typed.
+   */
+  @Test
+  void theFabricCliqueFollowsNvidiasRules() {
+    SimulatedBackend rack =
+        new SimulatedBackend(
+            HardwareProfiles.parseNode(
+                """
+                driverVersion: 570.124.06
+                cudaVersion: "12.8"
+                gpus:
+                  - {model: GB200-186GB, count: 2}
+                  - {model: H100-SXM5-80GB, count: 1}
+                """,
+                "t"),
+            "node-1",
+            clock);
+    SimulatedNvml lib = new SimulatedNvml(rack);
+    try (NvmlBackend nvml = NvmlBackend.open(lib, sysfs)) {
+      GpuFabric expected = new GpuFabric("5c8a1d3e-0000-4000-8000-000000000001", 1);
+      assertThat(rack.fabric(0)).contains(expected);
+      assertThat(nvml.fabric(0)).contains(expected);
+      assertThat(nvml.fabric(1)).contains(expected);
+      assertThat(nvml.fabric(2)).isEmpty();
+      Memory raw = NvmlStructs.Struct.GPU_FABRIC_INFO.allocate();
+      assertThat(lib.nvmlDeviceGetGpuFabricInfo(new Pointer(0x1000), raw)).isZero();
+      assertThat(raw.getByte(0)).isEqualTo((byte) 0x5c);
+      assertThat(raw.getByte(15)).isEqualTo((byte) 0x01);
+      assertThat(
+              ComputeDomainDevicesModel.clique(
+                  List.of(nvml.fabric(0), nvml.fabric(1), nvml.fabric(2))))
+          .contains("5c8a1d3e-0000-4000-8000-000000000001.1");
+
+      for (int state :
+          new int[] {
+            NvmlStructs.GPU_FABRIC_STATE_NOT_SUPPORTED,
+            NvmlStructs.GPU_FABRIC_STATE_NOT_STARTED,
+            NvmlStructs.GPU_FABRIC_STATE_IN_PROGRESS
+          }) {
+        lib.fabricState = state;
+        assertThat(nvml.fabric(0)).as("state %d", state).isEmpty();
+      }
+      lib.fabricState = NvmlStructs.GPU_FABRIC_STATE_COMPLETED;
+      lib.fabricStatus = GpuError.UNKNOWN.code();
+      assertThat(nvml.fabric(0)).as("completed with an error status").isEmpty();
+      lib.fabricStatus = 0;
+      lib.fabricZeroUuid = true;
+      assertThat(nvml.fabric(0)).as("zero cluster UUID").isEmpty();
+      lib.fabricZeroUuid = false;
+      assertThat(nvml.fabric(0)).contains(expected);
+      lib.fabricReturn = GpuError.UNKNOWN.code();
+      assertThatThrownBy(() -> nvml.fabric(0))
+          .isInstanceOf(GpuBackendException.Unknown.class)
+          .hasMessageStartingWith("nvmlDeviceGetGpuFabricInfo: ");
     }
   }
 

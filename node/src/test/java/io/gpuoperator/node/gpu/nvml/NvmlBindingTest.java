@@ -12,14 +12,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Checks the JNA binding against NVIDIA's own {@code nvml.h} (Debian's libnvidia-ml-dev, fetched by
- * scripts/test-deps.sh; path in {@code -Dgpu-operator.nvml.header}): every struct size and field
- * offset the backend uses, and every bound function's parameter list.
+ * Checks the JNA binding against NVIDIA's own {@code nvml.h} (Debian trixie's libnvidia-ml-dev
+ * 12.4, fetched by scripts/test-deps.sh; path in {@code -Dgpu-operator.nvml.header}; bookworm's
+ * 11.8 predates the fabric API): every struct size and field offset the backend uses, and every
+ * bound function's parameter list.
  */
 class NvmlBindingTest {
   static NvmlHeader header;
@@ -86,6 +88,25 @@ class NvmlBindingTest {
                 + header.constant("NVML_GPM_METRIC_MAX") * NvmlStructs.Struct.GPM_METRIC.size);
     // The nested metricInfo (three name/unit pointers) after the double value.
     assertThat(header.layout("nvmlGpmMetric_t").offsets()).containsEntry("metricInfo", 16);
+  }
+
+  /**
+   * The fabric info's constants are nvml.h's, and its state is one byte (read as one: the three
+   * bytes after it are padding).
+   */
+  @Test
+  void fabricConstantsMatchTheHeader() {
+    Map<String, Integer> ours =
+        Map.of(
+            "NVML_GPU_FABRIC_UUID_LEN", NvmlStructs.GPU_FABRIC_UUID_LEN,
+            "NVML_GPU_FABRIC_STATE_NOT_SUPPORTED", NvmlStructs.GPU_FABRIC_STATE_NOT_SUPPORTED,
+            "NVML_GPU_FABRIC_STATE_NOT_STARTED", NvmlStructs.GPU_FABRIC_STATE_NOT_STARTED,
+            "NVML_GPU_FABRIC_STATE_IN_PROGRESS", NvmlStructs.GPU_FABRIC_STATE_IN_PROGRESS,
+            "NVML_GPU_FABRIC_STATE_COMPLETED", NvmlStructs.GPU_FABRIC_STATE_COMPLETED);
+    ours.forEach((name, value) -> assertThat(header.constant(name)).as(name).isEqualTo(value));
+    assertThat(header.scalarSize("nvmlGpuFabricState_t")).isEqualTo(1);
+    assertThat(header.functions.get("nvmlDeviceGetGpuFabricInfo").params())
+        .containsExactly("nvmlDevice_t", "nvmlGpuFabricInfo_t *");
   }
 
   @Test

@@ -39,6 +39,9 @@ final class NvmlHeader {
   /** {@code #define}s and enum constants with a literal value. */
   private final Map<String, Integer> defines = new HashMap<>();
 
+  /** Scalar typedefs, e.g. {@code typedef unsigned char nvmlGpuFabricState_t}: name to size. */
+  private final Map<String, Integer> scalarTypedefs = new HashMap<>();
+
   private final Map<String, String> structBodies = new HashMap<>();
   private final Set<String> unions = new HashSet<>();
   final Set<String> handles = new HashSet<>();
@@ -75,6 +78,13 @@ final class NvmlHeader {
     while (u.find()) {
       structBodies.put(u.group(2), u.group(1));
       unions.add(u.group(2));
+    }
+    Matcher st = Pattern.compile("typedef\\s+([\\w ]+?)\\s+(\\w+)\\s*;").matcher(text);
+    while (st.find()) {
+      Integer size = SCALARS.get(st.group(1).trim().replaceAll("\\s+", " "));
+      if (size != null) {
+        scalarTypedefs.put(st.group(2), size);
+      }
     }
     Matcher h = Pattern.compile("typedef\\s+struct\\s+\\w+\\s*\\*\\s*(\\w+)\\s*;").matcher(text);
     while (h.find()) {
@@ -121,6 +131,12 @@ final class NvmlHeader {
   /** A {@code #define} or enum constant with a literal value, null when there is none. */
   Integer constant(String name) {
     return defines.get(name);
+  }
+
+  /** The size of a scalar type or scalar typedef, null for another type. */
+  Integer scalarSize(String type) {
+    Integer size = SCALARS.get(type);
+    return size != null ? size : scalarTypedefs.get(type);
   }
 
   /** True when the header defines this struct typedef. */
@@ -184,7 +200,7 @@ final class NvmlHeader {
     if (type.endsWith("*") || handles.contains(type)) {
       return new int[] {8, 8};
     }
-    Integer scalar = SCALARS.get(type);
+    Integer scalar = scalarSize(type);
     if (scalar != null) {
       return new int[] {scalar, scalar};
     }

@@ -3,6 +3,7 @@ package io.gpuoperator.node.gpu.nvml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.sun.jna.Memory;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.ptr.IntByReference;
 import io.gpuoperator.node.gpu.GpuBackendException;
@@ -78,6 +79,21 @@ class NvmlLibraryTest {
     }
     assertThat(NvmlSession.exception(nvml, 9, "x").getMessage()).isEqualTo("x: Driver Not Loaded");
     assertThat(nvml.nvmlShutdown()).isZero(); // harmless without init: no crash
+  }
+
+  /**
+   * The fabric call NVIDIA's DRA driver and GFD make is exported by the 535 driver (R535 has no
+   * {@code nvmlDeviceGetGpuFabricInfoV}) and answers before NVML is initialised without touching
+   * the struct.
+   */
+  @Test
+  void theFabricCallIsExportedAndAnswersUninitialised() {
+    NvmlLibrary nvml = NvmlBackend.load(lib);
+    Memory info = NvmlStructs.Struct.GPU_FABRIC_INFO.allocate();
+    assertThat(nvml.nvmlDeviceGetGpuFabricInfo(null, info))
+        .isEqualTo(GpuError.UNINITIALIZED.code());
+    assertThat(info.getByteArray(0, NvmlStructs.Struct.GPU_FABRIC_INFO.size))
+        .containsOnly((byte) 0);
   }
 
   @Test

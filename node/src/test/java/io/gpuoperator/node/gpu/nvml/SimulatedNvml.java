@@ -13,6 +13,7 @@ import io.gpuoperator.node.gpu.GpuError;
 import io.gpuoperator.node.gpu.GpuEvent;
 import io.gpuoperator.node.gpu.GpuEventSubscription;
 import io.gpuoperator.node.gpu.GpuEventType;
+import io.gpuoperator.node.gpu.GpuFabric;
 import io.gpuoperator.node.gpu.GpuInstance;
 import io.gpuoperator.node.gpu.GpuInstanceProfile;
 import io.gpuoperator.node.gpu.MigDevice;
@@ -23,6 +24,7 @@ import io.gpuoperator.node.gpu.ProfilingMetric;
 import io.gpuoperator.node.gpu.Telemetry;
 import io.gpuoperator.node.gpu.nvml.NvmlStructs.Field;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,6 +33,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.IntSupplier;
 
 /**
@@ -69,6 +72,17 @@ final class SimulatedNvml implements NvmlLibrary {
 
   private final SimulatedBackend sim;
   private final Clock clock;
+
+  /**
+   * What nvmlDeviceGetGpuFabricInfo reports for a GPU in the simulator's fabric (a GPU outside it
+   * gets NOT_SUPPORTED): the call's return code, the registration state and status, and whether the
+   * cluster UUID is zero. Tests change them to reach NvmlBackend's other answers.
+   */
+  int fabricReturn = 0;
+
+  int fabricState = NvmlStructs.GPU_FABRIC_STATE_COMPLETED;
+  int fabricStatus = 0;
+  boolean fabricZeroUuid;
 
   /** Live GPM samples: handle to what it holds (null until nvmlGpmSampleGet filled it). */
   private final Map<Long, Profiling> samples = new HashMap<>();
@@ -905,5 +919,29 @@ final class SimulatedNvml implements NvmlLibrary {
   public int nvmlDeviceGetNvLinkRemoteDeviceType(
       Pointer device, int link, IntByReference nvLinkDeviceType) {
     return run(() -> nvLinkDeviceType.setValue(2)); // NVSwitch, as on DGX/HGX boards
+  }
+
+  @Override
+  public int nvmlDeviceGetGpuFabricInfo(Pointer device, Memory info) {
+    return run(
+        () -> {
+          Optional<GpuFabric> fabric = sim.fabric(gpu(device));
+          if (fabric.isEmpty()) {
+            throw new GpuBackendException.NotSupported("no fabric", null);
+          }
+          if (fabricReturn != 0) {
+            throw GpuBackendException.of(GpuError.ofCode(fabricReturn), "fabric", null);
+          }
+          UUID cluster = UUID.fromString(fabric.get().clusterUuid());
+          ByteBuffer uuid = ByteBuffer.allocate(NvmlStructs.GPU_FABRIC_UUID_LEN);
+          if (!fabricZeroUuid) {
+            uuid.putLong(cluster.getMostSignificantBits())
+                .putLong(cluster.getLeastSignificantBits());
+          }
+          info.write(Field.FABRIC_CLUSTER_UUID.offset, uuid.array(), 0, uuid.capacity());
+          info.setInt(Field.FABRIC_STATUS.offset, fabricStatus);
+          info.setInt(Field.FABRIC_CLIQUE_ID.offset, (int) fabric.get().cliqueId());
+          info.setByte(Field.FABRIC_STATE.offset, (byte) fabricState);
+        });
   }
 }
