@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.node.cdi.CdiSchema;
 import io.gpuoperator.node.gpu.XidPolicy;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,8 +24,6 @@ class CdiSpecModelTest {
   void everyCdiNameTheAllocateAnswerUsesIsADeviceOfTheWrittenSpec() throws Exception {
     String yaml =
         """
-        driverVersion: 550.54.15
-        cudaVersion: "12.4"
         gpus:
           - {model: A100-SXM4-40GB, count: 1, mig: {enabled: true, devices: {3g.20gb: 2}}}
           - {model: A100-SXM4-40GB, count: 1}
@@ -35,8 +33,7 @@ class CdiSpecModelTest {
             .withMigStrategy(MigStrategy.MIXED)
             .withDeviceList(List.of(DeviceListStrategy.CDI_CRI), DeviceIdStrategy.UUID, false);
     Path kubelet = Files.createDirectories(dir.resolve("device-plugins")).resolve("kubelet.sock");
-    try (SimulatedBackend backend =
-            new SimulatedBackend(HardwareProfiles.parseNode(yaml, "t"), "n");
+    try (SimulatedBackend backend = TestNodes.backend(yaml, "n");
         DevicePluginAgent agent =
             new DevicePluginAgent(
                     backend,

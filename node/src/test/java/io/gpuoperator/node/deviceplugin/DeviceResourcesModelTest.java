@@ -5,23 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuoperator.api.v1.MigStrategy;
 import io.gpuoperator.node.gpu.GpuInventory;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DeviceResourcesModelTest {
   private static GpuInventory inventory(String yaml) {
-    try (SimulatedBackend b = new SimulatedBackend(HardwareProfiles.parseNode(yaml, "t"), "n")) {
+    try (SimulatedBackend b = TestNodes.backend(yaml, "n")) {
       return GpuInventory.read(b, null);
     }
   }
 
   private static final String HALF_MIG =
       """
-      driverVersion: 550.54.15
-      cudaVersion: "12.4"
       gpus:
         - {model: A100-SXM4-40GB, count: 1, mig: {enabled: true, devices: {1g.5gb: 7}}}
         - {model: A100-SXM4-40GB, count: 1}
@@ -37,8 +35,6 @@ class DeviceResourcesModelTest {
                 + " strategy needs MIG on all GPUs or none (use mixed)");
     String twoProfiles =
         """
-        driverVersion: 550.54.15
-        cudaVersion: "12.4"
         gpus:
           - {model: A100-SXM4-40GB, count: 1, mig: {enabled: true, devices: {1g.5gb: 2, 3g.20gb: 1}}}
         """;

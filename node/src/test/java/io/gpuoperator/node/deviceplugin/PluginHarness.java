@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.gpuoperator.node.gpu.XidPolicy;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import io.gpuoperator.sim.kubelet.deviceplugin.KubeletDeviceManager;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -19,20 +19,10 @@ import java.util.UUID;
  * device-plugin API and the plugin agent, talking over real Unix sockets in a temp directory.
  */
 final class PluginHarness implements AutoCloseable {
-  static final String H100X8 =
-      """
-      driverVersion: 550.54.15
-      cudaVersion: "12.4"
-      numaNodes: 2
-      gpus:
-        - model: H100-SXM5-80GB
-          count: 8
-      """;
+  static final String H100X8 = "numaNodes: 2\ngpus: [{model: H100-SXM5-80GB, count: 8}]\n";
 
   static final String H100X2_MIXED =
       """
-      driverVersion: 550.54.15
-      cudaVersion: "12.4"
       gpus:
         - model: H100-SXM5-80GB
           count: 2
@@ -53,7 +43,7 @@ final class PluginHarness implements AutoCloseable {
       KubernetesClient client,
       String nodeName)
       throws IOException {
-    backend = new SimulatedBackend(HardwareProfiles.parseNode(profileYaml, "test"), nodeName);
+    backend = TestNodes.backend(profileYaml, nodeName);
     kubelet = new KubeletDeviceManager(nodeName, dir, client).start();
     this.settings = settings;
     agent = newAgent(env, recovery);

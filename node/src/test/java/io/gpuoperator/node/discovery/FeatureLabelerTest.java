@@ -9,6 +9,7 @@ import io.gpuoperator.node.gpu.GpuFamily;
 import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,13 +39,13 @@ class FeatureLabelerTest {
 
   static SortedMap<String, String> labels(
       String nodeYaml, String strategy, DevicePluginConfig config) {
-    SimulatedBackend b = new SimulatedBackend(HardwareProfiles.parseNode(nodeYaml, "t"), "node-1");
+    SimulatedBackend b = TestNodes.backend(nodeYaml, "node-1");
     return FeatureLabeler.labels(
         GpuSnapshot.read(b), new FeatureLabeler.Settings(strategy, config, NOW, "DGX H100 (test)"));
   }
 
   static String node(String model, String gpu0Mig, String gpu1Mig) {
-    return "machineType: test\ndriverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus:\n"
+    return "machineType: test\ngpus:\n"
         + "  - {model: "
         + model
         + ", count: 1"

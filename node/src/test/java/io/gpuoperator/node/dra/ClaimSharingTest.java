@@ -90,18 +90,8 @@ class ClaimSharingTest {
   @Test
   void aGpuConfigWithoutRequestsLeavesMigDevicesAloneAndMigDeviceConfigReachesThem() {
     String config =
-        """
-        - source: FromClaim
-          opaque:
-            driver: gpu.nvidia.com
-            parameters: {apiVersion: resource.nvidia.com/v1beta1, kind: GpuConfig,
-              sharing: {strategy: TimeSlicing, timeSlicingConfig: {interval: Short}}}
-        - source: FromClaim
-          opaque:
-            driver: gpu.nvidia.com
-            parameters: {apiVersion: resource.nvidia.com/v1beta1, kind: MigDeviceConfig,
-              sharing: {strategy: MPS}}
-        """;
+        Claims.gpuConfig("{strategy: TimeSlicing, timeSlicingConfig: {interval: Short}}")
+            + Claims.config("MigDeviceConfig", "{strategy: MPS}");
     var sharing = resolve(Claims.allocation("u3", config, "a:gpu-0", "b:" + mig));
     assertThat(sharing.get("gpu-0").interval()).isEqualTo(Sharing.Interval.SHORT);
     assertThat(sharing.get(mig).strategy()).isEqualTo(Sharing.Strategy.MPS);
@@ -114,13 +104,8 @@ class ClaimSharingTest {
                 resolve(
                     Claims.allocation(
                         "u4",
-                        """
-                        - source: FromClaim
-                          opaque:
-                            driver: gpu.nvidia.com
-                            parameters: {apiVersion: resource.nvidia.com/v1beta1, kind: GpuConfig,
-                              sharing: {strategy: TimeSlicing, timeSlicingConfig: {interval: Fast}}}
-                        """,
+                        Claims.gpuConfig(
+                            "{strategy: TimeSlicing, timeSlicingConfig: {interval: Fast}}"),
                         "r:gpu-0")))
         .hasMessage(
             "ResourceClaim ns/claim-u4: spec.devices.config[0]: opaque parameters:"
@@ -187,25 +172,14 @@ class ClaimSharingTest {
                 resolve(
                     Claims.allocation(
                         "u7",
-                        """
-                        - source: FromClaim
-                          opaque:
-                            driver: gpu.nvidia.com
-                            parameters: {apiVersion: resource.nvidia.com/v1beta1,
-                              kind: MigDeviceConfig,
-                              sharing: {strategy: TimeSlicing, timeSlicingConfig: {interval: Long}}}
-                        """,
+                        Claims.config(
+                            "MigDeviceConfig",
+                            "{strategy: TimeSlicing, timeSlicingConfig: {interval: Long}}"),
                         "r:" + mig)))
         .hasMessageContaining("sharing.timeSlicingConfig: not supported by MigDeviceConfig");
   }
 
   private static ClaimAllocation one(String sharing) {
-    return Claims.allocation(
-        "bad",
-        "- source: FromClaim\n  opaque:\n    driver: gpu.nvidia.com\n    parameters:"
-            + " {apiVersion: resource.nvidia.com/v1beta1, kind: GpuConfig, sharing: "
-            + sharing
-            + "}\n",
-        "r:gpu-0");
+    return Claims.allocation("bad", Claims.gpuConfig(sharing), "r:gpu-0");
   }
 }

@@ -41,6 +41,26 @@ final class Claims {
     return Serialization.unmarshal(y.toString(), GenericKubernetesResource.class);
   }
 
+  /**
+   * One config entry of the claim for this driver: opaque parameters of {@code kind} ({@code
+   * GpuConfig} or {@code MigDeviceConfig}) with this {@code sharing} (YAML flow style), for every
+   * request.
+   */
+  static String config(String kind, String sharing) {
+    return "- source: FromClaim\n  opaque:\n    driver: "
+        + DraNames.DRIVER
+        + "\n    parameters: {apiVersion: resource.nvidia.com/v1beta1, kind: "
+        + kind
+        + ", sharing: "
+        + sharing
+        + "}\n";
+  }
+
+  /** A {@code GpuConfig} entry with this {@code sharing}: see {@link #config}. */
+  static String gpuConfig(String sharing) {
+    return config("GpuConfig", sharing);
+  }
+
   static ClaimAllocation allocation(String uid, String configYaml, String... results) {
     return ClaimAllocation.of(allocated(uid, configYaml, results), DraNames.DRIVER, "node-a");
   }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.resource.v1.CounterSet;
 import io.gpuoperator.node.gpu.MigGeometry;
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,13 +14,9 @@ import org.junit.jupiter.api.Test;
 
 class DeviceInventoryModelTest {
 
-  /** A node profile; driver and CUDA versions added unless the YAML has them. */
+  /** The test node {@code node-a} of a node profile ({@link TestNodes#backend(String)}). */
   static SimulatedBackend backend(String yaml) {
-    String full =
-        yaml.contains("driverVersion")
-            ? yaml
-            : "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\n" + yaml;
-    return new SimulatedBackend(HardwareProfiles.parseNode(full, "test"), "node-a");
+    return TestNodes.backend(yaml);
   }
 
   static NodeGpus gpus(SimulatedBackend b) {

@@ -50,14 +50,7 @@ class DeviceStateTest {
   @Test
   void aGpuClaimGetsACdiSpecAndIsPreparedOnce() throws Exception {
     DeviceState state = state();
-    String ts =
-        """
-        - source: FromClaim
-          opaque:
-            driver: gpu.nvidia.com
-            parameters: {apiVersion: resource.nvidia.com/v1beta1, kind: GpuConfig,
-              sharing: {strategy: TimeSlicing, timeSlicingConfig: {interval: Long}}}
-        """;
+    String ts = Claims.gpuConfig("{strategy: TimeSlicing, timeSlicingConfig: {interval: Long}}");
     var devices = state.prepare(Claims.allocation("uid-1", ts, "gpu:gpu-0"));
     assertThat(devices).hasSize(1);
     assertThat(devices.get(0).cdiDeviceIds())
@@ -160,14 +153,9 @@ class DeviceStateTest {
   void mpsLimitsReachTheWorkloadAsCudaVariables() throws Exception {
     DeviceState state = state();
     String mps =
-        """
-        - source: FromClaim
-          opaque:
-            driver: gpu.nvidia.com
-            parameters: {apiVersion: resource.nvidia.com/v1beta1, kind: GpuConfig,
-              sharing: {strategy: MPS, mpsConfig: {defaultActiveThreadPercentage: 25,
-                defaultPinnedDeviceMemoryLimit: 10Gi}}}
-        """;
+        Claims.gpuConfig(
+            "{strategy: MPS, mpsConfig: {defaultActiveThreadPercentage: 25,"
+                + " defaultPinnedDeviceMemoryLimit: 10Gi}}");
     state.prepare(Claims.allocation("uid-5", mps, "gpu:gpu-0"));
     JsonNode edits = spec("uid-5").path("containerEdits");
     List<String> env = JSON.convertValue(edits.path("env"), List.class);
@@ -192,11 +180,7 @@ class DeviceStateTest {
             () ->
                 state.prepare(
                     Claims.allocation(
-                        "uid-7",
-                        "- source: FromClaim\n  opaque:\n    driver: gpu.nvidia.com\n"
-                            + "    parameters: {apiVersion: resource.nvidia.com/v1beta1,"
-                            + " kind: GpuConfig, sharing: {strategy: Sometimes}}\n",
-                        "gpu:gpu-0")))
+                        "uid-7", Claims.gpuConfig("{strategy: Sometimes}"), "gpu:gpu-0")))
         .hasMessageContaining("sharing.strategy");
     assertThat(state.checkpoint().claims()).isEmpty();
     assertThat(dir.resolve("cdi")).doesNotExist();

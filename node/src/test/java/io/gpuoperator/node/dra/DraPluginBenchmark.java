@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -68,26 +67,9 @@ class DraPluginBenchmark {
       throws Exception {
     String node = "bench-" + sub;
     try (SimulatedBackend backend = DeviceInventoryModelTest.backend(gpus + "\n")) {
-      Map<String, String> env =
-          Map.of(
-              DraNames.ENV_NODE_NAME, node,
-              DraNames.ENV_REGISTRAR_DIR, dir.resolve(sub + "/registry").toString(),
-              DraNames.ENV_PLUGINS_DIR, dir.resolve(sub + "/plugins").toString(),
-              DraNames.ENV_CDI_ROOT, dir.resolve(sub + "/cdi").toString(),
-              DraNames.ENV_MPS_ROOT, dir.resolve(sub + "/mps").toString());
-      try (DraPluginAgent agent =
-          new DraPluginAgent(
-                  backend,
-                  client,
-                  DraPluginSettings.fromEnv(env),
-                  env,
-                  TimeSlicing.recording(),
-                  PcieRoots.simulated(),
-                  dir.resolve("mig-minors"))
-              .start()) {
+      try (DraPluginAgent agent = DraTestAgents.start(backend, client, node, dir.resolve(sub))) {
         await().atMost(Duration.ofSeconds(60)).until(agent::ready);
-        ManagedChannel ch =
-            UnixSockets.channel(dir.resolve(sub + "/plugins/gpu.nvidia.com/dra.sock"));
+        ManagedChannel ch = UnixSockets.channel(DraTestAgents.socket(dir.resolve(sub)));
         var stub = DRAPluginGrpc.newBlockingStub(ch);
         List<Long> prepare = new ArrayList<>();
         List<Long> unprepare = new ArrayList<>();

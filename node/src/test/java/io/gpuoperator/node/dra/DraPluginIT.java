@@ -56,22 +56,7 @@ class DraPluginIT {
   }
 
   private DraPluginAgent start(KubernetesClient client) throws Exception {
-    Map<String, String> env =
-        Map.of(
-            DraNames.ENV_NODE_NAME, NODE,
-            DraNames.ENV_REGISTRAR_DIR, dir.resolve("plugins_registry").toString(),
-            DraNames.ENV_PLUGINS_DIR, dir.resolve("plugins").toString(),
-            DraNames.ENV_CDI_ROOT, dir.resolve("cdi").toString(),
-            DraNames.ENV_MPS_ROOT, dir.resolve("mps").toString());
-    return new DraPluginAgent(
-            backend,
-            client,
-            DraPluginSettings.fromEnv(env),
-            env,
-            TimeSlicing.recording(),
-            PcieRoots.simulated(),
-            dir.resolve("mig-minors"))
-        .start();
+    return DraTestAgents.start(backend, client, NODE, dir);
   }
 
   private static List<GenericKubernetesResource> slices(KubernetesClient client) {
@@ -110,7 +95,7 @@ class DraPluginIT {
     String uid = allocatedClaim(client, ns, "mig-claim", "gpu-0-mig-3g40gb-9-4");
     Path registration = dir.resolve("plugins_registry/gpu.nvidia.com-reg.sock");
     ManagedChannel reg = UnixSockets.channel(registration);
-    ManagedChannel channel = UnixSockets.channel(dir.resolve("plugins/gpu.nvidia.com/dra.sock"));
+    ManagedChannel channel = UnixSockets.channel(DraTestAgents.socket(dir));
     try {
       var info =
           RegistrationGrpc.newBlockingStub(reg)
@@ -147,7 +132,7 @@ class DraPluginIT {
     agent.close();
     agent = start(client);
     await().atMost(WAIT).until(agent::ready);
-    channel = UnixSockets.channel(dir.resolve("plugins/gpu.nvidia.com/dra.sock"));
+    channel = UnixSockets.channel(DraTestAgents.socket(dir));
     try {
       Claim claim = Claim.newBuilder().setNamespace(ns).setName("mig-claim").setUid(uid).build();
       assertThat(prepare(channel, claim).getClaimsOrThrow(uid).getDevices(0).getDeviceName())

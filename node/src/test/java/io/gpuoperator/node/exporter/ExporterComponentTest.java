@@ -216,13 +216,9 @@ class ExporterComponentTest {
   }
 
   private static long collections(ExporterHarness x) throws Exception {
-    return x.get("/metrics", null)
-        .body()
-        .lines()
-        .filter(l -> l.startsWith("gpu_exporter_collections_total "))
-        .mapToLong(l -> (long) Double.parseDouble(l.substring(l.indexOf(' ') + 1)))
-        .findFirst()
-        .orElseThrow();
+    String name = "gpu_exporter_collections_total";
+    return (long)
+        ExporterHarness.sample(x.get("/metrics", null).body(), l -> l.startsWith(name + " "), name);
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * A real exporter on 127.0.0.1 over a simulated node, with a real pod-resources server (over its
@@ -105,6 +106,21 @@ final class ExporterHarness implements AutoCloseable {
       b.header("Accept", accept);
     }
     return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * The value of the first sample of a text exposition whose line {@code series} accepts (the value
+   * is the line's last field: the exporter writes no timestamps).
+   *
+   * @param what the series, for the failure when there is none
+   */
+  static double sample(String body, Predicate<String> series, String what) {
+    String line =
+        body.lines()
+            .filter(series)
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no " + what + " served"));
+    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
   }
 
   @Override

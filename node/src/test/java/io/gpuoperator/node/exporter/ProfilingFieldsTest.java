@@ -54,12 +54,10 @@ class ProfilingFieldsTest {
   }
 
   static double value(String body, String field, int gpu) {
-    String line =
-        body.lines()
-            .filter(l -> l.startsWith(field + "{") && l.contains(",gpu=\"" + gpu + "\","))
-            .findFirst()
-            .orElseThrow(() -> new AssertionError("no " + field + " for GPU " + gpu));
-    return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    return ExporterHarness.sample(
+        body,
+        l -> l.startsWith(field + "{") && l.contains(",gpu=\"" + gpu + "\","),
+        field + " for GPU " + gpu);
   }
 
   @Test

@@ -2,20 +2,14 @@ package io.gpuoperator.node.gpu;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.gpuoperator.node.gpu.sim.HardwareProfiles;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class HealthTrackerTest {
   private static GpuInventory inventory() {
-    String yaml =
-        """
-        driverVersion: 550.54.15
-        cudaVersion: "12.4"
-        gpus: [{model: A100-SXM4-40GB, count: 2}]
-        """;
-    try (SimulatedBackend b = new SimulatedBackend(HardwareProfiles.parseNode(yaml, "t"), "n")) {
+    try (SimulatedBackend b = TestNodes.backend("gpus: [{model: A100-SXM4-40GB, count: 2}]\n")) {
       return GpuInventory.read(b, null);
     }
   }

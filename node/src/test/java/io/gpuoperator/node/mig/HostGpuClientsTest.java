@@ -138,34 +138,31 @@ class HostGpuClientsTest {
           throw new AssertionError("ran " + argv);
         };
     // No driver-ready, not asked: the host is left alone.
-    assertThat(MigManagerCommand.hostClients(null, clients, ready, Path.of("/host"), never))
-        .isSameAs(HostGpuClients.NONE);
+    assertThat(hostClients(null, clients, ready, never)).isSameAs(HostGpuClients.NONE);
     // A containerised driver: no host clients.
     Files.writeString(ready, "IS_HOST_DRIVER=false\nNVIDIA_DRIVER_ROOT=/run/nvidia/driver\n");
-    assertThat(MigManagerCommand.hostClients(null, clients, ready, Path.of("/host"), never))
-        .isSameAs(HostGpuClients.NONE);
+    assertThat(hostClients(null, clients, ready, never)).isSameAs(HostGpuClients.NONE);
     // A host driver: the file's services, through chroot /host.
     Files.writeString(ready, "IS_HOST_DRIVER=true\nNVIDIA_DRIVER_ROOT=/\n");
     FakeHost host = new FakeHost(Set.of("dcgm.service"), Set.of(), Set.of());
-    assertThat(
-            MigManagerCommand.hostClients(null, clients, ready, Path.of("/host"), host)
-                .stopActive())
+    assertThat(hostClients(null, clients, ready, host).stopActive())
         .containsExactly("dcgm.service");
     // The variable wins over driver-ready.
-    assertThat(MigManagerCommand.hostClients(false, clients, ready, Path.of("/host"), never))
-        .isSameAs(HostGpuClients.NONE);
+    assertThat(hostClients(false, clients, ready, never)).isSameAs(HostGpuClients.NONE);
     // Asked for, but the file is missing or bad: a clear error at start.
-    assertThatThrownBy(
-            () ->
-                MigManagerCommand.hostClients(
-                    true, dir.resolve("nope.yaml"), ready, Path.of("/host"), never))
+    assertThatThrownBy(() -> hostClients(true, dir.resolve("nope.yaml"), ready, never))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("nope.yaml (GPU_CLIENTS_FILE) does not exist");
     Files.writeString(clients, "version: v1\nsystemd-services: [\"a b\"]\n");
-    assertThatThrownBy(
-            () -> MigManagerCommand.hostClients(true, clients, ready, Path.of("/host"), never))
+    assertThatThrownBy(() -> hostClients(true, clients, ready, never))
         .hasMessageContaining("clients.yaml:2:")
         .hasMessageContaining("item 0, 'a b', is not a systemd unit name");
+  }
+
+  /** The command's decision, with the host's root mounted at {@code /host} as in its pod. */
+  private static HostGpuClients hostClients(
+      Boolean asked, Path clients, Path driverReady, CommandRunner runner) {
+    return MigManagerCommand.hostClients(asked, clients, driverReady, Path.of("/host"), runner);
   }
 
   /**

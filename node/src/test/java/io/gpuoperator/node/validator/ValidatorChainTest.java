@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuoperator.config.cli.CommandLines;
+import io.gpuoperator.node.gpu.sim.TestNodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -20,14 +21,7 @@ import picocli.CommandLine;
 
 /** The validator chain on temp directories: markers, waits, driver and toolkit checks. */
 class ValidatorChainTest {
-  static final String PROFILE =
-      """
-      driverVersion: 550.54.15
-      cudaVersion: "12.4"
-      gpus:
-        - model: H100-SXM5-80GB
-          count: 8
-      """;
+  static final String PROFILE = TestNodes.yaml("gpus: [{model: H100-SXM5-80GB, count: 8}]\n");
   static final String CONTAINERD =
       """
       version = 2
@@ -139,9 +133,7 @@ class ValidatorChainTest {
 
   @Test
   void driverWithoutGpusFails() throws Exception {
-    Files.writeString(
-        driverRoot.resolve("node-profile.yaml"),
-        "driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: []\n");
+    Files.writeString(driverRoot.resolve("node-profile.yaml"), TestNodes.yaml("gpus: []\n"));
     assertThat(run("--component", "driver")).isEqualTo(1);
     assertThat(err.toString()).contains("no GPU found");
   }

@@ -24,15 +24,11 @@ import org.junit.jupiter.api.Test;
 class SimulatedBackendTest {
 
   static SimulatedBackend node(String yaml) {
-    return new SimulatedBackend(HardwareProfiles.parseNode(yaml, "test.yaml"), "node-a");
+    return TestNodes.backend(yaml);
   }
 
   static final String H100_EMPTY_MIG =
-      """
-      driverVersion: 550.54.15
-      cudaVersion: "12.4"
-      gpus: [{model: H100-SXM5-80GB, count: 1, mig: {enabled: true}}]
-      """;
+      "gpus: [{model: H100-SXM5-80GB, count: 1, mig: {enabled: true}}]\n";
 
   private static int profileId(SimulatedBackend b, String name) {
     return b.gpuInstanceProfiles(0).stream()
@@ -183,8 +179,6 @@ class SimulatedBackendTest {
     SimulatedBackend b =
         node(
             """
-            driverVersion: 550.54.15
-            cudaVersion: "12.4"
             gpus:
               - model: H100-SXM5-80GB
                 count: 1
@@ -236,8 +230,7 @@ class SimulatedBackendTest {
 
   @Test
   void injectedXidReachesSubscribersAndFailureIsReported() throws Exception {
-    SimulatedBackend b =
-        node("driverVersion: 550.54.15\ncudaVersion: \"12.4\"\ngpus: [{model: L4, count: 2}]\n");
+    SimulatedBackend b = node("gpus: [{model: L4, count: 2}]\n");
     try (GpuEventSubscription s = b.subscribe(EnumSet.of(GpuEventType.XID_CRITICAL_ERROR))) {
       assertThat(s.registeredGpus()).containsExactly(0, 1);
       assertThat(s.poll(Duration.ofMillis(20))).isEmpty();
