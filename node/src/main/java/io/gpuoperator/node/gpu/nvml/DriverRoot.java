@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * A driver installation as this process sees it (a driver container's rootfs at {@code
@@ -33,26 +34,21 @@ public record DriverRoot(Path dir) {
 
   /** The root's {@code libnvidia-ml.so.1}, in the first library directory that has it. */
   public Optional<Path> nvml() {
-    for (String d : LIBRARY_DIRS) {
-      Path candidate = dir.resolve(d).resolve(NvmlBackend.LIBRARY);
-      if (Files.exists(candidate)) {
-        return Optional.of(candidate);
-      }
-    }
-    return Optional.empty();
+    return first(LIBRARY_DIRS, NvmlBackend.LIBRARY, Files::exists);
   }
 
   /**
    * The root's {@code nvidia-smi}: the first executable file of that name in {@link #BINARY_DIRS}.
    */
   public Optional<Path> nvidiaSmi() {
-    for (String d : BINARY_DIRS) {
-      Path candidate = dir.resolve(d).resolve(NvidiaSmi.NAME);
-      if (NvidiaSmi.isExecutableFile(candidate)) {
-        return Optional.of(candidate);
-      }
-    }
-    return Optional.empty();
+    return first(BINARY_DIRS, NvidiaSmi.NAME, NvidiaSmi::isExecutableFile);
+  }
+
+  /**
+   * The first {@code name} under the root's {@code dirs}, in order, that {@code usable} accepts.
+   */
+  private Optional<Path> first(List<String> dirs, String name, Predicate<Path> usable) {
+    return dirs.stream().map(d -> dir.resolve(d).resolve(name)).filter(usable).findFirst();
   }
 
   @Override
