@@ -61,18 +61,6 @@ class ComputeDomainE2EIT {
                     draDriver:
                       computeDomains: {enabled: true}
                   """)
-              // The host's container toolkit is NVIDIA's runtime: a GPUCluster does not install
-              // it, so its RuntimeClass exists beforehand, as on a node prepared for it.
-              .beforePolicy(
-                  c ->
-                      c.resource(
-                              new io.fabric8.kubernetes.api.model.node.v1.RuntimeClassBuilder()
-                                  .withNewMetadata()
-                                  .withName("nvidia")
-                                  .endMetadata()
-                                  .withHandler("nvidia")
-                                  .build())
-                          .create())
               .kubeletOptions(KubeletOptions.quick()));
 
   @Test

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DevicePluginSpec;
@@ -20,7 +21,10 @@ import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * What a GPUCluster deploys, rendered by the same pipeline as {@code ClusterPolicy.spec.draDriver}
@@ -88,6 +92,7 @@ public final class GpuClusterModel {
     }
     Operand operand = Operands.byName(OperandNames.DRA_DRIVER);
     List<HasMetadata> objects = new ArrayList<>(operand.render(policy, facts, config));
+    objects.addAll(runtimeClassesNamed(objects, policy, facts, config));
     if (computeDomains(cluster) && facts.resourceApi() != null) {
       objects.addAll(ComputeDomainModel.deviceClasses(facts.resourceApi()));
     }
@@ -106,6 +111,28 @@ public final class GpuClusterModel {
       ManagedObjects.stamp(o, operand.name(), config.namespace());
     }
     return objects;
+  }
+
+  /**
+   * The pre-requisites' RuntimeClasses that the rendered pods name ({@code nvidia}): with a
+   * ClusterPolicy that operand creates them; a GPUCluster renders no other operand, so the ones its
+   * DaemonSets run with come with them here, owned by the GPUCluster. The runtime handler itself is
+   * the host's container toolkit, which a GPUCluster does not install (as in the original).
+   */
+  private static List<HasMetadata> runtimeClassesNamed(
+      List<HasMetadata> objects, ClusterPolicy policy, ClusterFacts facts, OperatorConfig config) {
+    Set<String> named =
+        objects.stream()
+            .filter(DaemonSet.class::isInstance)
+            .map(o -> ((DaemonSet) o).getSpec().getTemplate().getSpec().getRuntimeClassName())
+            .filter(Objects::nonNull)
+            .collect(Collectors.toSet());
+    if (named.isEmpty()) {
+      return List.of();
+    }
+    return Operands.byName(OperandNames.PRE_REQUISITES).render(policy, facts, config).stream()
+        .filter(o -> o instanceof RuntimeClass && named.contains(o.getMetadata().getName()))
+        .toList();
   }
 
   /** Whether {@code draDriver.computeDomains.enabled} is true (off by default, as NVIDIA's). */

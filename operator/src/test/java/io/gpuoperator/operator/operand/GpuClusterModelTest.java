@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.OperandImages;
 import io.gpuoperator.api.dra.ResourceApiVersion;
@@ -54,6 +55,33 @@ class GpuClusterModelTest {
         .containsExactly(GpuClusterModel.DRIVER_WAIT_SCRIPT);
     // No device plugin with a GPUCluster: no anti-affinity against it.
     assertThat(pod.getAffinity()).isNull();
+  }
+
+  /**
+   * Without a ClusterPolicy no pre-requisites operand creates RuntimeClasses: the GPUCluster
+   * renders the ones its DaemonSets name (and only those), so no pod waits on a missing
+   * RuntimeClass.
+   */
+  @Test
+  void theRuntimeClassTheDaemonSetsNameIsRenderedWithThem() {
+    for (String spec : List.of("  {}\n", "  draDriver: {computeDomains: {enabled: true}}\n")) {
+      List<HasMetadata> objects = render(gc(spec));
+      List<String> named =
+          objects.stream()
+              .filter(DaemonSet.class::isInstance)
+              .map(o -> ((DaemonSet) o).getSpec().getTemplate().getSpec().getRuntimeClassName())
+              .toList();
+      assertThat(named).as(spec).containsExactly("nvidia");
+      assertThat(objects)
+          .as(spec)
+          .filteredOn(RuntimeClass.class::isInstance)
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.getMetadata().getName()).isEqualTo("nvidia");
+                assertThat(((RuntimeClass) o).getHandler()).isEqualTo("nvidia");
+              });
+    }
   }
 
   @Test

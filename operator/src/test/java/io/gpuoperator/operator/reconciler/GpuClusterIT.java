@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -174,6 +175,11 @@ class GpuClusterIT {
     assertThat(ds.getMetadata().getLabels()).containsEntry("team", "gpu");
     var pod = ds.getSpec().getTemplate().getSpec();
     assertThat(pod.getNodeSelector()).containsEntry(Labels.deploy(Labels.DRA_DRIVER), "true");
+    // No ClusterPolicy creates RuntimeClasses here: the one the plugin's pods name comes with it.
+    RuntimeClass rc = admin.resources(RuntimeClass.class).withName(pod.getRuntimeClassName()).get();
+    assertThat(rc).as("RuntimeClass %s", pod.getRuntimeClassName()).isNotNull();
+    assertThat(rc.getHandler()).isEqualTo("nvidia");
+    assertThat(ownedByGpuCluster(rc.getMetadata().getOwnerReferences())).isTrue();
     assertThat(pod.getImagePullSecrets()).extracting(s -> s.getName()).contains("regcred");
     Container plugin =
         pod.getContainers().stream().filter(c -> c.getName().equals("gpus")).findFirst().get();
@@ -286,6 +292,7 @@ class GpuClusterIT {
               assertThat(deviceClass("mig.nvidia.com")).isNull();
               assertThat(deviceClass("compute-domain-default-channel.nvidia.com")).isNull();
               assertThat(admin.apps().daemonSets().inNamespace(ns).withName(DS).get()).isNull();
+              assertThat(admin.resources(RuntimeClass.class).withName("nvidia").get()).isNull();
             });
   }
 }
