@@ -121,13 +121,25 @@ class GpuFaultConditionsIT {
         .findFirst();
   }
 
-  /** The condition once the reporter has put it on the Node. */
-  private NodeCondition awaitCondition(String type, Duration atMost) {
-    return await()
-        .atMost(atMost)
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> condition(type), Optional::isPresent)
-        .get();
+  /** A condition the reporter put on the Node, and how long after the call it appeared. */
+  private record Reported(NodeCondition condition, long millis) {}
+
+  /**
+   * The condition once the reporter has put it on the Node, checked to be True with this reason;
+   * timed from now.
+   */
+  private Reported awaitReported(String type, String reason, Duration atMost) {
+    long start = System.nanoTime();
+    NodeCondition c =
+        await()
+            .atMost(atMost)
+            .pollInterval(Duration.ofMillis(100))
+            .until(() -> condition(type), Optional::isPresent)
+            .get();
+    long millis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(c.getStatus()).as(type).isEqualTo("True");
+    assertThat(c.getReason()).as(type).isEqualTo(reason);
+    return new Reported(c, millis);
   }
 
   /** The condition once it is False again (recovered). */
@@ -145,12 +157,9 @@ class GpuFaultConditionsIT {
     backend.injectXid(1, 13);
     Instant injected = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     backend.injectXid(2, 48);
-    long start = System.nanoTime();
-    NodeCondition ecc = awaitCondition("GpuEccError", Duration.ofSeconds(10));
-    long millis = (System.nanoTime() - start) / 1_000_000;
-    assertThat(millis).as("fault to condition, ms").isLessThan(5_000);
-    assertThat(ecc.getStatus()).isEqualTo("True");
-    assertThat(ecc.getReason()).isEqualTo("DoubleBitEcc");
+    Reported reported = awaitReported("GpuEccError", "DoubleBitEcc", Duration.ofSeconds(10));
+    assertThat(reported.millis()).as("fault to condition, ms").isLessThan(5_000);
+    NodeCondition ecc = reported.condition();
     assertThat(ecc.getMessage())
         .startsWith(uuid + ": XID 48 (DoubleBitEcc, 1 time, first seen ")
         .contains("last seen ");
@@ -202,13 +211,12 @@ class GpuFaultConditionsIT {
     assertThat(condition("GpuThermal")).isEmpty();
 
     backend.setClockEventReasons(0, ClockEventReasons.HW_THERMAL_SLOWDOWN);
-    long start = System.nanoTime();
-    NodeCondition thermal = awaitCondition("GpuThermal", Duration.ofSeconds(15));
-    long millis = (System.nanoTime() - start) / 1_000_000;
-    assertThat(millis).as("not before the escalation window").isGreaterThanOrEqualTo(2_500);
-    assertThat(thermal.getStatus()).isEqualTo("True");
-    assertThat(thermal.getReason()).isEqualTo("ThermalSlowdown");
-    assertThat(thermal.getMessage()).startsWith(backend.device(0).uuid() + ": clocks held down");
+    Reported thermal = awaitReported("GpuThermal", "ThermalSlowdown", Duration.ofSeconds(15));
+    assertThat(thermal.millis())
+        .as("not before the escalation window")
+        .isGreaterThanOrEqualTo(2_500);
+    assertThat(thermal.condition().getMessage())
+        .startsWith(backend.device(0).uuid() + ": clocks held down");
     backend.setClockEventReasons(0, 0);
   }
 }
