@@ -23,7 +23,6 @@ import io.gpuoperator.operator.reconciler.ReconcilerKeys;
 import io.gpuoperator.operator.reconciler.RemediationReconciler;
 import io.gpuoperator.operator.reconciler.SharedNodes;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import java.io.IOException;
@@ -38,8 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The operator process: the ClusterPolicy, driver-upgrade and node-label controllers on JOSDK,
  * leader election on a Lease, Prometheus metrics and health endpoints. Several instances may run
- * against one cluster; only the leader reconciles, the others keep their caches warm and take over
- * when its lease expires.
+ * against one cluster; only the leader starts its controllers and reconciles, the others wait on
+ * the Lease and take over when it expires (as controller-runtime's controllers, which the original
+ * starts only once it leads).
  */
 public final class GpuOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GpuOperator.class);
@@ -81,6 +81,7 @@ public final class GpuOperator implements AutoCloseable {
   private final Operator operator;
   private final AtomicBoolean leader = new AtomicBoolean();
   private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean electing = new AtomicBoolean();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final java.util.concurrent.CompletableFuture<Void> leaseLost =
       new java.util.concurrent.CompletableFuture<>();
@@ -88,6 +89,9 @@ public final class GpuOperator implements AutoCloseable {
   /** Why the controllers do not run yet (CRDs older than this build and not upgradable). */
   private final java.util.concurrent.atomic.AtomicReference<String> crdProblem =
       new java.util.concurrent.atomic.AtomicReference<>();
+
+  /** The Lease's election; null without leader election. */
+  private final LeaseElection election;
 
   private Thread crdRetry;
   private HttpEndpoints metricsServer;
@@ -113,29 +117,6 @@ public final class GpuOperator implements AutoCloseable {
                   .withExecutorService(ThreadPools.bounded("reconciler", options.nodeWorkers()))
                   .withMetrics(metrics.josdk())
                   .withUseSSAToPatchPrimaryResource(false);
-              if (config.leaderElection()) {
-                o.withLeaderElectionConfiguration(
-                    new LeaderElectionConfiguration(
-                        ReconcilerKeys.LEASE_NAME,
-                        config.leaderElectionNamespace(),
-                        config.leaseDuration(),
-                        config.renewDeadline(),
-                        config.retryPeriod(),
-                        options.identity(),
-                        new io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks(
-                            () -> {
-                              LOG.info(
-                                  "Lease {}: {} leads",
-                                  ReconcilerKeys.LEASE_NAME,
-                                  options.identity());
-                              leader.set(true);
-                            },
-                            () -> lostLease(),
-                            id -> {}),
-                        // JOSDK's own exit would call System.exit inside our shutdown hook and
-                        // hang; lostLease() exits only when the lease is lost while running.
-                        false));
-              }
             });
     JosdkStartPool.install(operator);
     String serverVersion;
@@ -199,7 +180,17 @@ public final class GpuOperator implements AutoCloseable {
                 .withRetry(retry(config))
                 .withReconciliationMaxInterval(config.resyncPeriod())
                 .withItemStore(io.gpuoperator.operator.cluster.NodeSlimming.store()));
-    if (!config.leaderElection()) {
+    if (config.leaderElection()) {
+      election =
+          new LeaseElection(
+              client,
+              config,
+              ReconcilerKeys.LEASE_NAME,
+              options.identity(),
+              this::startLeading,
+              this::lostLease);
+    } else {
+      election = null;
       leader.set(true);
     }
   }
@@ -248,7 +239,9 @@ public final class GpuOperator implements AutoCloseable {
                     out.write(("not ready: " + problem).getBytes(StandardCharsets.UTF_8));
                     return 503;
                   }
-                  return answer(out, started.get());
+                  // A standby is ready once it takes part in the election: it starts its
+                  // controllers (and their caches) only when it leads.
+                  return answer(out, started.get() || (electing.get() && !leader.get()));
                 }));
     LOG.info(
         "gpu-operator {}: namespace {}, metrics {}:{}, health {}:{}, leader election {}",
@@ -266,9 +259,52 @@ public final class GpuOperator implements AutoCloseable {
       crdRetry.start();
       return this;
     }
+    startOrElect();
+    return this;
+  }
+
+  /** With leader election, takes part in it; otherwise starts the controllers now. */
+  private void startOrElect() {
+    if (election == null) {
+      startControllers();
+    } else {
+      electing.set(true);
+      election.start();
+    }
+  }
+
+  /** Starts the controllers (blocks until their caches sync), once. */
+  private synchronized void startControllers() {
+    if (started.get() || closing.get()) {
+      return;
+    }
     operator.start();
     started.set(true);
-    return this;
+  }
+
+  /**
+   * Called by the election when this instance leads: the controllers start in a thread of their
+   * own, as starting them waits for their caches to sync and the election's thread must go on
+   * renewing the lease meanwhile.
+   */
+  private void startLeading() {
+    LOG.info("Lease {}: {} leads", ReconcilerKeys.LEASE_NAME, options.identity());
+    leader.set(true);
+    Thread start =
+        new Thread(
+            () -> {
+              try {
+                startControllers();
+              } catch (RuntimeException e) {
+                LOG.error("the controllers failed to start: {}", e.getMessage(), e);
+                if (options.exitOnLostLease()) {
+                  System.exit(1);
+                }
+              }
+            },
+            "gpu-operator-start");
+    start.setDaemon(true);
+    start.start();
   }
 
   /** Upgrades the operator's CRDs where older (see {@link CrdUpgrade}); false if it cannot. */
@@ -288,8 +324,7 @@ public final class GpuOperator implements AutoCloseable {
       while (!closing.get()) {
         Thread.sleep(CRD_RETRY.toMillis());
         if (!closing.get() && crdsCurrent()) {
-          operator.start();
-          started.set(true);
+          startOrElect();
           return;
         }
       }
@@ -315,15 +350,23 @@ public final class GpuOperator implements AutoCloseable {
     }
     LOG.warn("Lease {}: {} lost the lease", ReconcilerKeys.LEASE_NAME, options.identity());
     leaseLost.complete(null);
-    if (options.exitOnLostLease()) {
-      new Thread(() -> System.exit(1), "gpu-operator-exit").start();
-    }
+    // Reconciling stops at once (two replicas never reconcile together), then the process exits
+    // if so configured; an embedder closes this instance on leaseLost().
+    new Thread(
+            () -> {
+              stopControllers();
+              if (options.exitOnLostLease()) {
+                System.exit(1);
+              }
+            },
+            "gpu-operator-exit")
+        .start();
   }
 
   /**
    * Completes when the lease is lost while running. Without {@code exitOnLostLease} (an operator
-   * embedded in a bigger process, as the simulator runs it) the embedder must stop this instance
-   * then: JOSDK keeps its controllers running after leadership ends.
+   * embedded in a bigger process, as the simulator runs it) the controllers are stopped and the
+   * embedder closes this instance then.
    */
   public java.util.concurrent.CompletableFuture<Void> leaseLost() {
     return leaseLost;
@@ -349,6 +392,11 @@ public final class GpuOperator implements AutoCloseable {
     return client;
   }
 
+  private synchronized void stopControllers() {
+    started.set(false);
+    operator.stop();
+  }
+
   /** Stops reconciling; the lease is not released, as when the process dies. */
   @Override
   public void close() {
@@ -358,7 +406,10 @@ public final class GpuOperator implements AutoCloseable {
       crdRetry.interrupt();
     }
     try {
-      operator.stop();
+      if (election != null) {
+        election.close();
+      }
+      stopControllers();
     } finally {
       if (metricsServer != null) {
         metricsServer.close();
