@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +73,37 @@ public final class FeatureLabeler {
     labels.putAll(sharingLabels(snapshot, s.config()));
     labels.putAll(resourceLabels(snapshot, s));
     labels.put(GfdLabels.GPU_MODE, gpuMode(snapshot));
+    clique(snapshot).ifPresent(c -> labels.put(GfdLabels.CLIQUE, c));
     return labels;
+  }
+
+  /**
+   * The GPUs' clique, as GFD's IMEX labeler finds it: from the GPUs attached to a fabric, none when
+   * there are none, and none (with a warning, not a failed pass) when they name more than one
+   * cluster or clique.
+   */
+  private static Optional<String> clique(GpuSnapshot snapshot) {
+    Set<String> clusters = new TreeSet<>();
+    Set<Long> cliques = new TreeSet<>();
+    for (GpuSnapshot.Gpu g : snapshot.gpus()) {
+      g.fabric()
+          .ifPresent(
+              f -> {
+                clusters.add(f.clusterUuid());
+                cliques.add(f.cliqueId());
+              });
+    }
+    if (clusters.size() > 1 || cliques.size() > 1) {
+      LOG.warn(
+          "GPUs in more than one NVLink fabric (clusters {}, cliques {}): no {} label",
+          clusters,
+          cliques,
+          GfdLabels.CLIQUE);
+      return Optional.empty();
+    }
+    return clusters.isEmpty()
+        ? Optional.empty()
+        : Optional.of(clusters.iterator().next() + "." + cliques.iterator().next());
   }
 
   private static Map<String, String> versionLabels(GpuSnapshot snapshot) {

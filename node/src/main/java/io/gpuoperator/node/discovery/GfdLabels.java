@@ -10,6 +10,12 @@ public final class GfdLabels {
   public static final String MPS_CAPABLE = PREFIX + "mps.capable";
   public static final String GPU_MODE = PREFIX + "gpu.mode";
 
+  /**
+   * The GPUs' multi-node NVLink clique, {@code <cluster uuid>.<clique id>} (GFD's IMEX labeler;
+   * what ComputeDomains report as a node's {@code cliqueID}).
+   */
+  public static final String CLIQUE = PREFIX + "gpu.clique";
+
   public static final String CUDA_DRIVER_MAJOR = PREFIX + "cuda.driver.major";
   public static final String CUDA_DRIVER_MINOR = PREFIX + "cuda.driver.minor";
   public static final String CUDA_DRIVER_REV = PREFIX + "cuda.driver.rev";

@@ -47,7 +47,10 @@ class FeatureDiscoveryIT {
     final Thread thread;
 
     Running(KubernetesClient client, String node, String profile) {
-      SimulatedBackend gpus = new SimulatedBackend(HardwareProfiles.builtInNode(profile), node);
+      this(client, node, new SimulatedBackend(HardwareProfiles.builtInNode(profile), node));
+    }
+
+    Running(KubernetesClient client, String node, SimulatedBackend gpus) {
       agent =
           new FeatureDiscoveryAgent(
               gpus,
@@ -140,6 +143,7 @@ class FeatureDiscoveryIT {
             .containsEntry("nvidia.com/gpu.memory", "81559")
             .containsEntry("nvidia.com/gpu.machine", "DGXH100")
             .doesNotContainKey("nvidia.com/gpu.present")
+            .doesNotContainKey("nvidia.com/gpu.clique")
             .containsEntry("team", "ml")
             .containsEntry("nvidia.com/gpu.deploy.driver", "true");
         // Idle: further passes find nothing to change and write nothing.
@@ -177,6 +181,32 @@ class FeatureDiscoveryIT {
           .containsEntry("nvidia.com/gpu.deploy.driver", "true")
           .containsEntry("nvidia.com/gpu.family", "hopper");
       assertThat(agentPatches(cp, node)).isEqualTo(2);
+    }
+  }
+
+  /** A GB200 tray's GPUs are in the simulated rack's NVLink clique: GFD's clique label. */
+  @Test
+  void aGb200NodeIsLabelledWithItsClique(ControlPlane cp) throws Exception {
+    KubernetesClient admin = cp.client();
+    String node = "gfd-gb200";
+    createNode(admin, node);
+    SimulatedBackend gpus =
+        new SimulatedBackend(
+            HardwareProfiles.parseNode(
+                "driverVersion: 570.124.06\ncudaVersion: \"12.8\"\n"
+                    + "gpus: [{model: GB200-186GB, count: 4}]\n",
+                node),
+            node);
+    try (KubernetesClient client = agentClient(cp);
+        Running gfd = new Running(client, node, gpus)) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () ->
+                  assertThat(labels(admin, node))
+                      .containsEntry("nvidia.com/gpu.count", "4")
+                      .containsEntry(
+                          "nvidia.com/gpu.clique", "5c8a1d3e-0000-4000-8000-000000000001.1"));
     }
   }
 

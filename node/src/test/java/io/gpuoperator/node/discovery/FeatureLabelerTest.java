@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfigs;
+import io.gpuoperator.node.gpu.GpuFabric;
 import io.gpuoperator.node.gpu.GpuFamily;
 import io.gpuoperator.node.gpu.sim.HardwareProfile;
 import io.gpuoperator.node.gpu.sim.HardwareProfiles;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -229,5 +231,39 @@ class FeatureLabelerTest {
     assertThat(LabelValues.valid("-" + "x".repeat(70), "unknown")).hasSize(63);
     assertThat(GpuFamily.of(7, 0)).isEqualTo("volta");
     assertThat(GpuFamily.of(4, 0)).isEqualTo("undefined");
+  }
+
+  /**
+   * GFD's IMEX labeler: GPUs in one NVLink fabric clique give {@code nvidia.com/gpu.clique} =
+   * {@code <cluster uuid>.<clique id>}; GPUs without a fabric give none, and GPUs naming two
+   * cliques give none (GFD warns and labels nothing rather than failing the pass).
+   */
+  @Test
+  void gpusInOneFabricCliqueGetTheCliqueLabel() {
+    String gb200 =
+        "driverVersion: 570.124.06\ncudaVersion: \"12.8\"\n"
+            + "gpus: [{model: GB200-186GB, count: 4}]\n";
+    assertThat(labels(gb200, "none"))
+        .containsEntry(GfdLabels.CLIQUE, "5c8a1d3e-0000-4000-8000-000000000001.1");
+    assertThat(labels(node("H100-SXM5-80GB", "", ""), "none")).doesNotContainKey(GfdLabels.CLIQUE);
+
+    SimulatedBackend b = new SimulatedBackend(HardwareProfiles.parseNode(gb200, "t"), "node-1");
+    GpuSnapshot one = GpuSnapshot.read(b);
+    FeatureLabeler.Settings settings =
+        new FeatureLabeler.Settings("none", DevicePluginConfigs.empty(), NOW, null);
+    for (GpuFabric other :
+        List.of(
+            new GpuFabric("5c8a1d3e-0000-4000-8000-000000000001", 2),
+            new GpuFabric("7b968a6d-c8aa-45e1-9e07-e1e51be99c31", 1))) {
+      List<GpuSnapshot.Gpu> gpus = new ArrayList<>(one.gpus());
+      GpuSnapshot.Gpu last = gpus.remove(gpus.size() - 1);
+      gpus.add(
+          new GpuSnapshot.Gpu(
+              last.device(), last.migEnabled(), last.migDevices(), Optional.of(other)));
+      GpuSnapshot split = new GpuSnapshot(one.driverVersion(), one.cudaDriverVersion(), gpus);
+      assertThat(FeatureLabeler.labels(split, settings))
+          .as("%s", other)
+          .doesNotContainKey(GfdLabels.CLIQUE);
+    }
   }
 }

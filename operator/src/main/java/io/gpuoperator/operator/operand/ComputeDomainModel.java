@@ -19,6 +19,7 @@ import io.gpuoperator.api.dra.ResourceApiVersion;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainSpec;
 import io.gpuoperator.config.Values;
+import io.gpuoperator.node.discovery.GfdLabels;
 import io.gpuoperator.node.dra.ComputeDomainNames;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
@@ -51,7 +52,7 @@ public final class ComputeDomainModel {
   public static final String TARGET_LABEL = "resource.nvidia.com/computeDomainTarget";
 
   /** The NVLink clique of a node (GPU feature discovery's label), {@code <cluster uuid>.<id>}. */
-  public static final String CLIQUE_LABEL = "nvidia.com/gpu.clique";
+  public static final String CLIQUE_LABEL = GfdLabels.CLIQUE;
 
   /** NVIDIA's finalizer on a ComputeDomain (its name is the domain label's). */
   public static final String FINALIZER = DOMAIN_LABEL;
