@@ -14,7 +14,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /**
  * {@code gpu-operator toolkit}: as NVIDIA's toolkit container, configures the node's container
@@ -30,31 +29,18 @@ import picocli.CommandLine.Mixin;
       "Precedence: flag, then environment variable (the original toolkit container's), then"
           + " default."
     },
+    modelTransformer = ToolkitOptions.class,
     subcommands = {ToolkitCommand.Install.class, ToolkitCommand.Uninstall.class})
 public class ToolkitCommand extends AgentCommand {
   private static final Logger LOG = LoggerFactory.getLogger(ToolkitCommand.class);
 
-  @Mixin ToolkitOptions options;
-
-  @CommandLine.Option(
-      paramLabel = "BOOL",
-      names = "--no-daemon",
-      arity = "0..1",
-      fallbackValue = "true",
-      description = "Configure and exit instead of waiting to revert (env NO_DAEMON)")
-  String noDaemon;
-
   @Override
   public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    Map<ToolkitSettings.Setting, String> flags = options.flags();
-    if (noDaemon != null) {
-      flags.put(ToolkitSettings.Setting.NO_DAEMON, noDaemon);
-    }
     ToolkitSettings s;
     try {
       // Where the validator found the driver, over the DaemonSet's guess (DriverReady).
-      s = ToolkitSettings.resolve(flags, DriverReady.overlay(env));
+      s = ToolkitSettings.resolve(ToolkitOptions.flags(spec), DriverReady.overlay(env));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage(), e); // one line and exit 2, as every command
     }
@@ -111,13 +97,14 @@ public class ToolkitCommand extends AgentCommand {
       PrintWriter err = spec.commandLine().getErr();
       String name = spec.name();
       InheritedFlags.refuseAmbiguous(parent.spec, spec);
-      if (parent.noDaemon != null) {
+      Map<ToolkitSettings.Setting, String> flags = ToolkitOptions.flags(parent.spec);
+      if (flags.containsKey(ToolkitSettings.Setting.NO_DAEMON)) {
         throw new ConfigException(
             "--no-daemon is for toolkit without a subcommand; toolkit " + name + " always exits");
       }
       ToolkitSettings s;
       try {
-        s = ToolkitSettings.resolve(parent.options.flags(), parent.env);
+        s = ToolkitSettings.resolve(flags, parent.env);
       } catch (IllegalArgumentException e) {
         throw new ConfigException(e.getMessage(), e); // one line and exit 2, as every command
       }

@@ -73,43 +73,143 @@ public record ToolkitSettings(
     String nvmlLibrary,
     String nodeName) {
 
-  /** A setting: its flag and its environment variables (first set wins). */
+  /** The placeholder of a true/false flag. */
+  static final String BOOL = "BOOL";
+
+  /**
+   * A setting: its flag, its placeholder and help (the flag's {@code --help}, where {@link
+   * ToolkitOptions} declares it), and its environment variables (first set wins). Defaults are
+   * {@link #resolve}'s; the help says them where they depend on the runtime.
+   */
   public enum Setting {
-    RUNTIME("--runtime", "RUNTIME"),
-    CONFIG("--config", "RUNTIME_CONFIG"),
-    DROP_IN("--drop-in-config", "RUNTIME_DROP_IN_CONFIG"),
-    DROP_IN_HOST_PATH("--drop-in-config-host-path", "RUNTIME_DROP_IN_CONFIG_HOST_PATH"),
-    SOCKET("--socket", "RUNTIME_SOCKET"),
-    RESTART_MODE("--restart-mode", "RUNTIME_RESTART_MODE"),
-    CONFIG_SOURCE("--config-source", "RUNTIME_CONFIG_SOURCE"),
-    RUNTIME_NAME("--nvidia-runtime-name", "CONTAINERD_RUNTIME_CLASS", "NVIDIA_RUNTIME_NAME"),
-    SET_AS_DEFAULT("--set-as-default", "NVIDIA_RUNTIME_SET_AS_DEFAULT"),
-    TOOLKIT_ROOT("--toolkit-root", "ROOT", "TOOLKIT_INSTALL_DIR"),
-    CDI_ENABLED("--cdi-enabled", "CDI_ENABLED"),
-    CDI_OUTPUT_DIR("--cdi-output-dir", "CDI_OUTPUT_DIR"),
-    CDI_KIND("--cdi-kind", "CDI_KIND"),
-    HOST_ROOT("--host-root", "HOST_ROOT_MOUNT"),
-    PID_FILE("--pid-file", "TOOLKIT_PID_FILE"),
-    DRIVER_ROOT("--driver-root", "NVIDIA_DRIVER_ROOT", "DRIVER_ROOT"),
-    DRIVER_ROOT_CTR_PATH("--driver-root-ctr-path", "DRIVER_ROOT_CTR_PATH"),
-    DEV_ROOT("--dev-root", "NVIDIA_DEV_ROOT", "DEV_ROOT"),
-    DEV_ROOT_CTR_PATH("--dev-root-ctr-path", "DEV_ROOT_CTR_PATH"),
-    NO_DAEMON("--no-daemon", "NO_DAEMON"),
-    NO_RUNTIME_CONFIG("--no-runtime-config", "NO_RUNTIME_CONFIG"),
-    CRIO_CONFIG_MODE("--crio-config-mode", "CRIO_CONFIG_MODE"),
-    NRI_PLUGIN("--enable-nri-plugin", "ENABLE_NRI_PLUGIN"),
-    CONTAINERD_PATH("--containerd-path", "CONTAINERD_PATH"),
-    BACKEND("--backend", "GPU_BACKEND"),
-    NODE_PROFILE("--node-profile", "GPU_NODE_PROFILE"),
-    NVML_LIBRARY("--nvml-library", "NVML_LIBRARY"),
-    NODE_NAME("--node-name", "NODE_NAME");
+    RUNTIME("--runtime", "containerd|crio", "containerd or crio (default containerd)", "RUNTIME"),
+    CONFIG(
+        "--config",
+        "FILE",
+        "The runtime's main config; CONTAINERD_CONFIG or CRIO_CONFIG comes first (default"
+            + " /etc/containerd/config.toml, /etc/crio/crio.conf)",
+        "RUNTIME_CONFIG"),
+    DROP_IN(
+        "--drop-in-config",
+        "FILE",
+        "Drop-in file; empty edits the main file (default /etc/containerd/conf.d/99-nvidia.toml,"
+            + " /etc/crio/crio.conf.d/99-nvidia.conf)",
+        "RUNTIME_DROP_IN_CONFIG"),
+    DROP_IN_HOST_PATH(
+        "--drop-in-config-host-path",
+        "FILE",
+        "The drop-in's path on the host, which containerd imports (default: --drop-in-config)",
+        "RUNTIME_DROP_IN_CONFIG_HOST_PATH"),
+    SOCKET(
+        "--socket",
+        "FILE",
+        "The runtime's socket; CONTAINERD_SOCKET or CRIO_SOCKET comes first (default"
+            + " /run/containerd/containerd.sock)",
+        "RUNTIME_SOCKET"),
+    RESTART_MODE(
+        "--restart-mode",
+        "signal|systemd|none",
+        "signal, systemd or none (default signal for containerd, systemd for CRI-O)",
+        "RUNTIME_RESTART_MODE"),
+    CONFIG_SOURCE(
+        "--config-source",
+        "SOURCES",
+        "Where the current config is read: command (containerd config dump) and/or file"
+            + " (default command,file)",
+        "RUNTIME_CONFIG_SOURCE"),
+    RUNTIME_NAME(
+        "--nvidia-runtime-name",
+        "NAME",
+        "Name of the main runtime (default nvidia)",
+        "CONTAINERD_RUNTIME_CLASS",
+        "NVIDIA_RUNTIME_NAME"),
+    SET_AS_DEFAULT(
+        "--set-as-default",
+        BOOL,
+        "Make it the default runtime (default true)",
+        "NVIDIA_RUNTIME_SET_AS_DEFAULT"),
+    TOOLKIT_ROOT(
+        "--toolkit-root",
+        "DIR",
+        "Host directory whose toolkit/ holds the runtime binaries (default /usr/local/nvidia)",
+        "ROOT",
+        "TOOLKIT_INSTALL_DIR"),
+    CDI_ENABLED(
+        "--cdi-enabled", BOOL, "Turn on CDI and write the CDI spec (default false)", "CDI_ENABLED"),
+    CDI_OUTPUT_DIR(
+        "--cdi-output-dir",
+        "DIR",
+        "Where the CDI spec goes (default /var/run/cdi)",
+        "CDI_OUTPUT_DIR"),
+    CDI_KIND(
+        "--cdi-kind",
+        "CDI_KIND",
+        "The spec's kind (default management.nvidia.com/gpu)",
+        "CDI_KIND"),
+    HOST_ROOT("--host-root", "DIR", "The host's root as seen here (default /)", "HOST_ROOT_MOUNT"),
+    PID_FILE(
+        "--pid-file",
+        "FILE",
+        "Pid file (default /run/nvidia/toolkit/toolkit.pid)",
+        "TOOLKIT_PID_FILE"),
+    DRIVER_ROOT(
+        "--driver-root",
+        "DIR",
+        "Driver root on the host (default /run/nvidia/driver)",
+        "NVIDIA_DRIVER_ROOT",
+        "DRIVER_ROOT"),
+    DRIVER_ROOT_CTR_PATH(
+        "--driver-root-ctr-path",
+        "DIR",
+        "Where the driver root is seen here (default: --driver-root)",
+        "DRIVER_ROOT_CTR_PATH"),
+    DEV_ROOT("--dev-root", "DIR", "Root of /dev on the host", "NVIDIA_DEV_ROOT", "DEV_ROOT"),
+    DEV_ROOT_CTR_PATH(
+        "--dev-root-ctr-path", "DIR", "Where the dev root is seen here", "DEV_ROOT_CTR_PATH"),
+    /** {@code toolkit} only: its subcommands always exit. */
+    NO_DAEMON("--no-daemon", BOOL, "Configure and exit instead of waiting to revert", "NO_DAEMON"),
+    NO_RUNTIME_CONFIG(
+        "--no-runtime-config",
+        BOOL,
+        "Leave the runtime's config alone; CDI spec only",
+        "NO_RUNTIME_CONFIG"),
+    CRIO_CONFIG_MODE(
+        "--crio-config-mode",
+        "config|hook",
+        "config (runtime handlers; the only mode here) or hook",
+        "CRIO_CONFIG_MODE"),
+    /** A variable only: NVIDIA's NRI plugin is not built in, so it is refused when on. */
+    NRI_PLUGIN("--enable-nri-plugin", null, null, "ENABLE_NRI_PLUGIN"),
+    CONTAINERD_PATH(
+        "--containerd-path",
+        "FILE",
+        "containerd executable for config dump (default containerd)",
+        "CONTAINERD_PATH"),
+    BACKEND("--backend", "nvml|simulated", "nvml or simulated, for the CDI spec", "GPU_BACKEND"),
+    NODE_PROFILE("--node-profile", "NAME|FILE", "Simulated node profile", "GPU_NODE_PROFILE"),
+    NVML_LIBRARY("--nvml-library", "FILE", "libnvidia-ml.so.1 to load", "NVML_LIBRARY"),
+    NODE_NAME("--node-name", "NAME", "This node", "NODE_NAME");
 
     final String flag;
+    final String label;
+    final String help;
     final List<String> env;
 
-    Setting(String flag, String... env) {
+    Setting(String flag, String label, String help, String... env) {
       this.flag = flag;
+      this.label = label;
+      this.help = help;
       this.env = List.of(env);
+    }
+
+    /** True for a true/false flag, which may stand alone ({@code --cdi-enabled}). */
+    boolean bool() {
+      return BOOL.equals(label);
+    }
+
+    /** True when the setting is a flag too (else a variable only). */
+    boolean isFlag() {
+      return help != null;
     }
 
     /** The flag, e.g. {@code --runtime}. */
