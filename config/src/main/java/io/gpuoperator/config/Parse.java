@@ -135,6 +135,15 @@ public final class Parse {
     return oneOf(what, m);
   }
 
+  /**
+   * One of an enum's constants as flags, variables and files spell it ({@link Values#kebab}: {@code
+   * TYPE_INDEX} is {@code type-index}), in any case, after trimming; the error lists the spellings.
+   */
+  public static <E extends Enum<E>> Function<String, E> constant(String what, E[] constants) {
+    Function<String, E> byName = oneOf(what, constants, Values::kebab);
+    return s -> byName.apply(s.strip().toLowerCase(Locale.ROOT));
+  }
+
   /** One of the given names, returned as given. */
   public static Function<String, String> oneOf(String what, List<String> names) {
     Map<String, String> m = new LinkedHashMap<>();

@@ -125,4 +125,19 @@ class SettingsTest {
     assertThat(Parse.quantity("256Gi")).isEqualTo("256Gi");
     assertThat(Values.quote("a\u001b[31m\"")).isEqualTo("\"a\\u001b[31m\\\"\"");
   }
+
+  enum Spelled {
+    INDEX,
+    TYPE_INDEX
+  }
+
+  @Test
+  void anEnumConstantIsReadAsFilesSpellItInAnyCaseAndAMissOffersTheSpellings() {
+    var parse = Parse.constant("name strategy", Spelled.values());
+    assertThat(parse.apply("type-index")).isEqualTo(Spelled.TYPE_INDEX);
+    assertThat(parse.apply(" Index ")).isEqualTo(Spelled.INDEX);
+    assertThatThrownBy(() -> parse.apply("type_index"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("unknown name strategy \"type_index\"; expected index or type-index");
+  }
 }

@@ -1,5 +1,6 @@
 package io.gpuoperator.node.cdi;
 
+import io.gpuoperator.config.Parse;
 import io.gpuoperator.node.gpu.GpuDevice;
 import io.gpuoperator.node.gpu.GpuInventory;
 import io.gpuoperator.node.gpu.MigDevice;
@@ -7,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -39,14 +39,7 @@ public final class NvidiaCdiModel {
 
     /** {@code index}, {@code uuid} or {@code type-index}. */
     public static NameStrategy parse(String s) {
-      return switch (s.trim().toLowerCase(Locale.ROOT)) {
-        case "index" -> INDEX;
-        case "uuid" -> UUID;
-        case "type-index" -> TYPE_INDEX;
-        default ->
-            throw new IllegalArgumentException(
-                "unknown device name strategy '" + s + "' (expected index, uuid or type-index)");
-      };
+      return Parse.constant("device name strategy", values()).apply(s);
     }
   }
 

@@ -1,7 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.config.Parse;
-import java.util.Locale;
 
 /** How replicas of shared devices are chosen ({@code sharedDevicesAllocationPolicy}). */
 public enum AllocationPolicy {
@@ -12,7 +11,6 @@ public enum AllocationPolicy {
 
   /** Parses the config-file spelling; the error names the value and what is accepted. */
   public static AllocationPolicy parse(String value) {
-    return Parse.oneOf("allocation policy", values(), v -> v.name().toLowerCase(Locale.ROOT))
-        .apply(value.strip().toLowerCase(Locale.ROOT));
+    return Parse.constant("allocation policy", values()).apply(value);
   }
 }

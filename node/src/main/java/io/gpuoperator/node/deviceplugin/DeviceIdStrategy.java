@@ -1,7 +1,6 @@
 package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.config.Parse;
-import java.util.Locale;
 
 /** Which device IDs go into the Allocate response ({@code deviceIDStrategy}). */
 public enum DeviceIdStrategy {
@@ -12,7 +11,6 @@ public enum DeviceIdStrategy {
 
   /** Parses the config-file spelling; the error names the value and what is accepted. */
   public static DeviceIdStrategy parse(String value) {
-    return Parse.oneOf("device ID strategy", values(), v -> v.name().toLowerCase(Locale.ROOT))
-        .apply(value.strip().toLowerCase(Locale.ROOT));
+    return Parse.constant("device ID strategy", values()).apply(value);
   }
 }

@@ -2,7 +2,6 @@ package io.gpuoperator.node.deviceplugin;
 
 import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Values;
-import java.util.Locale;
 
 /**
  * How Allocate tells the container runtime which devices to inject ({@code deviceListStrategy}).
@@ -32,7 +31,6 @@ public enum DeviceListStrategy {
 
   /** Parses the config-file spelling; the error names the value and what is accepted. */
   public static DeviceListStrategy parse(String value) {
-    return Parse.oneOf("device list strategy", values(), DeviceListStrategy::value)
-        .apply(value.strip().toLowerCase(Locale.ROOT));
+    return Parse.constant("device list strategy", values()).apply(value);
   }
 }

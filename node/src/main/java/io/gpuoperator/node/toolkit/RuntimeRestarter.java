@@ -30,14 +30,7 @@ public final class RuntimeRestarter {
 
     /** {@code signal}, {@code systemd} or {@code none}. */
     public static Mode parse(String s) {
-      return switch (s.trim().toLowerCase(java.util.Locale.ROOT)) {
-        case "signal" -> SIGNAL;
-        case "systemd" -> SYSTEMD;
-        case "none" -> NONE;
-        default ->
-            throw new IllegalArgumentException(
-                "unknown runtime restart mode '" + s + "' (expected signal, systemd or none)");
-      };
+      return io.gpuoperator.config.Parse.constant("runtime restart mode", values()).apply(s);
     }
   }
 

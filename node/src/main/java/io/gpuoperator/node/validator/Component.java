@@ -1,8 +1,6 @@
 package io.gpuoperator.node.validator;
 
-import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The original validator's components, by its names and marker files. The operator validator's init
@@ -69,15 +67,6 @@ public enum Component {
 
   /** Parses one of the names {@link #cliName()} gives. */
   public static Component parse(String name) {
-    for (Component c : values()) {
-      if (c.cliName().equals(name.trim().toLowerCase(Locale.ROOT))) {
-        return c;
-      }
-    }
-    throw new IllegalArgumentException(
-        "unknown component "
-            + io.gpuoperator.config.Values.quote(name)
-            + "; expected one of "
-            + String.join(", ", Arrays.stream(values()).map(Component::cliName).toList()));
+    return io.gpuoperator.config.Parse.constant("component", values()).apply(name);
   }
 }

@@ -300,9 +300,9 @@ class ValidatorChainTest {
     assertThat(run("--component", "gpu")).isEqualTo(2);
     assertThat(err.toString())
         .contains(
-            "validator: --component: unknown component \"gpu\"; expected one of driver,"
-                + " nvidia-fs, gdrcopy, nvidia-peermem, toolkit, cuda, plugin, mofed, cc-manager,"
-                + " vfio-pci, vgpu-manager, vgpu-devices, dra");
+            "validator: --component: unknown component \"gpu\"; expected driver, nvidia-fs,"
+                + " gdrcopy, nvidia-peermem, toolkit, cuda, plugin, mofed, cc-manager, vfio-pci,"
+                + " vgpu-manager, vgpu-devices or dra");
     assertThat(run()).isEqualTo(2);
     assertThat(err.toString()).contains("missing --component");
     env.put("WITH_WAIT", "maybe");
