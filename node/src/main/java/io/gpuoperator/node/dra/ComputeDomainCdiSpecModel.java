@@ -1,6 +1,9 @@
 package io.gpuoperator.node.dra;
 
 import io.gpuoperator.node.cdi.CdiSpec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,8 +16,9 @@ import java.util.Map;
  * k8s.compute-domain.nvidia.com-claim_<uid>.json}), with NVIDIA's container edits: a channel device
  * gets the character device node of each IMEX channel it stands for ({@code
  * /dev/nvidia-caps-imex-channels/channel<n>}, major of {@code nvidia-caps-imex-channels}, minor
- * {@code n}, mode 0666); the IMEX daemon's device gets the domain's identity in its environment and
- * the domain's directory on the node at {@code /imexd}. Pure.
+ * {@code n}, mode 0666); the IMEX daemon's device gets the domain's identity in its environment,
+ * the domain's directory on the node at {@code /imexd} and the {@code fabric-imex-mgmt} capability
+ * device. Pure.
  */
 public final class ComputeDomainCdiSpecModel {
   /** The channel nodes' file mode, NVIDIA's: every user of the container may open them. */
@@ -52,11 +56,19 @@ public final class ComputeDomainCdiSpecModel {
   }
 
   /**
-   * The edits of the IMEX daemon's device: NVIDIA's variables naming the clique and the domain, and
-   * the domain's directory on the node, read-write.
+   * The edits of the IMEX daemon's device: NVIDIA's variables naming the clique and the domain, the
+   * domain's directory on the node, read-write, and, on a node in a clique, the fabric management
+   * capability device the IMEX daemon opens.
+   *
+   * @param management the capability, or null where the node has no clique (no IMEX to run)
    */
   public static Map<String, Object> daemonEdits(
-      String clique, String domainUid, String domainName, String domainNamespace, Path dir) {
+      String clique,
+      String domainUid,
+      String domainName,
+      String domainNamespace,
+      Path dir,
+      ImexManagementDevice management) {
     Map<String, Object> edits = new LinkedHashMap<>();
     edits.put(
         "env",
@@ -65,6 +77,15 @@ public final class ComputeDomainCdiSpecModel {
             ComputeDomainNames.ENV_DOMAIN_UUID + "=" + domainUid,
             ComputeDomainNames.ENV_DOMAIN_NAME + "=" + domainName,
             ComputeDomainNames.ENV_DOMAIN_NAMESPACE + "=" + domainNamespace));
+    if (management != null) {
+      Map<String, Object> node = new LinkedHashMap<>();
+      node.put("path", management.path());
+      node.put("type", "c");
+      node.put("major", management.major());
+      node.put("minor", management.minor());
+      node.put("fileMode", management.fileMode());
+      edits.put("deviceNodes", List.of(node));
+    }
     edits.put(
         "mounts",
         List.of(
@@ -76,6 +97,26 @@ public final class ComputeDomainCdiSpecModel {
                 "options",
                 List.of("rw", "nosuid", "nodev", "bind"))));
     return edits;
+  }
+
+  /**
+   * The IMEX daemon's configuration template, written as {@value
+   * ComputeDomainNames#DAEMON_CONFIG_TEMPLATE} into the domain's directory: NVIDIA's daemon renders
+   * it (a Go template over its pod IP, {@code IMEXCmdBindInterfaceIP}, and its nodes file, {@code
+   * IMEXDaemonNodesConfigPath}) before it starts IMEX, and cannot start without it.
+   */
+  public static byte[] daemonConfigTemplate() {
+    try (InputStream in =
+        ComputeDomainCdiSpecModel.class.getResourceAsStream(
+            ComputeDomainNames.DAEMON_CONFIG_TEMPLATE)) {
+      if (in == null) {
+        throw new IllegalStateException(
+            "resource " + ComputeDomainNames.DAEMON_CONFIG_TEMPLATE + " missing from the jar");
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**

@@ -49,6 +49,9 @@ public final class ComputeDomainNames {
   /** Where the IMEX daemon's per-domain directory appears in its container. */
   public static final String DAEMON_CONTAINER_DIR = "/imexd";
 
+  /** The IMEX configuration template in a domain's directory, which NVIDIA's daemon renders. */
+  public static final String DAEMON_CONFIG_TEMPLATE = "imexd.cfg.tmpl";
+
   /** The per-domain directories of the IMEX daemons, in this driver's plugin directory. */
   public static final String DOMAINS_DIR = "domains";
 

@@ -63,7 +63,8 @@ final class ComputeDomainPlugin implements AutoCloseable {
             ComputeDomainCluster.api(client, settings.nodeName()),
             settings.cdiRoot(),
             settings.computeDomainPluginDir(),
-            channelsMajor(backend, settings.procDevices()));
+            channelsMajor(backend, settings.procDevices()),
+            imexManagement(backend, settings.procDevices()));
     ComputeDomainPlugin p =
         new ComputeDomainPlugin(
             settings,
@@ -157,6 +158,39 @@ final class ComputeDomainPlugin implements AutoCloseable {
                 + ": the NVIDIA driver loaded here creates no IMEX channels");
       }
       return major;
+    };
+  }
+
+  /**
+   * The {@code fabric-imex-mgmt} capability device, as NVIDIA's plugin reads it: {@code
+   * /proc/driver/nvidia/capabilities/fabric-imex-mgmt} beside the device list ({@code /proc}); a
+   * simulated node's is the simulated driver's.
+   */
+  static Supplier<ImexManagementDevice> imexManagement(GpuBackend backend, Path procDevices) {
+    return () -> {
+      Path capability = procDevices.resolveSibling(ImexManagementDevice.CAPABILITY_FILE);
+      if (backend instanceof SimulatedBackend) {
+        return ImexManagementDevice.parse(
+            capability.toString(),
+            SimulatedBackend.IMEX_MANAGEMENT_CAPABILITY,
+            procDevices.toString(),
+            SimulatedBackend.PROC_DEVICES);
+      }
+      try {
+        return ImexManagementDevice.parse(
+            capability.toString(),
+            Files.readString(capability),
+            procDevices.toString(),
+            Files.readString(procDevices));
+      } catch (IOException e) {
+        throw new IllegalStateException(
+            "cannot read "
+                + e.getMessage()
+                + " (the IMEX daemon needs the driver's "
+                + ImexManagementDevice.CAPABILITY
+                + " capability)",
+            e);
+      }
     };
   }
 }

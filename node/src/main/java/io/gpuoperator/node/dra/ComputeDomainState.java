@@ -47,6 +47,7 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
   private final Path cdiDir;
   private final Path domainsDir;
   private final Supplier<Integer> channelsMajor;
+  private final Supplier<ImexManagementDevice> management;
   private ComputeDomainCheckpoint checkpoint;
 
   /**
@@ -56,6 +57,8 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
    * @param pluginDir the driver's own directory (checkpoint, the daemons' domain directories)
    * @param channelsMajor the major of {@code nvidia-caps-imex-channels}, read when a channel is
    *     prepared (an IllegalStateException naming the file when the driver has none)
+   * @param management the {@code fabric-imex-mgmt} capability device, read when a daemon claim is
+   *     prepared on a node in a clique (an IllegalStateException naming the file it could not read)
    */
   public ComputeDomainState(
       String pool,
@@ -63,7 +66,8 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
       ComputeDomainCluster cluster,
       Path cdiDir,
       Path pluginDir,
-      Supplier<Integer> channelsMajor)
+      Supplier<Integer> channelsMajor,
+      Supplier<ImexManagementDevice> management)
       throws IOException {
     this.pool = pool;
     this.clique = clique == null ? "" : clique;
@@ -72,6 +76,7 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
     this.cdiDir = cdiDir;
     this.domainsDir = pluginDir.resolve(ComputeDomainNames.DOMAINS_DIR);
     this.channelsMajor = channelsMajor;
+    this.management = management;
     this.checkpoint = ComputeDomainCheckpoint.load(checkpointFile);
   }
 
@@ -204,6 +209,9 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
       } else {
         Path dir = domainsDir.resolve(domainUid);
         Files.createDirectories(dir);
+        AtomicFile.write(
+            dir.resolve(ComputeDomainNames.DAEMON_CONFIG_TEMPLATE),
+            ComputeDomainCdiSpecModel.daemonConfigTemplate());
         edits.put(
             p.device(),
             ComputeDomainCdiSpecModel.daemonEdits(
@@ -211,7 +219,8 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
                 domainUid,
                 domain.getMetadata().getName(),
                 domain.getMetadata().getNamespace(),
-                dir));
+                dir,
+                clique.isEmpty() ? null : management.get()));
       }
     }
     AtomicFile.writeJson(

@@ -6,10 +6,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.node.gpu.CharacterDevices;
 import io.gpuoperator.node.gpu.sim.SimulatedBackend;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class ComputeDomainCdiSpecModelTest {
@@ -50,7 +55,12 @@ class ComputeDomainCdiSpecModelTest {
   void theDaemonGetsTheDomainsIdentityAndDirectory() {
     Map<String, Object> edits =
         ComputeDomainCdiSpecModel.daemonEdits(
-            "c.1", "uid-1", "imex", "team", Path.of("/var/lib/kubelet/plugins/x/domains/uid-1"));
+            "c.1",
+            "uid-1",
+            "imex",
+            "team",
+            Path.of("/var/lib/kubelet/plugins/x/domains/uid-1"),
+            new ImexManagementDevice("/dev/nvidia-caps/nvidia-cap1", 235, 1, 256));
     JsonNode e = Serialization.jsonMapper().valueToTree(edits);
     assertThat(e.path("env"))
         .extracting(JsonNode::asText)
@@ -62,5 +72,56 @@ class ComputeDomainCdiSpecModelTest {
     assertThat(e.path("mounts").get(0).path("containerPath").asText()).isEqualTo("/imexd");
     assertThat(e.path("mounts").get(0).path("hostPath").asText())
         .isEqualTo("/var/lib/kubelet/plugins/x/domains/uid-1");
+  }
+
+  @Test
+  void theDaemonGetsTheImexManagementCapabilityOnlyWhereThereIsOne() {
+    JsonNode with =
+        Serialization.jsonMapper()
+            .valueToTree(
+                ComputeDomainCdiSpecModel.daemonEdits(
+                    "c.1",
+                    "uid-1",
+                    "imex",
+                    "team",
+                    Path.of("/d"),
+                    new ImexManagementDevice("/dev/nvidia-caps/nvidia-cap7", 235, 7, 256)));
+    assertThat(with.path("deviceNodes")).hasSize(1);
+    JsonNode node = with.path("deviceNodes").get(0);
+    assertThat(node.path("path").asText()).isEqualTo("/dev/nvidia-caps/nvidia-cap7");
+    assertThat(node.path("type").asText()).isEqualTo("c");
+    assertThat(node.path("major").asInt()).isEqualTo(235);
+    assertThat(node.path("minor").asInt()).isEqualTo(7);
+    assertThat(node.path("fileMode").asInt()).isEqualTo(256);
+    JsonNode without =
+        Serialization.jsonMapper()
+            .valueToTree(
+                ComputeDomainCdiSpecModel.daemonEdits(
+                    "", "uid-1", "imex", "team", Path.of("/d"), null));
+    assertThat(without.has("deviceNodes")).isFalse();
+  }
+
+  /**
+   * NVIDIA's daemon executes the template with a struct of exactly two fields (its pod IP and its
+   * nodes file); any other placeholder would fail its start. The settings it relies on are there.
+   */
+  @Test
+  void theImexConfigTemplateUsesOnlyTheDaemonsTwoValues() {
+    String template =
+        new String(ComputeDomainCdiSpecModel.daemonConfigTemplate(), StandardCharsets.UTF_8);
+    Set<String> placeholders = new TreeSet<>();
+    Matcher m = Pattern.compile("\\{\\{\\s*\\.(\\w+)\\s*}}").matcher(template);
+    while (m.find()) {
+      placeholders.add(m.group(1));
+    }
+    assertThat(placeholders).containsExactly("IMEXCmdBindInterfaceIP", "IMEXDaemonNodesConfigPath");
+    assertThat(template.replaceAll("\\{\\{[^}]*}}", "")).doesNotContain("{{", "}}");
+    assertThat(template.lines().filter(l -> !l.startsWith("#") && !l.isBlank()))
+        .contains(
+            "DAEMONIZE=0",
+            "IMEX_NODE_CONFIG_FILE={{ .IMEXDaemonNodesConfigPath }}",
+            "IMEX_CMD_ENABLED=1",
+            "IMEX_CMD_BIND_INTERFACE_IP={{ .IMEXCmdBindInterfaceIP }}")
+        .allMatch(l -> l.matches("[A-Z_]+=.*"));
   }
 }

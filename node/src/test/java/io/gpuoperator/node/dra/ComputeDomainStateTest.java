@@ -68,9 +68,18 @@ class ComputeDomainStateTest {
 
   final FakeCluster cluster = new FakeCluster();
 
+  static final ImexManagementDevice MANAGEMENT =
+      new ImexManagementDevice("/dev/nvidia-caps/nvidia-cap1", 235, 1, 256);
+
   ComputeDomainState state(String clique) throws IOException {
     return new ComputeDomainState(
-        "node-a", clique, cluster, dir.resolve("cdi"), dir.resolve("plugin"), () -> 234);
+        "node-a",
+        clique,
+        cluster,
+        dir.resolve("cdi"),
+        dir.resolve("plugin"),
+        () -> 234,
+        () -> MANAGEMENT);
   }
 
   static String channelConfig(String domain, String mode) {
@@ -168,6 +177,14 @@ class ComputeDomainStateTest {
     assertThat(edits.path("env").toString())
         .contains("CLIQUE_ID=" + CLIQUE, "COMPUTE_DOMAIN_UUID=cd-1", "COMPUTE_DOMAIN_NAME=imex");
     assertThat(dir.resolve("plugin/domains/cd-1")).isDirectory();
+    // NVIDIA's daemon renders this template before it starts IMEX, and opens the capability.
+    assertThat(dir.resolve("plugin/domains/cd-1/imexd.cfg.tmpl"))
+        .hasBinaryContent(ComputeDomainCdiSpecModel.daemonConfigTemplate());
+    JsonNode node = edits.path("deviceNodes").get(0);
+    assertThat(node.path("path").asText()).isEqualTo("/dev/nvidia-caps/nvidia-cap1");
+    assertThat(node.path("major").asInt()).isEqualTo(235);
+    assertThat(node.path("minor").asInt()).isEqualTo(1);
+    assertThat(node.path("fileMode").asInt()).isEqualTo(256);
     assertThat(cluster.labels).isEmpty();
   }
 

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
@@ -53,6 +55,12 @@ public final class ComputeDomainModel {
 
   /** The NVLink clique of a node (GPU feature discovery's label), {@code <cluster uuid>.<id>}. */
   public static final String CLIQUE_LABEL = GfdLabels.CLIQUE;
+
+  /**
+   * Nodes one IMEX domain may have, as NVIDIA's controller tells its daemons (its default: an NVL72
+   * rack's 18 trays).
+   */
+  static final int MAX_NODES_PER_IMEX_DOMAIN = 18;
 
   /** NVIDIA's finalizer on a ComputeDomain (its name is the domain label's). */
   public static final String FINALIZER = DOMAIN_LABEL;
@@ -209,14 +217,12 @@ public final class ComputeDomainModel {
                 .withImagePullPolicy(pullPolicy)
                 .withCommand(DAEMON, "-v", "$(LOG_VERBOSITY)", "run")
                 .withEnv(daemonEnv(cd))
-                .withNewReadinessProbe()
-                .withNewExec()
-                .withCommand(DAEMON, "-v", "$(LOG_VERBOSITY)", "check")
-                .endExec()
-                .withPeriodSeconds(10)
-                .withTimeoutSeconds(10)
-                .withFailureThreshold(1)
-                .endReadinessProbe()
+                // NVIDIA's three probes, all its check: startup every second for up to 20 min
+                // (IMEX waits for its peers), then liveness every minute for up to 20 min, and
+                // readiness every 10 s.
+                .withStartupProbe(check(1, 1200))
+                .withLivenessProbe(check(60, 20))
+                .withReadinessProbe(check(10, 1))
                 .withNewResources()
                 .addNewClaim()
                 .withName(DAEMON)
@@ -237,12 +243,30 @@ public final class ComputeDomainModel {
         .build();
   }
 
+  private static Probe check(int periodSeconds, int failureThreshold) {
+    return new ProbeBuilder()
+        .withNewExec()
+        .withCommand(DAEMON, "-v", "$(LOG_VERBOSITY)", "check")
+        .endExec()
+        .withPeriodSeconds(periodSeconds)
+        .withTimeoutSeconds(10)
+        .withFailureThreshold(failureThreshold)
+        .withSuccessThreshold(1)
+        .build();
+  }
+
   private static List<EnvVar> daemonEnv(ComputeDomain cd) {
     List<EnvVar> env = new ArrayList<>();
     // NVIDIA's command line passes it to -v: klog takes its verbosity only as a flag.
     env.add(new EnvVarBuilder().withName("LOG_VERBOSITY").withValue(LOG_VERBOSITY).build());
+    env.add(
+        new EnvVarBuilder()
+            .withName("MAX_NODES_PER_IMEX_DOMAIN")
+            .withValue(Integer.toString(MAX_NODES_PER_IMEX_DOMAIN))
+            .build());
     env.add(field("NODE_NAME", "spec.nodeName"));
     env.add(field("POD_IP", "status.podIP"));
+    env.add(field("POD_UID", "metadata.uid"));
     env.add(field("POD_NAME", "metadata.name"));
     env.add(field("POD_NAMESPACE", "metadata.namespace"));
     env.add(new EnvVarBuilder().withName("COMPUTE_DOMAIN_UUID").withValue(uid(cd)).build());

@@ -14,6 +14,7 @@ import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus.Readiness;
 import io.gpuoperator.operator.validation.Violation;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -121,6 +122,38 @@ class ComputeDomainModelTest {
     assertThat(onOurs.getReadinessProbe().getExec().getCommand())
         .containsExactly("compute-domain-daemon", "-v", "$(LOG_VERBOSITY)", "check");
     assertThat(onOurs.getEnv().get(0).getName()).isEqualTo("LOG_VERBOSITY");
+    // NVIDIA's contract with its daemon: its variables (the pod's identity from the downward API,
+    // the domain's size limit) and its three probes, all running its check.
+    Map<String, String> env = new LinkedHashMap<>();
+    onOurs
+        .getEnv()
+        .forEach(
+            e ->
+                env.put(
+                    e.getName(),
+                    e.getValue() != null
+                        ? e.getValue()
+                        : "field:" + e.getValueFrom().getFieldRef().getFieldPath()));
+    assertThat(env)
+        .containsEntry("MAX_NODES_PER_IMEX_DOMAIN", "18")
+        .containsEntry("NODE_NAME", "field:spec.nodeName")
+        .containsEntry("POD_IP", "field:status.podIP")
+        .containsEntry("POD_UID", "field:metadata.uid")
+        .containsEntry("POD_NAME", "field:metadata.name")
+        .containsEntry("POD_NAMESPACE", "field:metadata.namespace")
+        .containsEntry("NVIDIA_VISIBLE_DEVICES", "void");
+    for (var probe :
+        List.of(onOurs.getStartupProbe(), onOurs.getLivenessProbe(), onOurs.getReadinessProbe())) {
+      assertThat(probe.getExec().getCommand())
+          .containsExactly("compute-domain-daemon", "-v", "$(LOG_VERBOSITY)", "check");
+      assertThat(probe.getTimeoutSeconds()).isEqualTo(10);
+    }
+    assertThat(onOurs.getStartupProbe().getPeriodSeconds()).isEqualTo(1);
+    assertThat(onOurs.getStartupProbe().getFailureThreshold()).isEqualTo(1200);
+    assertThat(onOurs.getLivenessProbe().getPeriodSeconds()).isEqualTo(60);
+    assertThat(onOurs.getLivenessProbe().getFailureThreshold()).isEqualTo(20);
+    assertThat(onOurs.getReadinessProbe().getPeriodSeconds()).isEqualTo(10);
+    assertThat(onOurs.getReadinessProbe().getFailureThreshold()).isEqualTo(1);
 
     String nvidias = "registry.example.com/nvidia/dra-driver-nvidia-gpu:v0.6.0";
     assertThat(ComputeDomainModel.daemonImage(nvidias)).isEqualTo(nvidias);

@@ -160,6 +160,17 @@ public final class SimulatedBackend implements GpuBackend {
       new GpuFabric("5c8a1d3e-0000-4000-8000-000000000001", 1);
 
   /**
+   * The simulated driver's {@code /proc/driver/nvidia/capabilities/fabric-imex-mgmt}: the IMEX
+   * management capability's minor and mode (0400, in decimal as the driver writes it).
+   */
+  public static final String IMEX_MANAGEMENT_CAPABILITY =
+      """
+      DeviceFileMinor: 1
+      DeviceFileMode: 256
+      DeviceFileModify: 1
+      """;
+
+  /**
    * The character devices the simulated driver registered, as {@code /proc/devices} lists them
    * (NVIDIA's module names; majors as a typical host numbers them).
    */
