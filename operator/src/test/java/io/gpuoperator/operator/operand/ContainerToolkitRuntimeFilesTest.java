@@ -148,16 +148,30 @@ class ContainerToolkitRuntimeFilesTest {
     return new Step(c, pod, env);
   }
 
+  /**
+   * The host folders behind the step's read-only mounts of the runtime's config ({@code
+   * /runtime/config-dir/}) and drop-in ({@code /runtime/config-dir.d/}, null where none is
+   * mounted).
+   */
+  static void expectHostFolders(Step step, String config, String dropIn) {
+    assertThat(step.readOnlyHostPath("/runtime/config-dir/")).as("config").isEqualTo(config);
+    assertThat(step.readOnlyHostPath("/runtime/config-dir.d/")).as("drop-in").isEqualTo(dropIn);
+  }
+
+  /** The step reads the CDI specs where the toolkit writes them: {@code dir}, mounted read-only. */
+  static void expectCdiSpecs(Step step, String dir) {
+    assertThat(step.env()).containsEntry("CDI_SPEC_DIR", dir);
+    assertThat(step.readOnlyHostPath(dir)).isEqualTo(dir);
+  }
+
   @Test
   void theValidatorsToolkitStepReadsContainerdsDefaultFilesReadOnly() {
     Step s = toolkitStep("", "containerd");
     assertThat(s.env())
         .containsEntry("RUNTIME_CONFIG", "/runtime/config-dir/config.toml")
-        .containsEntry("RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.toml")
-        .containsEntry("CDI_SPEC_DIR", "/var/run/cdi");
-    assertThat(s.readOnlyHostPath("/runtime/config-dir/")).isEqualTo("/etc/containerd");
-    assertThat(s.readOnlyHostPath("/runtime/config-dir.d/")).isEqualTo("/etc/containerd/conf.d");
-    assertThat(s.readOnlyHostPath("/var/run/cdi")).isEqualTo("/var/run/cdi");
+        .containsEntry("RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.toml");
+    expectHostFolders(s, "/etc/containerd", "/etc/containerd/conf.d");
+    expectCdiSpecs(s, "/var/run/cdi");
   }
 
   @Test
@@ -170,11 +184,9 @@ class ContainerToolkitRuntimeFilesTest {
             "containerd");
     assertThat(s.env())
         .containsEntry("RUNTIME_CONFIG", "/runtime/config-dir/config.toml")
-        .containsEntry("RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/50-gpu.toml")
-        .containsEntry("CDI_SPEC_DIR", "/etc/cdi");
-    assertThat(s.readOnlyHostPath("/runtime/config-dir/")).isEqualTo("/etc/k3s/containerd");
-    assertThat(s.readOnlyHostPath("/runtime/config-dir.d/")).isEqualTo("/etc/k3s/conf.d");
-    assertThat(s.readOnlyHostPath("/etc/cdi")).isEqualTo("/etc/cdi");
+        .containsEntry("RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/50-gpu.toml");
+    expectHostFolders(s, "/etc/k3s/containerd", "/etc/k3s/conf.d");
+    expectCdiSpecs(s, "/etc/cdi");
   }
 
   @Test
@@ -184,15 +196,13 @@ class ContainerToolkitRuntimeFilesTest {
         .containsEntry("RUNTIME", "crio")
         .containsEntry("RUNTIME_CONFIG", "/runtime/config-dir/config.toml")
         .containsEntry("RUNTIME_DROP_IN_CONFIG", "/runtime/config-dir.d/99-nvidia.conf");
-    assertThat(crio.readOnlyHostPath("/runtime/config-dir/")).isEqualTo("/etc/crio");
-    assertThat(crio.readOnlyHostPath("/runtime/config-dir.d/")).isEqualTo("/etc/crio/crio.conf.d");
+    expectHostFolders(crio, "/etc/crio", "/etc/crio/crio.conf.d");
 
     Step docker = toolkitStep("", "docker");
     assertThat(docker.env())
         .containsEntry("RUNTIME_CONFIG", "/runtime/config-dir/daemon.json")
         .doesNotContainKey("RUNTIME_DROP_IN_CONFIG");
-    assertThat(docker.readOnlyHostPath("/runtime/config-dir/")).isEqualTo("/etc/docker");
-    assertThat(docker.readOnlyHostPath("/runtime/config-dir.d/")).isNull();
+    expectHostFolders(docker, "/etc/docker", null);
   }
 
   @Test

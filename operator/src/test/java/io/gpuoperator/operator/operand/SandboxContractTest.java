@@ -44,13 +44,19 @@ class SandboxContractTest {
   private static final String DRIVER_MANAGER =
       "nvcr.io/nvidia/cloud-native/k8s-driver-manager:v0.12.0";
 
+  /** A cluster whose ConfigMaps hold the vGPU manager's and vGPU device manager's keys. */
+  private static final ClusterFacts FACTS =
+      new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
+          .withConfigMapKeys(KEYS);
+
   private static Map<String, DaemonSet> render(String caseName, boolean agents) throws IOException {
-    ClusterPolicy policy = goldenCase(caseName);
-    ClusterFacts facts =
-        new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-            .withConfigMapKeys(KEYS);
     OperatorConfig config = agents ? Policies.config() : OperatorConfig.fromEnv(Map.of());
-    return daemonSets(Operands.renderAll(policy, facts, config));
+    return daemonSets(Operands.renderAll(goldenCase(caseName), FACTS, config));
+  }
+
+  /** The policy's operands on {@link #FACTS} with the operator's default configuration. */
+  private static List<RenderedOperand> renderAll(ClusterPolicy policy) {
+    return Operands.renderAll(policy, FACTS, OperatorConfig.fromEnv(Map.of()));
   }
 
   /** The policy of a golden case ({@code src/test/resources/golden/cases/<name>.yaml}). */
@@ -184,15 +190,31 @@ class SandboxContractTest {
   void nothingSandboxRendersWithoutSandboxWorkloads() throws IOException {
     ClusterPolicy policy = goldenCase("sandbox-kubevirt");
     policy.getSpec().sandboxWorkloads.enabled = false;
-    var ds =
-        daemonSets(
-            Operands.renderAll(
-                policy,
-                new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-                    .withConfigMapKeys(KEYS),
-                OperatorConfig.fromEnv(Map.of())));
-    assertThat(ds.keySet())
+    assertThat(daemonSets(renderAll(policy)).keySet())
         .noneMatch(n -> n.contains("sandbox") || n.contains("vfio") || n.contains("vgpu"));
+  }
+
+  /**
+   * The env of the sandbox validator's step {@code <component>-validation} in the kubevirt case:
+   * WITH_WAIT, its COMPONENT, NODE_NAME, HOST_ROOT (custom rootFS), the default workload, then
+   * {@code own} (the section's env of that step).
+   */
+  private static void expectStepEnv(PodSpec pod, String component, String... own) {
+    expectEnv(
+        container(pod, component + "-validation"),
+        ContractAssertions.concat(
+            List.of(
+                "WITH_WAIT",
+                "true",
+                "COMPONENT",
+                component,
+                "NODE_NAME",
+                FIELD,
+                "HOST_ROOT",
+                "/host-root",
+                "DEFAULT_GPU_WORKLOAD_CONFIG",
+                "vm-passthrough"),
+            own));
   }
 
   /** The pod runs on the nodes labelled {@code nvidia.com/gpu.deploy.<operand>=true}, only. */
@@ -225,31 +247,10 @@ class SandboxContractTest {
   void vgpuManager() throws IOException {
     DaemonSet ds = render("sandbox-kubevirt", false).get("nvidia-vgpu-manager-daemonset");
     PodSpec pod = ds.getSpec().getTemplate().getSpec();
-    Container manager = container(pod, "k8s-driver-manager");
-    assertThat(manager.getImage()).isEqualTo(DRIVER_MANAGER);
-    assertThat(manager.getImagePullPolicy()).isEqualTo("Always");
-    expect(manager, List.of("driver-manager"), List.of("uninstall_driver"));
     // The base env, HOST_ROOT (custom rootFS), then vgpuManager.driverManager.env in place.
-    expectEnv(
-        manager,
-        "NODE_NAME",
-        FIELD,
-        "NVIDIA_VISIBLE_DEVICES",
-        "void",
-        "ENABLE_GPU_POD_EVICTION",
-        "true",
-        "ENABLE_AUTO_DRAIN",
-        "false",
-        "OPERATOR_NAMESPACE",
-        FIELD,
-        "HOST_ROOT",
-        "/host-root");
+    Container manager = expectDriverManager(pod, "true");
+    assertThat(manager.getImagePullPolicy()).isEqualTo("Always");
     assertThat(manager.getSecurityContext().getPrivileged()).isTrue();
-    assertThat(mounts(manager))
-        .containsExactly(
-            "run-nvidia:/run/nvidia:Bidirectional",
-            "host-root:/host:ro:HostToContainer",
-            "host-sys:/sys");
 
     Container main = container(pod, "nvidia-vgpu-manager-ctr");
     // The OS tag is appended as for the driver.
@@ -306,13 +307,7 @@ class SandboxContractTest {
     policy.getSpec().vgpuManager.repository = null;
     policy.getSpec().vgpuManager.image = null;
     policy.getSpec().vgpuManager.version = null;
-    assertThatThrownBy(
-            () ->
-                Operands.renderAll(
-                    policy,
-                    new ClusterFacts("v1.36.3", "containerd", true, 2, true, "ubuntu24.04")
-                        .withConfigMapKeys(KEYS),
-                    OperatorConfig.fromEnv(Map.of())))
+    assertThatThrownBy(() -> renderAll(policy))
         .isInstanceOf(PolicyValidationException.class)
         .hasMessageContaining("spec.vgpuManager.image")
         .hasMessageContaining("no image configured");
@@ -333,46 +328,9 @@ class SandboxContractTest {
       assertThat(c.getSecurityContext().getRunAsUser()).isZero();
       assertThat(c.getSecurityContext().getPrivileged()).isTrue();
     }
-    expectEnv(
-        container(pod, "vfio-pci-validation"),
-        "WITH_WAIT",
-        "true",
-        "COMPONENT",
-        "vfio-pci",
-        "NODE_NAME",
-        FIELD,
-        "HOST_ROOT",
-        "/host-root",
-        "DEFAULT_GPU_WORKLOAD_CONFIG",
-        "vm-passthrough",
-        "VFIO_CHECK",
-        "strict");
-    expectEnv(
-        container(pod, "vgpu-manager-validation"),
-        "WITH_WAIT",
-        "true",
-        "COMPONENT",
-        "vgpu-manager",
-        "NODE_NAME",
-        FIELD,
-        "HOST_ROOT",
-        "/host-root",
-        "DEFAULT_GPU_WORKLOAD_CONFIG",
-        "vm-passthrough",
-        "VGPU_CHECK",
-        "1");
-    expectEnv(
-        container(pod, "vgpu-devices-validation"),
-        "WITH_WAIT",
-        "true",
-        "COMPONENT",
-        "vgpu-devices",
-        "NODE_NAME",
-        FIELD,
-        "HOST_ROOT",
-        "/host-root",
-        "DEFAULT_GPU_WORKLOAD_CONFIG",
-        "vm-passthrough");
+    expectStepEnv(pod, "vfio-pci", "VFIO_CHECK", "strict");
+    expectStepEnv(pod, "vgpu-manager", "VGPU_CHECK", "1");
+    expectStepEnv(pod, "vgpu-devices");
     assertThat(container(pod, "vgpu-devices-validation").getSecurityContext().getSeLinuxOptions())
         .isNull();
     assertThat(mounts(container(pod, "vfio-pci-validation")))

@@ -116,6 +116,19 @@ class NodeUpgradeTest {
     return new UpgradeNode("n1", labels, annotations, false, true, driver, true, true);
   }
 
+  /** The annotation saying a step started {@code seconds} before NOW. */
+  static Map<String, String> startedAgo(String key, long seconds) {
+    return Map.of(key, String.valueOf(NOW.getEpochSecond() - seconds));
+  }
+
+  /** n1 deleting its GPU pods for a driver pod out of date, since {@code seconds} before NOW. */
+  static UpgradeNode deletingPods(long seconds) {
+    return node(
+        POD_DELETION_REQUIRED,
+        driver("a", "b", true),
+        startedAgo(UpgradeKeys.POD_DELETION_START, seconds));
+  }
+
   /** n1 cordoned and Ready, its validator pod present and ready. */
   static UpgradeNode cordoned(
       Map<String, String> labels, Map<String, String> annotations, DriverPod driver) {
@@ -205,11 +218,7 @@ class NodeUpgradeTest {
     Pod cpu = gpuPod("web", true);
     cpu.getSpec().getContainers().get(0).getResources().setLimits(Map.of());
     actions.pods.get("n1").add(cpu);
-    UpgradeNode n =
-        node(
-            POD_DELETION_REQUIRED,
-            driver("a", "b", true),
-            Map.of(UpgradeKeys.POD_DELETION_START, String.valueOf(NOW.getEpochSecond())));
+    UpgradeNode n = deletingPods(0);
     Step first = machine.step(n, false);
     assertThat(first.moves()).isFalse();
     assertThat(first.waiting()).contains("work/train-1");
@@ -226,9 +235,7 @@ class NodeUpgradeTest {
   void aDisruptionBudgetHoldsThePodUntilTheTimeoutThenTheNodeFails() {
     actions.pods.put("n1", List.of(gpuPod("db-0", true)));
     actions.blocked.add("db-0");
-    Map<String, String> started =
-        Map.of(UpgradeKeys.POD_DELETION_START, String.valueOf(NOW.getEpochSecond() - 100));
-    UpgradeNode n = node(POD_DELETION_REQUIRED, driver("a", "b", true), started);
+    UpgradeNode n = deletingPods(100);
     Step waiting = machine.step(n, false);
     assertThat(waiting.moves()).isFalse();
     assertThat(waiting.waiting()).contains("PodDisruptionBudget").contains("work/db-0");
@@ -244,11 +251,7 @@ class NodeUpgradeTest {
   @Test
   void anUnmanagedGpuPodFailsTheNodeUnlessForceIsSet() {
     actions.pods.put("n1", List.of(gpuPod("bare", false)));
-    UpgradeNode n =
-        node(
-            POD_DELETION_REQUIRED,
-            driver("a", "b", true),
-            Map.of(UpgradeKeys.POD_DELETION_START, String.valueOf(NOW.getEpochSecond())));
+    UpgradeNode n = deletingPods(0);
     Step s = machine.step(n, false);
     assertThat(s.to()).isEqualTo(UPGRADE_FAILED);
     assertThat(s.failure()).contains("work/bare").contains("podDeletion.force");
@@ -271,9 +274,7 @@ class NodeUpgradeTest {
   void podRestartPausesGpuClientsWaitsForTheValidatorToGoThenDeletesTheDriverPod() {
     UpgradeNode n =
         node(
-            POD_RESTART_REQUIRED,
-            driver("a", "b", true),
-            Map.of(UpgradeKeys.RESTART_START, String.valueOf(NOW.getEpochSecond())));
+            POD_RESTART_REQUIRED, driver("a", "b", true), startedAgo(UpgradeKeys.RESTART_START, 0));
     Step pause = machine.step(n, false);
     assertThat(pause.labels())
         .containsEntry(Labels.deploy("device-plugin"), UpgradeKeys.PAUSED)
@@ -302,10 +303,7 @@ class NodeUpgradeTest {
     labels.put(Labels.deploy("device-plugin"), "false");
     labels.put(Labels.deploy("mig-manager"), "paused-for-mig-change");
     UpgradeNode n =
-        cordoned(
-            labels,
-            Map.of(UpgradeKeys.RESTART_START, String.valueOf(NOW.getEpochSecond())),
-            driver("a", "b", true));
+        cordoned(labels, startedAgo(UpgradeKeys.RESTART_START, 0), driver("a", "b", true));
     Step pause = machine.step(n, false);
     assertThat(pause.labels())
         .doesNotContainKey(Labels.deploy("device-plugin"))
@@ -315,8 +313,7 @@ class NodeUpgradeTest {
 
   @Test
   void validationNeedsTheNewDriverAndTheValidatorReadyAndTimesOutWithTheReason() {
-    Map<String, String> a =
-        Map.of(UpgradeKeys.VALIDATION_START, String.valueOf(NOW.getEpochSecond()));
+    Map<String, String> a = startedAgo(UpgradeKeys.VALIDATION_START, 0);
     UpgradeNode notReady =
         new UpgradeNode(
             "n1",
@@ -355,7 +352,7 @@ class NodeUpgradeTest {
         new UpgradeNode(
             "n1",
             node(VALIDATION_REQUIRED, null, Map.of()).labels(),
-            Map.of(UpgradeKeys.VALIDATION_START, String.valueOf(NOW.getEpochSecond())),
+            startedAgo(UpgradeKeys.VALIDATION_START, 0),
             true,
             true,
             crashing,
@@ -436,7 +433,7 @@ class NodeUpgradeTest {
         node(
             WAIT_FOR_JOBS_REQUIRED,
             driver("a", "b", true),
-            Map.of(UpgradeKeys.WAIT_FOR_JOBS_START, String.valueOf(NOW.getEpochSecond())));
+            startedAgo(UpgradeKeys.WAIT_FOR_JOBS_START, 0));
     assertThat(waiting.step(n, false).waiting()).contains("work/job");
     NodeUpgrade late =
         new NodeUpgrade(settings(waitForTraining), actions, NOW.plus(Duration.ofSeconds(61)));
