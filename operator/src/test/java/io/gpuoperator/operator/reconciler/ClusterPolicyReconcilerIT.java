@@ -271,9 +271,7 @@ class ClusterPolicyReconcilerIT {
     long mark = audit.mark();
     operator.close();
     // Same identity: it holds the Lease already, so it leads again at once.
-    operator =
-        OperatorInstance.start(
-            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    operator = OperatorInstance.on(cp, ns, "main").start();
     await().atMost(Duration.ofSeconds(30)).until(operator.operator::isLeader);
     await()
         .atMost(Duration.ofSeconds(30))

@@ -76,13 +76,7 @@ class DriverUpgradeIT extends SimulatedGpuCluster {
   }
 
   static OperatorInstance startOperator() throws Exception {
-    return OperatorInstance.start(
-        cp,
-        ns,
-        "upgrade-" + ++restarts,
-        new OperandRegistryRenderer(),
-        new NodeLabelRulesPlanner(),
-        Map.of("LEADER_ELECT", "false"));
+    return OperatorInstance.on(cp, ns, "upgrade-" + ++restarts).withoutLeaderElection().start();
   }
 
   static ClusterPolicy policy() {

@@ -10,7 +10,6 @@ import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -64,13 +63,7 @@ record FleetBench(
       fleet.start(ItCluster.NFD_GPU);
       progress(startup, count + " nodes registered");
       OperatorInstance operator =
-          OperatorInstance.start(
-              cp,
-              ns,
-              "bench",
-              new OperandRegistryRenderer(),
-              new NodeLabelRulesPlanner(),
-              Map.of("LEADER_ELECT", "false"));
+          OperatorInstance.on(cp, ns, "bench").withoutLeaderElection().start();
       return new FleetBench(names, cp, fleet, work, operator, startup);
     } catch (Exception | Error e) {
       if (fleet != null) {

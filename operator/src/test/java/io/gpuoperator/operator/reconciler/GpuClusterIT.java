@@ -67,15 +67,10 @@ class GpuClusterIT {
     admin.nodes().resource(ItCluster.node("gpu-pinned", pinned)).create();
     admin.nodes().resource(ItCluster.node("cpu-0", ItCluster.NFD_CPU)).create();
     operator =
-        OperatorInstance.start(
-            cp,
-            ns,
-            "gc-1",
-            new OperandRegistryRenderer(),
-            new NodeLabelRulesPlanner(),
-            Map.of("LEADER_ELECT", "false"),
-            c -> {},
-            Policies.agents());
+        OperatorInstance.on(cp, ns, "gc-1")
+            .withoutLeaderElection()
+            .agents(Policies.agents())
+            .start();
   }
 
   @AfterAll

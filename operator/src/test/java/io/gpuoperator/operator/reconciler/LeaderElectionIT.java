@@ -10,7 +10,6 @@ import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,14 +31,7 @@ class LeaderElectionIT {
     OperatorInstance b = null;
     try {
       await().atMost(Duration.ofSeconds(20)).until(a.operator::isLeader);
-      b =
-          OperatorInstance.start(
-              cp,
-              it.ns(),
-              "le-b",
-              new OperandRegistryRenderer(),
-              new NodeLabelRulesPlanner(),
-              Map.of());
+      b = OperatorInstance.on(cp, it.ns(), "le-b").start();
       admin.resource(ItCluster.samplePolicy("leader-policy")).create();
       admin.nodes().resource(ItCluster.node("it-le-1", ItCluster.NFD_GPU)).create();
       await()

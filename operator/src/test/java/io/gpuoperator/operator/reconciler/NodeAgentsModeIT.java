@@ -92,15 +92,11 @@ class NodeAgentsModeIT {
 
   static OperatorInstance start(ControlPlane cp, String ns, boolean nodeAgents)
       throws java.io.IOException {
-    return OperatorInstance.start(
-        cp,
-        ns,
-        "node-agents-" + nodeAgents,
-        new OperandRegistryRenderer(),
-        new NodeLabelRulesPlanner(),
-        Map.of("NODE_AGENTS", String.valueOf(nodeAgents), "LEADER_ELECT", "false"),
-        c -> {},
-        Policies.agents());
+    return OperatorInstance.on(cp, ns, "node-agents-" + nodeAgents)
+        .withoutLeaderElection()
+        .env(Map.of("NODE_AGENTS", String.valueOf(nodeAgents)))
+        .agents(Policies.agents())
+        .start();
   }
 
   static List<String> names(KubernetesClient admin, String ns) {

@@ -37,14 +37,7 @@ public final class NodeLabelBenchmark {
       Crds.apply(admin);
       String ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
       AuditLog audit = new AuditLog(cp.auditLog());
-      try (OperatorInstance operator =
-          OperatorInstance.start(
-              cp,
-              ns,
-              "bench",
-              new OperandRegistryRenderer(),
-              new NodeLabelRulesPlanner(),
-              Map.of())) {
+      try (OperatorInstance operator = OperatorInstance.on(cp, ns, "bench").start()) {
         while (!operator.operator.isLeader()) {
           Thread.sleep(100);
         }

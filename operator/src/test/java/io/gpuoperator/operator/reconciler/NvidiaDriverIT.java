@@ -73,14 +73,7 @@ class NvidiaDriverIT extends SimulatedGpuCluster {
                 Map.of("pool", "b", DriverChecks.NIC_PRESENT, "true")),
             gpu(RH0, "rhel", "9.4", "5.14.0-427.el9.x86_64", Map.of()));
     startCluster(nodes, 0, () -> operator);
-    operator =
-        OperatorInstance.start(
-            cp,
-            ns,
-            "nvd-1",
-            new OperandRegistryRenderer(),
-            new NodeLabelRulesPlanner(),
-            Map.of("LEADER_ELECT", "false"));
+    operator = OperatorInstance.on(cp, ns, "nvd-1").withoutLeaderElection().start();
   }
 
   static NodeDescription gpu(

@@ -5,7 +5,6 @@ import io.gpuoperator.api.Crds;
 import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import java.util.Map;
 
 /**
  * What an operator IT starts from: the CRDs on the control plane, a fresh operator namespace, the
@@ -19,9 +18,7 @@ record OperatorFixture(
     Crds.apply(admin);
     String ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
     AuditLog audit = new AuditLog(cp.auditLog());
-    OperatorInstance operator =
-        OperatorInstance.start(
-            cp, ns, "main", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of());
+    OperatorInstance operator = OperatorInstance.on(cp, ns, "main").start();
     return new OperatorFixture(cp, admin, ns, audit, operator);
   }
 }

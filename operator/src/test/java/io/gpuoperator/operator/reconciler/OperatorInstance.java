@@ -25,34 +25,76 @@ final class OperatorInstance implements AutoCloseable {
     this.operator = operator;
   }
 
-  /** Starts an operator (metrics and health on free loopback ports). */
-  static OperatorInstance start(
-      ControlPlane cp,
-      String namespace,
-      String identity,
-      PolicyRenderer renderer,
-      NodeLabelPlanner planner,
-      Map<String, String> extraEnv)
-      throws IOException {
-    return start(cp, namespace, identity, renderer, planner, extraEnv, c -> {});
+  /**
+   * An operator to start on {@code cp} in {@code namespace}; {@code identity} is its lease holder
+   * and the suffix of its user agent. By default it renders the operand registry, plans node labels
+   * by the rules, elects a leader and runs no agent of this project's own.
+   */
+  static Builder on(ControlPlane cp, String namespace, String identity) {
+    return new Builder(cp, namespace, identity);
   }
 
-  /** Starts an operator whose client configuration the caller adjusts first. */
-  static OperatorInstance start(
-      ControlPlane cp,
-      String namespace,
-      String identity,
-      PolicyRenderer renderer,
-      NodeLabelPlanner planner,
-      Map<String, String> extraEnv,
-      Consumer<Config> clientConfig)
-      throws IOException {
-    return start(cp, namespace, identity, renderer, planner, extraEnv, clientConfig, Set.of());
+  /** What differs between the operators the ITs start; {@link #start()} starts one. */
+  static final class Builder {
+    private final ControlPlane cp;
+    private final String namespace;
+    private final String identity;
+    private PolicyRenderer renderer = new OperandRegistryRenderer();
+    private final Map<String, String> env = new HashMap<>();
+    private Consumer<Config> clientConfig = c -> {};
+    private Set<String> agents = Set.of();
+
+    private Builder(ControlPlane cp, String namespace, String identity) {
+      this.cp = cp;
+      this.namespace = namespace;
+      this.identity = identity;
+    }
+
+    Builder renderer(PolicyRenderer renderer) {
+      this.renderer = renderer;
+      return this;
+    }
+
+    /** Adds to the operator's environment (its {@link OperatorConfig}). */
+    Builder env(Map<String, String> more) {
+      env.putAll(more);
+      return this;
+    }
+
+    /** The only operator of its test: it leads at once, without waiting for a lease. */
+    Builder withoutLeaderElection() {
+      return env(Map.of("LEADER_ELECT", "false"));
+    }
+
+    /** Adjusts the client's configuration before the client is built. */
+    Builder clientConfig(Consumer<Config> clientConfig) {
+      this.clientConfig = clientConfig;
+      return this;
+    }
+
+    /** The binary's agent subcommands: operands with an agent here render for this image. */
+    Builder agents(Set<String> agents) {
+      this.agents = agents;
+      return this;
+    }
+
+    OperatorInstance start() throws IOException {
+      return OperatorInstance.start(
+          cp,
+          namespace,
+          identity,
+          renderer,
+          new NodeLabelRulesPlanner(),
+          env,
+          clientConfig,
+          agents);
+    }
   }
 
   /**
-   * Starts an operator of a binary with these subcommands (agents): operands this project has an
-   * agent for, such as the DRA driver, render for this project's image.
+   * Starts an operator (metrics and health on free loopback ports) of a binary with these
+   * subcommands ({@code agents}): what {@link Builder#start()} runs, with every setting spelled
+   * out.
    */
   static OperatorInstance start(
       ControlPlane cp,

@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,9 +42,7 @@ class PlanMatchesOperatorIT {
     ClusterPolicy sample = ItCluster.samplePolicy(POLICY);
     Path file = dir.resolve("policy.yaml");
     Files.writeString(file, Serialization.asYaml(sample));
-    try (OperatorInstance operator =
-        OperatorInstance.start(
-            cp, ns, "plan", new OperandRegistryRenderer(), new NodeLabelRulesPlanner(), Map.of())) {
+    try (OperatorInstance operator = OperatorInstance.on(cp, ns, "plan").start()) {
       admin.resource(ItCluster.samplePolicy(POLICY)).create();
 
       // No kubelets or DaemonSet controller here: the operator is done when its writes are.

@@ -69,17 +69,13 @@ class ReconcileRetryIT {
       admin.nodes().resource(ItCluster.node("retry-gpu", ItCluster.NFD_GPU)).create();
 
       HeldRenderer renderer = new HeldRenderer();
-      Map<String, String> env =
-          Map.of("LEADER_ELECT", "false", "RECONCILE_BACKOFF_MAX", "2s", "RESYNC_PERIOD", "1h");
       try (OperatorInstance operator =
-          OperatorInstance.start(
-              cp,
-              ns,
-              "retry",
-              renderer,
-              new NodeLabelRulesPlanner(),
-              env,
-              c -> c.setRequestRetryBackoffLimit(3))) {
+          OperatorInstance.on(cp, ns, "retry")
+              .renderer(renderer)
+              .withoutLeaderElection()
+              .env(Map.of("RECONCILE_BACKOFF_MAX", "2s", "RESYNC_PERIOD", "1h"))
+              .clientConfig(c -> c.setRequestRetryBackoffLimit(3))
+              .start()) {
         admin.resource(ItCluster.samplePolicy("retry-policy")).create();
         assertThat(renderer.rendering.await(60, TimeUnit.SECONDS)).isTrue();
 
@@ -105,16 +101,11 @@ class ReconcileRetryIT {
       // A periodic resync repairs what no event reports.
       String configMap = "default-mig-parted-config";
       assertThat(admin.configMaps().inNamespace(ns).withName(configMap).get()).isNotNull();
-      Map<String, String> resync =
-          Map.of("LEADER_ELECT", "false", "RECONCILE_BACKOFF_MAX", "2s", "RESYNC_PERIOD", "3s");
       try (OperatorInstance operator =
-          OperatorInstance.start(
-              cp,
-              ns,
-              "resync",
-              new OperandRegistryRenderer(),
-              new NodeLabelRulesPlanner(),
-              resync)) {
+          OperatorInstance.on(cp, ns, "resync")
+              .withoutLeaderElection()
+              .env(Map.of("RECONCILE_BACKOFF_MAX", "2s", "RESYNC_PERIOD", "3s"))
+              .start()) {
         // Let its first pass finish (it finds everything in place), then delete behind its back.
         long first = operator.operator.metrics().reconciliations();
         await()

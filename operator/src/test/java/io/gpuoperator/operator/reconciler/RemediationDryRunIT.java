@@ -41,13 +41,7 @@ class RemediationDryRunIT {
       admin.nodes().resource(ItCluster.node(NODE, ItCluster.NFD_GPU)).create();
       condition(admin, "Ready", "True", "KubeletReady", "ready");
       try (OperatorInstance operator =
-          OperatorInstance.start(
-              cp,
-              ns,
-              "dry",
-              new OperandRegistryRenderer(),
-              new NodeLabelRulesPlanner(),
-              Map.of("LEADER_ELECT", "false"))) {
+          OperatorInstance.on(cp, ns, "dry").withoutLeaderElection().start()) {
         ClusterPolicy policy = ItCluster.driverOnlyPolicy("autoUpgrade: false\n");
         policy.getSpec().remediation = new RemediationSpec();
         policy.getSpec().remediation.enabled = true;
