@@ -75,31 +75,51 @@ public final class DriverChecks {
     /** The ClusterPolicy's driver. */
     public static Settings of(ClusterPolicySpec spec, String defaultImage, String cudaDefault) {
       DriverSpec d = spec.driver == null ? new DriverSpec() : spec.driver;
-      boolean rdma = d.rdma != null && Boolean.TRUE.equals(d.rdma.enabled);
-      return new Settings(
+      return of(
           DriverChecks.version(d, defaultImage),
-          moduleType(d.kernelModuleType),
-          Boolean.TRUE.equals(d.usePrecompiled),
-          DriverChecks.cudaImage(spec, cudaDefault),
-          rdma,
-          rdma && sandbox(spec),
-          spec.gds != null && Boolean.TRUE.equals(spec.gds.enabled),
-          spec.gdrcopy != null && Boolean.TRUE.equals(spec.gdrcopy.enabled));
+          d.kernelModuleType,
+          d.usePrecompiled,
+          d.rdma,
+          spec.gds,
+          spec.gdrcopy,
+          spec,
+          cudaDefault);
     }
 
     /** An NVIDIADriver (the policy gives the validator and sandbox settings). */
     public static Settings of(
         NVIDIADriverSpec d, ClusterPolicySpec policy, String defaultImage, String cudaDefault) {
-      boolean rdma = d.rdma != null && Boolean.TRUE.equals(d.rdma.enabled);
-      return new Settings(
+      return of(
           DriverChecks.version(d, defaultImage),
-          moduleType(d.kernelModuleType),
-          Boolean.TRUE.equals(d.usePrecompiled),
+          d.kernelModuleType,
+          d.usePrecompiled,
+          d.rdma,
+          d.gds,
+          d.gdrcopy,
+          policy,
+          cudaDefault);
+    }
+
+    /** The fields both driver resources have, and the policy's validator and sandbox settings. */
+    private static Settings of(
+        String version,
+        DriverSpec.KernelModuleType kernelModuleType,
+        Boolean usePrecompiled,
+        DriverSpec.Rdma rdma,
+        ComponentSpec gds,
+        ComponentSpec gdrcopy,
+        ClusterPolicySpec policy,
+        String cudaDefault) {
+      boolean rdmaOn = rdma != null && Boolean.TRUE.equals(rdma.enabled);
+      return new Settings(
+          version,
+          moduleType(kernelModuleType),
+          Boolean.TRUE.equals(usePrecompiled),
           DriverChecks.cudaImage(policy, cudaDefault),
-          rdma,
-          rdma && sandbox(policy),
-          d.gds != null && Boolean.TRUE.equals(d.gds.enabled),
-          d.gdrcopy != null && Boolean.TRUE.equals(d.gdrcopy.enabled));
+          rdmaOn,
+          rdmaOn && sandbox(policy),
+          gds != null && Boolean.TRUE.equals(gds.enabled),
+          gdrcopy != null && Boolean.TRUE.equals(gdrcopy.enabled));
     }
 
     DriverCompatibility.DriverChoice choice(DriverPool pool) {

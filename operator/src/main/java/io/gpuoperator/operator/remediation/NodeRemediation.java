@@ -22,21 +22,11 @@ import java.util.List;
  * once. Everything it remembers is on the node, so a restarted operator carries on, and eviction is
  * asked only for pods that are not terminating yet, so no pod is evicted twice.
  */
-public final class NodeRemediation {
+public record NodeRemediation(RemediationSettings settings, NodeActions actions, Instant now) {
   /**
    * How often a node waiting on something not watched (pods terminating, a budget) is looked at.
    */
   static final Duration POLL = Duration.ofSeconds(2);
-
-  private final RemediationSettings settings;
-  private final NodeActions actions;
-  private final Instant now;
-
-  public NodeRemediation(RemediationSettings settings, NodeActions actions, Instant now) {
-    this.settings = settings;
-    this.actions = actions;
-    this.now = now;
-  }
 
   /**
    * The node's next step.

@@ -27,7 +27,7 @@ import java.util.Map;
  * when its new driver and validator become ready, and tries again when the driver changes once
  * more.
  */
-public final class NodeUpgrade {
+public record NodeUpgrade(UpgradeSettings settings, NodeActions actions, Instant now) {
   /** How often a node waiting on something the operator does not watch is looked at again. */
   static final Duration POLL = Duration.ofSeconds(2);
 
@@ -36,16 +36,6 @@ public final class NodeUpgrade {
 
   /** Driver container restarts after which validation fails without waiting for the timeout. */
   static final int CRASH_RESTARTS = 5;
-
-  private final UpgradeSettings settings;
-  private final NodeActions actions;
-  private final Instant now;
-
-  public NodeUpgrade(UpgradeSettings settings, NodeActions actions, Instant now) {
-    this.settings = settings;
-    this.actions = actions;
-    this.now = now;
-  }
 
   /**
    * The node's next step.

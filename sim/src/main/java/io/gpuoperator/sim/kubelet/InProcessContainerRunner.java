@@ -10,30 +10,9 @@ import org.slf4j.LoggerFactory;
  * no thread afterwards. The container is ready once the agent says so (or at once when {@code
  * readyOnStart}); it exits with the agent's return value, 1 on an exception, 137 when killed.
  */
-public final class InProcessContainerRunner implements ContainerRunner {
+public record InProcessContainerRunner(String name, InProcessAgent agent, boolean readyOnStart)
+    implements ContainerRunner {
   private static final Logger LOG = LoggerFactory.getLogger(InProcessContainerRunner.class);
-
-  private final String name;
-  private final InProcessAgent agent;
-  private final boolean readyOnStart;
-
-  public InProcessContainerRunner(String name, InProcessAgent agent, boolean readyOnStart) {
-    this.name = name;
-    this.agent = agent;
-    this.readyOnStart = readyOnStart;
-  }
-
-  public String name() {
-    return name;
-  }
-
-  InProcessAgent agent() {
-    return agent;
-  }
-
-  boolean readyOnStart() {
-    return readyOnStart;
-  }
 
   @Override
   public ContainerProcess start(ContainerContext ctx) {
