@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.time.Duration;
 import java.util.List;
@@ -25,13 +24,10 @@ class DiscoveryWithoutNfdIT {
 
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(
-                  List.of(
-                      NodeDescription.gpuNode(GPU, "L4", 2).withNfd(false),
-                      NodeDescription.cpuNode(CPU).withNfd(false)))
-              .kubeletOptions(KubeletOptions.quick()));
+      SimulationFixture.quick(
+          b -> b, // the default policy
+          NodeDescription.gpuNode(GPU, "L4", 2).withNfd(false),
+          NodeDescription.cpuNode(CPU).withNfd(false));
 
   @Test
   void gpuNodesAreFoundAndLabelledWithoutNfd() throws InterruptedException {
@@ -72,14 +68,7 @@ class DiscoveryWithoutNfdIT {
         .atMost(Duration.ofMinutes(1))
         .untilAsserted(
             () -> {
-              DaemonSet ds =
-                  SIM.client()
-                      .apps()
-                      .daemonSets()
-                      .inNamespace(SIM.sim().namespace())
-                      .withName("nvidia-pci-discovery")
-                      .get();
-              assertThat(ds).isNotNull();
+              DaemonSet ds = SIM.daemonSet("nvidia-pci-discovery");
               assertThat(ds.getStatus().getDesiredNumberScheduled()).isZero();
               assertThat(
                       SIM.client()

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -19,7 +20,6 @@ import io.gpuoperator.node.dra.Sharing;
 import io.gpuoperator.node.gpu.MigDevice;
 import io.gpuoperator.operator.status.Conditions;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.io.IOException;
 import java.io.InputStream;
@@ -74,23 +74,19 @@ class DraE2EIT {
 
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(
-                  List.of(
-                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
-                      NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
-                      NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
-                          .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
-                      // MIG mode on, no MIG devices: every placement is offered.
-                      NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1)
-                          .withMig(Map.of("1g.10gb", 0))))
-              .policy(POLICY, "DraE2EIT policy")
-              // Shared counters (partitionable devices): beta and on by default in 1.36, alpha and
-              // off in 1.33-1.35. Named here so the dependency is stated and survives a change of
-              // the pinned version.
-              .featureGate("DRAPartitionableDevices", true)
-              .kubeletOptions(KubeletOptions.quick()));
+      SimulationFixture.quick(
+          b ->
+              b.policy(POLICY, "DraE2EIT policy")
+                  // Shared counters (partitionable devices): beta and on by default in 1.36, alpha
+                  // and off in 1.33-1.35. Named here so the dependency is stated and survives a
+                  // change of the pinned version.
+                  .featureGate("DRAPartitionableDevices", true),
+          NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 2),
+          NodeDescription.gpuNode(A100, "A100-SXM4-40GB", 2),
+          NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1)
+              .withMig(Map.of("1g.10gb", 2, "3g.40gb", 1)),
+          // MIG mode on, no MIG devices: every placement is offered.
+          NodeDescription.gpuNode(PART, "H100-SXM5-80GB", 1).withMig(Map.of("1g.10gb", 0)));
 
   static String ns;
 
@@ -149,10 +145,7 @@ class DraE2EIT {
         .isEqualTo("k8s.gpu.nvidia.com/claim=" + uid + "-" + device);
     assertThat(cdiSpec(H100, uid)).exists();
 
-    SIM.client().pods().inNamespace(ns).withName("h100-pod").delete();
-    await()
-        .atMost(WAIT)
-        .until(() -> SIM.client().pods().inNamespace(ns).withName("h100-pod").get() == null);
+    deleteAndAwaitGone("h100-pod");
     await()
         .atMost(WAIT)
         .untilAsserted(() -> assertThat(SIM.sim().dra(H100).manager().preparedClaims()).isEmpty());
@@ -168,17 +161,8 @@ class DraE2EIT {
   void aClaimNoDeviceSatisfiesStaysPendingWithTheSchedulersReason() throws Exception {
     create("b200.yaml");
     createPod("b200-pod", "gpu", "b200", null, null);
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              PodCondition scheduled = condition("b200-pod", "PodScheduled");
-              assertThat(scheduled).isNotNull();
-              assertThat(scheduled.getStatus()).isEqualTo("False");
-              assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
-              assertThat(scheduled.getMessage()).contains("cannot allocate all claims");
-            });
-    SIM.client().pods().inNamespace(ns).withName("b200-pod").delete();
+    awaitUnschedulable("b200-pod");
+    pod("b200-pod").delete();
   }
 
   @Test
@@ -219,10 +203,7 @@ class DraE2EIT {
         .isEqualTo(node);
     var dynamic = podResources(node, "classic").getContainers(0).getDynamicResources(0);
     assertThat(dynamic.getClaimName()).isEqualTo(claimName);
-    SIM.client().pods().inNamespace(ns).withName("classic").delete();
-    await()
-        .atMost(WAIT)
-        .until(() -> SIM.client().pods().inNamespace(ns).withName("classic").get() == null);
+    deleteAndAwaitGone("classic");
     await()
         .atMost(WAIT)
         .untilAsserted(() -> assertThat(SIM.sim().dra(node).manager().preparedClaims()).isEmpty());
@@ -240,15 +221,7 @@ class DraE2EIT {
     String node = a.getSpec().getNodeName();
     JsonNode claim = claim("shared-gpu");
     assertThat(claim.path("status").path("reservedFor")).hasSize(2);
-    String device =
-        claim
-            .path("status")
-            .path("allocation")
-            .path("devices")
-            .path("results")
-            .get(0)
-            .path("device")
-            .asText();
+    String device = firstDevice(claim);
     String uid = claim.path("metadata").path("uid").asText();
     // Prepared once for both pods, with the long time-slice set on that GPU.
     assertThat(SIM.sim().dra(node).manager().preparedClaims()).containsEntry(uid, List.of(device));
@@ -268,13 +241,10 @@ class DraE2EIT {
             podResources(node, "shared-b").getContainers(0).getDynamicResources(0).getClaimName())
         .isEqualTo("shared-gpu");
 
-    SIM.client().pods().inNamespace(ns).withName("shared-a").delete();
-    await()
-        .atMost(WAIT)
-        .until(() -> SIM.client().pods().inNamespace(ns).withName("shared-a").get() == null);
+    deleteAndAwaitGone("shared-a");
     // Still used by shared-b: still prepared.
     assertThat(SIM.sim().dra(node).manager().preparedClaims()).containsKey(uid);
-    SIM.client().pods().inNamespace(ns).withName("shared-b").delete();
+    pod("shared-b").delete();
     await()
         .atMost(WAIT)
         .untilAsserted(
@@ -305,7 +275,7 @@ class DraE2EIT {
             .getClaimResources(0)
             .getDeviceName();
     assertThat(migUuid).isEqualTo(device);
-    SIM.client().pods().inNamespace(ns).withName("mig-pod").delete();
+    pod("mig-pod").delete();
   }
 
   @Test
@@ -326,28 +296,17 @@ class DraE2EIT {
         .containsExactlyInAnyOrder("3g.40gb", "2g.20gb", "2g.20gb");
     // Every memory slice is taken now: the scheduler refuses a fourth MIG device.
     createPod("part-1g", "mig", "part-1g", null, PART);
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              PodCondition scheduled = condition("part-1g", "PodScheduled");
-              assertThat(scheduled).isNotNull();
-              assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
-            });
+    awaitUnschedulable("part-1g");
     assertThat(SIM.sim().backends().backend(PART).migDevices(0)).hasSize(3);
-    SIM.client().pods().inNamespace(ns).withName("part-1g").delete();
-    SIM.client().pods().inNamespace(ns).withName("part-2g-b").delete();
+    pod("part-1g").delete();
+    pod("part-2g-b").delete();
     await().atMost(WAIT).until(() -> SIM.sim().backends().backend(PART).migDevices(0).size() == 2);
   }
 
   @Test
   @Order(8)
   void aPluginKilledBetweenPrepareAndUnprepareLosesNothing() throws Exception {
-    String claimUid =
-        claimOf(SIM.client().pods().inNamespace(ns).withName("part-3g").get(), "mig")
-            .path("metadata")
-            .path("uid")
-            .asText();
+    String claimUid = claimOf(pod("part-3g").get(), "mig").path("metadata").path("uid").asText();
     int before = SIM.sim().backends().backend(PART).migDevices(0).size();
     Path checkpoint =
         SIM.sim()
@@ -371,8 +330,8 @@ class DraE2EIT {
     // Nothing was prepared twice or lost: the same MIG devices, the claim still in the checkpoint.
     assertThat(SIM.sim().backends().backend(PART).migDevices(0)).hasSize(before);
     assertThat(Files.readString(checkpoint)).contains(claimUid);
-    SIM.client().pods().inNamespace(ns).withName("part-3g").delete();
-    SIM.client().pods().inNamespace(ns).withName("part-2g-a").delete();
+    pod("part-3g").delete();
+    pod("part-2g-a").delete();
     await()
         .atMost(WAIT)
         .untilAsserted(
@@ -525,21 +484,44 @@ class DraE2EIT {
     SIM.client().pods().inNamespace(ns).resource(Serialization.unmarshal(yaml, Pod.class)).create();
   }
 
+  static PodResource pod(String name) {
+    return SIM.client().pods().inNamespace(ns).withName(name);
+  }
+
+  static void deleteAndAwaitGone(String name) {
+    pod(name).delete();
+    await().atMost(WAIT).until(() -> pod(name).get() == null);
+  }
+
+  /** Waits for the scheduler to find no device for the pod's claims. */
+  static void awaitUnschedulable(String name) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              PodCondition scheduled = condition(name, "PodScheduled");
+              assertThat(scheduled).isNotNull();
+              assertThat(scheduled.getStatus()).isEqualTo("False");
+              assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+              assertThat(scheduled.getMessage()).contains("cannot allocate all claims");
+            });
+  }
+
   static Pod awaitRunning(String name) {
     await()
         .atMost(WAIT)
         .until(
             () -> {
-              Pod p = SIM.client().pods().inNamespace(ns).withName(name).get();
+              Pod p = pod(name).get();
               return p != null
                   && p.getStatus() != null
                   && "Running".equals(p.getStatus().getPhase());
             });
-    return SIM.client().pods().inNamespace(ns).withName(name).get();
+    return pod(name).get();
   }
 
   static PodCondition condition(String pod, String type) {
-    Pod p = SIM.client().pods().inNamespace(ns).withName(pod).get();
+    Pod p = pod(pod).get();
     if (p == null || p.getStatus() == null || p.getStatus().getConditions() == null) {
       return null;
     }
@@ -560,7 +542,12 @@ class DraE2EIT {
   }
 
   static String allocatedDevice(Pod pod, String podClaim) {
-    return claimOf(pod, podClaim)
+    return firstDevice(claimOf(pod, podClaim));
+  }
+
+  /** The device allocated first to a ResourceClaim (as JSON). */
+  static String firstDevice(JsonNode claim) {
+    return claim
         .path("status")
         .path("allocation")
         .path("devices")

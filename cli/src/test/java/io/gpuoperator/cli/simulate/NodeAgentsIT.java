@@ -14,7 +14,6 @@ import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.node.agent.HostedAgents;
 import io.gpuoperator.node.mig.MigLabels;
 import io.gpuoperator.operator.labels.Labels;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.time.Duration;
 import java.util.List;
@@ -58,19 +57,14 @@ class NodeAgentsIT {
 
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(
-                  List.of(
-                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
-                      NodeDescription.gpuNode(L4, "L4", 1),
-                      NodeDescription.cpuNode(CPU)))
-              .policy(POLICY, "NodeAgentsIT policy")
-              .nodeAgents(true)
-              .nodeMonitorGracePeriod("16s")
-              .kubeletOptions(
-                  KubeletOptions.quick()
-                      .withBackOff(Duration.ofSeconds(2), Duration.ofSeconds(10))));
+      SimulationFixture.of(
+          b ->
+              SimulationFixture.recovering(b, Duration.ofSeconds(2), Duration.ofSeconds(10))
+                  .nodeAgents(true)
+                  .policy(POLICY, "NodeAgentsIT policy"),
+          NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+          NodeDescription.gpuNode(L4, "L4", 1),
+          NodeDescription.cpuNode(CPU));
 
   @Test
   @Order(1)
@@ -94,13 +88,7 @@ class NodeAgentsIT {
             .toList();
     assertThat(daemonSets).contains("nvidia-node-agents", "nvidia-operator-validator");
     assertThat(daemonSets).doesNotContainAnyElementsOf(HOSTED_DAEMONSETS);
-    DaemonSet na =
-        SIM.client()
-            .apps()
-            .daemonSets()
-            .inNamespace(SIM.sim().namespace())
-            .withName("nvidia-node-agents")
-            .get();
+    DaemonSet na = SIM.daemonSet("nvidia-node-agents");
     assertThat(na.getStatus().getNumberReady()).isEqualTo(2); // the GPU nodes, not the CPU node
     assertThat(nodeAgentsPod(CPU)).isNull();
     // Each hosted operand reports the node-agents DaemonSet's readiness.

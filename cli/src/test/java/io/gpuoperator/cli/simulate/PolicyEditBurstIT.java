@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.time.Duration;
 import java.util.List;
@@ -41,17 +40,12 @@ class PolicyEditBurstIT {
 
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(
-                  List.of(
-                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
-                      NodeDescription.gpuNode(L4, "L4", 1)))
-              .policy(Simulation.defaultPolicy("single"), "PolicyEditBurstIT policy")
-              .nodeMonitorGracePeriod("16s")
-              .kubeletOptions(
-                  KubeletOptions.quick()
-                      .withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(4))));
+      SimulationFixture.of(
+          b ->
+              SimulationFixture.recovering(b, Duration.ofSeconds(1), Duration.ofSeconds(4))
+                  .policy(Simulation.defaultPolicy("single"), "PolicyEditBurstIT policy"),
+          NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+          NodeDescription.gpuNode(L4, "L4", 1));
 
   @Test
   void aBurstOfEditsRollsTheDevicePluginAFewTimesAndTheGpusStayAllocatable() throws Exception {

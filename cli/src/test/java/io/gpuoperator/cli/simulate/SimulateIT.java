@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.PodResource;
 import io.gpuoperator.kubelet.podresources.v1.ContainerDevices;
 import io.gpuoperator.kubelet.podresources.v1.PodResources;
 import io.gpuoperator.node.exporter.PodResourcesClient;
@@ -17,7 +18,6 @@ import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import io.gpuoperator.node.mig.MigLabels;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
-import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.SimulatedKubelet;
 import java.nio.file.Files;
@@ -72,33 +72,26 @@ class SimulateIT {
                 force: true
           """);
 
-  static final String TIME_SLICING_4 =
-      """
-      version: v1
-      sharing:
-        timeSlicing:
-          resources:
-          - name: nvidia.com/gpu
-            replicas: 4
-      """;
-
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(
-                  List.of(
-                      NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
-                      NodeDescription.gpuNode(L4, "L4", 1),
-                      NodeDescription.cpuNode(CPU),
-                      NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1).withMig(MIG_LAYOUT)))
-              .policy(POLICY, "SimulateIT policy")
-              .nodeMonitorGracePeriod("16s")
-              .kubeletOptions(
-                  KubeletOptions.quick().withBackOff(Duration.ofSeconds(2), Duration.ofSeconds(10)))
-              .beforePolicy(
-                  SimulationFixture.configMap(
-                      "gpu-operator", "time-slicing", Map.of("ts4", TIME_SLICING_4))));
+      SimulationFixture.of(
+          b ->
+              SimulationFixture.recovering(b, Duration.ofSeconds(2), Duration.ofSeconds(10))
+                  .policy(POLICY, "SimulateIT policy")
+                  .beforePolicy(SimulationFixture.timeSlicing("gpu-operator", "ts4", 4)),
+          NodeDescription.gpuNode(H100, "H100-SXM5-80GB", 8),
+          NodeDescription.gpuNode(L4, "L4", 1),
+          NodeDescription.cpuNode(CPU),
+          NodeDescription.gpuNode(MIG, "H100-SXM5-80GB", 1).withMig(MIG_LAYOUT));
+
+  /** A pod of the workloads namespace. */
+  static PodResource workload(String name) {
+    return SIM.client().pods().inNamespace(WORKLOADS).withName(name);
+  }
+
+  static void createWorkload(Pod pod) {
+    SIM.client().pods().inNamespace(WORKLOADS).resource(pod).create();
+  }
 
   @BeforeAll
   static void workloads() {
@@ -144,44 +137,30 @@ class SimulateIT {
   @Test
   @Order(3)
   void gpuPodIsScheduledOnAGpuNodeWithItsDeviceInPodResources() throws Exception {
-    SIM.client()
-        .pods()
-        .inNamespace(WORKLOADS)
-        .resource(WorkloadPods.gpuPod("trainer", 1, null))
-        .create();
+    createWorkload(WorkloadPods.gpuPod("trainer", 1, null));
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
-            () ->
-                assertThat(
-                        WorkloadPods.phase(
-                            SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").get()))
-                    .isEqualTo("Running"));
-    Pod pod = SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").get();
+            () -> assertThat(WorkloadPods.phase(workload("trainer").get())).isEqualTo("Running"));
+    Pod pod = workload("trainer").get();
     String node = pod.getSpec().getNodeName();
     assertThat(node).isIn(H100, L4);
     List<String> ids = deviceIds(node, "trainer");
     assertThat(ids).hasSize(1);
     assertThat(SIM.sim().backends().backend(node).deviceByUuid(ids.get(0))).isPresent();
-    SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").withGracePeriod(0).delete();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> SIM.client().pods().inNamespace(WORKLOADS).withName("trainer").get() == null);
+    workload("trainer").withGracePeriod(0).delete();
+    await().atMost(Duration.ofSeconds(30)).until(() -> workload("trainer").get() == null);
   }
 
   @Test
   @Order(4)
   void podAskingForMoreGpusThanAnyNodeHasStaysPendingWithTheSchedulersReason() {
-    SIM.client()
-        .pods()
-        .inNamespace(WORKLOADS)
-        .resource(WorkloadPods.gpuPod("too-big", 9, null))
-        .create();
+    createWorkload(WorkloadPods.gpuPod("too-big", 9, null));
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              Pod p = SIM.client().pods().inNamespace(WORKLOADS).withName("too-big").get();
+              Pod p = workload("too-big").get();
               WorkloadPods.assertUnschedulable(p, "Insufficient nvidia.com/gpu");
               List<Event> events =
                   SIM.client().v1().events().inNamespace(WORKLOADS).list().getItems().stream()
@@ -194,37 +173,19 @@ class SimulateIT {
   @Test
   @Order(5)
   void timeSlicingWithFourReplicasAdvertisesFourTimesTheGpusAndFourPodsShareOne() throws Exception {
-    SIM.client()
-        .nodes()
-        .withName(L4)
-        .edit(
-            n -> {
-              n.getMetadata().getLabels().put("nvidia.com/device-plugin.config", "ts4");
-              return n;
-            });
+    SIM.label(L4, "nvidia.com/device-plugin.config", "ts4");
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(row(L4).gpuAllocatable()).isEqualTo(4));
     for (int i = 0; i < 4; i++) {
-      SIM.client()
-          .pods()
-          .inNamespace(WORKLOADS)
-          .resource(WorkloadPods.gpuPod("shared-" + i, 1, L4))
-          .create();
+      createWorkload(WorkloadPods.gpuPod("shared-" + i, 1, L4));
     }
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () -> {
               for (int i = 0; i < 4; i++) {
-                assertThat(
-                        WorkloadPods.phase(
-                            SIM.client()
-                                .pods()
-                                .inNamespace(WORKLOADS)
-                                .withName("shared-" + i)
-                                .get()))
-                    .isEqualTo("Running");
+                assertThat(WorkloadPods.phase(workload("shared-" + i).get())).isEqualTo("Running");
               }
             });
     Set<String> physical = new java.util.HashSet<>();
@@ -259,19 +220,10 @@ class SimulateIT {
                     .withOperator("Exists")
                     .withEffect("NoSchedule")
                     .build()));
-    SIM.client().pods().inNamespace(WORKLOADS).resource(pod).create();
+    createWorkload(pod);
     await()
         .atMost(Duration.ofMinutes(2))
-        .until(
-            () ->
-                "Running"
-                    .equals(
-                        WorkloadPods.phase(
-                            SIM.client()
-                                .pods()
-                                .inNamespace(WORKLOADS)
-                                .withName("mig-infer")
-                                .get())));
+        .until(() -> "Running".equals(WorkloadPods.phase(workload("mig-infer").get())));
     await().atMost(Duration.ofMinutes(1)).until(() -> SIM.sim().exporterPort(MIG) != null);
     await().atMost(Duration.ofMinutes(1)).until(() -> metrics(MIG).contains("pod=\"mig-infer\""));
     String line =
@@ -285,11 +237,8 @@ class SimulateIT {
         .contains("namespace=\"" + WORKLOADS + "\"")
         .contains("container=\"server\"")
         .contains("Hostname=\"" + MIG + "\"");
-    SIM.client().pods().inNamespace(WORKLOADS).withName("mig-infer").delete();
-    await()
-        .atMost(Duration.ofMinutes(1))
-        .until(
-            () -> SIM.client().pods().inNamespace(WORKLOADS).withName("mig-infer").get() == null);
+    workload("mig-infer").delete();
+    await().atMost(Duration.ofMinutes(1)).until(() -> workload("mig-infer").get() == null);
     long deletedAt = collections(metrics(MIG));
     await().atMost(Duration.ofMinutes(1)).until(() -> !metrics(MIG).contains("mig-infer"));
     // Gone by the collection after the one running when the pod went away.
@@ -441,7 +390,7 @@ class SimulateIT {
         .untilAsserted(() -> assertThat(SIM.sim().status().ready()).isTrue());
     List<String> gpuNodes = List.of(H100, L4, MIG);
     int registrations = SIM.sim().devicePlugins(L4).devices().registrations("nvidia.com/gpu");
-    assertThat(SIM.client().pods().inNamespace(WORKLOADS).withName("shared-0").get()).isNotNull();
+    assertThat(workload("shared-0").get()).isNotNull();
     SIM.client()
         .resources(io.gpuoperator.api.v1.ClusterPolicy.class)
         .withName("cluster-policy")

@@ -8,8 +8,6 @@ import io.gpuoperator.sim.kubelet.NodeDescription;
 import io.gpuoperator.sim.kubelet.NodeDirs;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -66,24 +64,14 @@ class SimulateNvidiaImagesIT {
             version: v0.15.0
           """);
 
-  static final String TIME_SLICING_2 =
-      """
-      version: v1
-      sharing:
-        timeSlicing:
-          resources:
-          - name: nvidia.com/gpu
-            replicas: 2
-      """;
-
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(List.of(NodeDescription.gpuNode(GPU, "L4", 1), NodeDescription.cpuNode(CPU)))
-              .policy(POLICY, "SimulateNvidiaImagesIT policy")
-              .beforePolicy(
-                  SimulationFixture.configMap(NS, "time-slicing", Map.of("ts2", TIME_SLICING_2))));
+      SimulationFixture.of(
+          b ->
+              b.policy(POLICY, "SimulateNvidiaImagesIT policy")
+                  .beforePolicy(SimulationFixture.timeSlicing(NS, "ts2", 2)),
+          NodeDescription.gpuNode(GPU, "L4", 1),
+          NodeDescription.cpuNode(CPU));
 
   @Test
   void nvidiasImagesRunTheOriginalsContractAndTheClusterBecomesReady() throws Exception {

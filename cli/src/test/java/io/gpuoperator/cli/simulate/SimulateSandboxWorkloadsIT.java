@@ -99,21 +99,19 @@ class SimulateSandboxWorkloadsIT {
 
   @RegisterExtension
   static final SimulationFixture SIM =
-      new SimulationFixture(
-          Simulation.builder()
-              .nodes(
-                  List.of(
-                      NodeDescription.gpuNode(CONTAINER, "L4", 1),
-                      NodeDescription.gpuNode(PASSTHROUGH, "H100-SXM5-80GB", 2)
-                          .withLabels(Map.of("nvidia.com/gpu.workload.config", "vm-passthrough")),
-                      // The node's label picks A100-10C over the policy's default A100-5C.
-                      NodeDescription.gpuNode(VGPU, "A100-SXM4-40GB", 2)
-                          .withLabels(
-                              Map.of(
-                                  "nvidia.com/gpu.workload.config", "vm-vgpu",
-                                  "nvidia.com/vgpu.config", "A100-10C"))))
-              .policy(POLICY, "SimulateSandboxWorkloadsIT policy")
-              .beforePolicy(c -> ClusterObjects.create(c, NS, OBJECTS)));
+      SimulationFixture.of(
+          b ->
+              b.policy(POLICY, "SimulateSandboxWorkloadsIT policy")
+                  .beforePolicy(c -> ClusterObjects.create(c, NS, OBJECTS)),
+          NodeDescription.gpuNode(CONTAINER, "L4", 1),
+          NodeDescription.gpuNode(PASSTHROUGH, "H100-SXM5-80GB", 2)
+              .withLabels(Map.of("nvidia.com/gpu.workload.config", "vm-passthrough")),
+          // The node's label picks A100-10C over the policy's default A100-5C.
+          NodeDescription.gpuNode(VGPU, "A100-SXM4-40GB", 2)
+              .withLabels(
+                  Map.of(
+                      "nvidia.com/gpu.workload.config", "vm-vgpu",
+                      "nvidia.com/vgpu.config", "A100-10C")));
 
   @Test
   void eachNodeRunsItsWorkloadsStackAndTheClusterBecomesReady() throws Exception {

@@ -9,20 +9,25 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.sim.kubelet.KubeletOptions;
+import io.gpuoperator.sim.kubelet.NodeDescription;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * One simulation for a test class, registered as {@code @RegisterExtension static final
- * SimulationFixture SIM = new SimulationFixture(Simulation.builder()...)}: started before the
- * class's first test, closed after its last, and then checked to have removed its nodes'
- * directories. The reads the simulation ITs share (a node's labels, its allocatable count, an
- * operand's DaemonSet) are here once.
+ * SimulationFixture SIM = SimulationFixture.quick(b -> b.policy(...), nodes...)} (or {@code new
+ * SimulationFixture(Simulation.builder()...)}): started before the class's first test, closed after
+ * its last, and then checked to have removed its nodes' directories. The reads the simulation ITs
+ * share (a node's labels, its allocatable count, an operand's DaemonSet) are here once.
  */
 final class SimulationFixture implements BeforeAllCallback, AfterAllCallback {
   private final Simulation.Builder what;
@@ -30,6 +35,33 @@ final class SimulationFixture implements BeforeAllCallback, AfterAllCallback {
 
   SimulationFixture(Simulation.Builder what) {
     this.what = what;
+  }
+
+  /**
+   * A simulation of {@code nodes} whose kubelets run at the simulator's quick pace ({@link
+   * KubeletOptions#quick()}: what an IT wants unless it times the kubelets), set up further by
+   * {@code setUp} (the policy, and any option the class needs; it may replace the kubelet options).
+   */
+  static SimulationFixture quick(
+      UnaryOperator<Simulation.Builder> setUp, NodeDescription... nodes) {
+    return of(b -> setUp.apply(b.kubeletOptions(KubeletOptions.quick())), nodes);
+  }
+
+  /** A simulation of {@code nodes} with the default kubelet options, set up by {@code setUp}. */
+  static SimulationFixture of(UnaryOperator<Simulation.Builder> setUp, NodeDescription... nodes) {
+    return new SimulationFixture(setUp.apply(Simulation.builder().nodes(List.of(nodes))));
+  }
+
+  /**
+   * For ITs that kill a kubelet or fail an agent and wait for it to come back: a node goes NotReady
+   * 16 s after its kubelet stops (Kubernetes' 40 s would dominate the test) and a failed container
+   * restarts after {@code backOff}, doubling up to {@code maxBackOff}.
+   */
+  static Simulation.Builder recovering(
+      Simulation.Builder builder, Duration backOff, Duration maxBackOff) {
+    return builder
+        .nodeMonitorGracePeriod("16s")
+        .kubeletOptions(KubeletOptions.quick().withBackOff(backOff, maxBackOff));
   }
 
   @Override
@@ -85,8 +117,26 @@ final class SimulationFixture implements BeforeAllCallback, AfterAllCallback {
     return ds;
   }
 
+  /**
+   * For {@link Simulation.Builder#beforePolicy}: the device plugin's ConfigMap {@code time-slicing}
+   * whose entry {@code key} shares each {@code nvidia.com/gpu} among {@code replicas} pods.
+   */
+  static Consumer<KubernetesClient> timeSlicing(String namespace, String key, int replicas) {
+    String config =
+        """
+        version: v1
+        sharing:
+          timeSlicing:
+            resources:
+            - name: nvidia.com/gpu
+              replicas: %d
+        """
+            .formatted(replicas);
+    return configMap(namespace, "time-slicing", Map.of(key, config));
+  }
+
   /** For {@link Simulation.Builder#beforePolicy}: creates a ConfigMap the policy names. */
-  static Consumer<KubernetesClient> configMap(
+  private static Consumer<KubernetesClient> configMap(
       String namespace, String name, Map<String, String> data) {
     return c ->
         c.configMaps()
