@@ -12,6 +12,7 @@ import io.gpuoperator.kubelet.grpc.UnixSockets;
 import io.gpuoperator.kubelet.podresources.v1.GetPodResourcesRequest;
 import io.gpuoperator.kubelet.podresources.v1.PodResourcesListerGrpc;
 import io.gpuoperator.node.dra.ComputeDomainCdiSpecModel;
+import io.gpuoperator.node.gpu.sim.SimulatedBackend;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import io.gpuoperator.sim.kubelet.KubeletOptions;
 import io.gpuoperator.sim.kubelet.NodeDescription;
@@ -140,6 +141,32 @@ class ComputeDomainE2EIT {
     ComputeDomain ready =
         SIM.client().resources(ComputeDomain.class).inNamespace(ns).withName("imex").get();
     assertThat(ready.getStatus().nodes).extracting(n -> n.name).containsExactly(GB);
+    // No feature discovery runs beside a GPUCluster: the plugin labelled the node with its clique,
+    // so the daemon's entry names it (NVIDIA's daemon takes as peers only its clique's entries).
+    assertThat(ready.getStatus().nodes)
+        .extracting(n -> n.cliqueID)
+        .containsExactly(SimulatedBackend.SIMULATED_FABRIC.clique());
+    // The daemon's claim: the IMEX management capability in its CDI spec, and the IMEX config
+    // template NVIDIA's daemon renders in its domain's directory.
+    List<String> daemonNodes = new ArrayList<>();
+    try (var specs = Files.list(SIM.sim().kubelet(GB).dirs().cdi())) {
+      for (Path f :
+          specs.filter(f -> f.getFileName().toString().startsWith("k8s." + DRIVER)).toList()) {
+        Serialization.jsonMapper()
+            .readTree(f.toFile())
+            .findValues("path")
+            .forEach(v -> daemonNodes.add(v.asText()));
+      }
+    }
+    assertThat(daemonNodes).contains("/dev/nvidia-caps/nvidia-cap1");
+    try (var files = Files.walk(SIM.sim().kubelet(GB).dirs().kubeletDir())) {
+      assertThat(
+              files.filter(
+                  f ->
+                      f.getFileName().toString().equals("imexd.cfg.tmpl")
+                          && f.getParent().getFileName().toString().equals(uid)))
+          .hasSize(1);
+    }
 
     JsonNode claim = claimOf(ns, pod);
     String claimUid = claim.path("metadata").path("uid").asText();

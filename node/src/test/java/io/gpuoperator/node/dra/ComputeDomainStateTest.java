@@ -115,6 +115,9 @@ class ComputeDomainStateTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("ComputeDomain ns/imex is not Ready on node node-a yet");
     assertThat(cluster.labels).containsEntry("resource.nvidia.com/computeDomain", "cd-1");
+    // The clique before the domain label, so the daemon's status entry names it.
+    assertThat(cluster.labelWrites.get(0)).startsWith("nvidia.com/gpu.clique");
+    assertThat(cluster.labels).containsEntry("nvidia.com/gpu.clique", CLIQUE);
     assertThat(s.prepared("c1")).isNull();
 
     cluster.add("cd-1", "ns", "imex", true);
@@ -137,6 +140,7 @@ class ComputeDomainStateTest {
 
     s.unprepare("c1");
     assertThat(cluster.labels).doesNotContainKey("resource.nvidia.com/computeDomain");
+    assertThat(cluster.labels).containsEntry("nvidia.com/gpu.clique", CLIQUE); // a fact; it stays
     assertThat(dir.resolve("cdi").resolve(ComputeDomainCdiSpecModel.fileName("c1"))).doesNotExist();
     s.unprepare("c1"); // idempotent
   }
