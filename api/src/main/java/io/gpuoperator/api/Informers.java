@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ExceptionHandler;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.function.Consumer;
 
 /**
  * Informers that do not give up. fabric8's default handler retries a failed watch only once the
@@ -19,6 +20,46 @@ public final class Informers {
       (started, error) -> !ExceptionHandler.isDeserializationException(error);
 
   private Informers() {}
+
+  /**
+   * A handler that hands {@code onObject} each object as the informer first lists it or sees it
+   * added, then each change of it; deletions are not reported.
+   */
+  public static <T> ResourceEventHandler<T> onEach(Consumer<T> onObject) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {
+        onObject.accept(object);
+      }
+
+      @Override
+      public void onUpdate(T old, T object) {
+        onObject.accept(object);
+      }
+
+      @Override
+      public void onDelete(T object, boolean unknownFinalState) {}
+    };
+  }
+
+  /**
+   * A handler that hands {@code onChange} each change of an object the informer holds, but not the
+   * objects it first lists or sees added, nor deletions.
+   */
+  public static <T> ResourceEventHandler<T> onChange(Consumer<T> onChange) {
+    return new ResourceEventHandler<>() {
+      @Override
+      public void onAdd(T object) {}
+
+      @Override
+      public void onUpdate(T old, T object) {
+        onChange.accept(object);
+      }
+
+      @Override
+      public void onDelete(T object, boolean unknownFinalState) {}
+    };
+  }
 
   /**
    * Starts an informer on {@code source} that delivers to {@code handler} and retries (see the

@@ -2,7 +2,6 @@ package io.gpuoperator.api;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.function.Consumer;
 
@@ -37,23 +36,7 @@ public interface NodeWatch {
       @Override
       public AutoCloseable watch(String nodeName, Consumer<Node> onNode) {
         SharedIndexInformer<Node> informer =
-            Informers.start(
-                client.nodes().withName(nodeName),
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Node node) {
-                    onNode.accept(node);
-                  }
-
-                  @Override
-                  public void onUpdate(Node old, Node node) {
-                    onNode.accept(node);
-                  }
-
-                  @Override
-                  public void onDelete(Node node, boolean unknown) {}
-                },
-                0);
+            Informers.start(client.nodes().withName(nodeName), Informers.onEach(onNode), 0);
         return informer::close;
       }
     };

@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.gpuoperator.api.Informers;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.upgrade.KubernetesNodeActions;
 import io.gpuoperator.operator.upgrade.NodeActions;
@@ -226,20 +226,12 @@ class DriverUpgradeIT extends SimulatedGpuCluster {
         admin
             .nodes()
             .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Node n) {}
-
-                  @Override
-                  public void onUpdate(Node old, Node n) {
-                    if (Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
-                      cordoned.add(n.getMetadata().getName());
-                    }
-                  }
-
-                  @Override
-                  public void onDelete(Node n, boolean unknown) {}
-                });
+                Informers.onChange(
+                    n -> {
+                      if (Boolean.TRUE.equals(n.getSpec().getUnschedulable())) {
+                        cordoned.add(n.getMetadata().getName());
+                      }
+                    }));
     try {
       // daemonsets.labels reach the driver's pod template but not what it installs.
       admin
@@ -324,31 +316,21 @@ class DriverUpgradeIT extends SimulatedGpuCluster {
         admin
             .nodes()
             .inform(
-                new ResourceEventHandler<>() {
-                  @Override
-                  public void onAdd(Node n) {
-                    onUpdate(null, n);
-                  }
-
-                  @Override
-                  public void onUpdate(Node old, Node n) {
-                    String name = n.getMetadata().getName();
-                    UpgradeState s = UpgradeState.of(state(n));
-                    UpgradeState before = states.put(name, s);
-                    if (before != null && before.inProgress() && s == UpgradeState.UPGRADE_DONE) {
-                      finished.add(name);
-                    }
-                    int now =
-                        (int) states.values().stream().filter(UpgradeState::inProgress).count();
-                    maxInProgress.accumulateAndGet(now, Math::max);
-                    if (now > 2) {
-                      violations.add(now + " nodes in progress at " + states);
-                    }
-                  }
-
-                  @Override
-                  public void onDelete(Node n, boolean unknown) {}
-                });
+                Informers.onEach(
+                    n -> {
+                      String name = n.getMetadata().getName();
+                      UpgradeState s = UpgradeState.of(state(n));
+                      UpgradeState before = states.put(name, s);
+                      if (before != null && before.inProgress() && s == UpgradeState.UPGRADE_DONE) {
+                        finished.add(name);
+                      }
+                      int now =
+                          (int) states.values().stream().filter(UpgradeState::inProgress).count();
+                      maxInProgress.accumulateAndGet(now, Math::max);
+                      if (now > 2) {
+                        violations.add(now + " nodes in progress at " + states);
+                      }
+                    }));
     try {
       ItCluster.upgradeDriverTo(admin, NEW_VERSION);
 

@@ -2,9 +2,9 @@ package io.gpuoperator.operator.reconciler;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.gpuoperator.api.Crds;
+import io.gpuoperator.api.Informers;
 import io.gpuoperator.sim.controlplane.AuditLog;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
@@ -108,21 +108,7 @@ record FleetBench(
    * informer is closed: how a benchmark times the moments each node reaches a state.
    */
   static SharedIndexInformer<Node> onNodeUpdate(KubernetesClient admin, Consumer<Node> onUpdate) {
-    return admin
-        .nodes()
-        .inform(
-            new ResourceEventHandler<Node>() {
-              @Override
-              public void onAdd(Node n) {}
-
-              @Override
-              public void onUpdate(Node old, Node n) {
-                onUpdate.accept(n);
-              }
-
-              @Override
-              public void onDelete(Node n, boolean unknown) {}
-            });
+    return admin.nodes().inform(Informers.onChange(onUpdate));
   }
 
   /** "p50 X s, p90 Y s, max Z s" of sorted seconds, with the given number of decimals. */

@@ -2,7 +2,7 @@ package io.gpuoperator.sim.kubelet;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.gpuoperator.api.Informers;
 import io.gpuoperator.api.NodeWatch;
 import io.gpuoperator.sim.controlplane.StreamingInformer;
 import java.util.List;
@@ -25,21 +25,7 @@ public final class NodeCache implements NodeWatch, AutoCloseable {
 
   private NodeCache(StreamingInformer<Node> informer) {
     this.informer = informer;
-    informer.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Node node) {
-            tell(node);
-          }
-
-          @Override
-          public void onUpdate(Node old, Node node) {
-            tell(node);
-          }
-
-          @Override
-          public void onDelete(Node node, boolean unknown) {}
-        });
+    informer.addEventHandler(Informers.onEach(this::tell));
   }
 
   private void tell(Node node) {
