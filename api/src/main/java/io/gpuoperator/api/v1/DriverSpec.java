@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.gpuoperator.api.common.ComponentSpec;
-import io.gpuoperator.api.common.ProbeSpec;
+import io.gpuoperator.api.common.DriverContainerSpec;
 import io.gpuoperator.api.common.UpgradePolicySpec;
 
 /**
@@ -37,7 +37,7 @@ import io.gpuoperator.api.common.UpgradePolicySpec;
         "requires spec.driver.enabled to be true: NVIDIADriver resources are only used when"
             + " the driver is managed",
     fieldPath = ".useNvidiaDriverCRD")
-public class DriverSpec extends ComponentSpec {
+public class DriverSpec extends DriverContainerSpec {
   @JsonPropertyDescription(
       "Manage drivers through NVIDIADriver resources instead of this section (not reconciled by"
           + " this operator yet: no driver is deployed then).")
@@ -53,18 +53,6 @@ public class DriverSpec extends ComponentSpec {
 
   @JsonPropertyDescription("Deprecated in the original and ignored: use kernelModuleType.")
   public Boolean useOpenKernelModules;
-
-  @JsonPropertyDescription("Startup probe timing of the driver container.")
-  public ProbeSpec startupProbe;
-
-  @JsonPropertyDescription("Liveness probe timing of the driver container.")
-  public ProbeSpec livenessProbe;
-
-  @JsonPropertyDescription("Readiness probe timing of the driver container.")
-  public ProbeSpec readinessProbe;
-
-  @JsonPropertyDescription("GPUDirect RDMA (the nvidia-peermem module).")
-  public Rdma rdma;
 
   @JsonPropertyDescription(
       "How driver upgrades roll across nodes (automatic upgrades are not implemented by this"
@@ -103,16 +91,6 @@ public class DriverSpec extends ComponentSpec {
     OPEN,
     @JsonProperty("proprietary")
     PROPRIETARY
-  }
-
-  /** GPUDirect RDMA. */
-  @JsonInclude(JsonInclude.Include.NON_NULL)
-  public static class Rdma {
-    @JsonPropertyDescription("Load nvidia-peermem (a sidecar of the driver).")
-    public Boolean enabled;
-
-    @JsonPropertyDescription("The host has MOFED installed (instead of the network operator's).")
-    public Boolean useHostMofed;
   }
 
   /** ConfigMap with package repository files for air-gapped installs. */

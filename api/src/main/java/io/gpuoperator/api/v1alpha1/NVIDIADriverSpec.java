@@ -10,8 +10,8 @@ import io.fabric8.kubernetes.api.model.NodeAffinity;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.gpuoperator.api.common.ComponentSpec;
+import io.gpuoperator.api.common.DriverContainerSpec;
 import io.gpuoperator.api.common.NamedRef;
-import io.gpuoperator.api.common.ProbeSpec;
 import io.gpuoperator.api.common.UpgradePolicySpec;
 import io.gpuoperator.api.v1.DriverSpec;
 import java.util.List;
@@ -27,7 +27,7 @@ import java.util.Map;
         "!(has(self.nodeSelector) && size(self.nodeSelector) > 0 && has(self.default)"
             + " && self.default == true)",
     message = "a default NVIDIADriver must not set nodeSelector")
-public class NVIDIADriverSpec extends ComponentSpec {
+public class NVIDIADriverSpec extends DriverContainerSpec {
   @Default("gpu")
   @ValidationRule(value = "self == oldSelf", message = "driverType is immutable")
   @JsonPropertyDescription("gpu (default), vgpu or vgpu-host-manager; immutable.")
@@ -45,18 +45,6 @@ public class NVIDIADriverSpec extends ComponentSpec {
 
   @JsonPropertyDescription("auto (default), open or proprietary kernel modules.")
   public DriverSpec.KernelModuleType kernelModuleType;
-
-  @JsonPropertyDescription("Startup probe timing of the driver container.")
-  public ProbeSpec startupProbe;
-
-  @JsonPropertyDescription("Liveness probe timing of the driver container.")
-  public ProbeSpec livenessProbe;
-
-  @JsonPropertyDescription("Readiness probe timing of the driver container.")
-  public ProbeSpec readinessProbe;
-
-  @JsonPropertyDescription("GPUDirect RDMA (the nvidia-peermem module).")
-  public DriverSpec.Rdma rdma;
 
   @JsonPropertyDescription("GPUDirect Storage (the nvidia-fs sidecar).")
   public ComponentSpec gds;
