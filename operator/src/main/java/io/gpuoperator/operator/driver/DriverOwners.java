@@ -28,6 +28,26 @@ public record DriverOwners(
   /** Node label: the NVIDIADriver that runs on the node (the original's key). */
   public static final String OWNER = "nvidia.com/gpu-operator.driver.owner";
 
+  /**
+   * The drivers as an informer caches them, with {@code current} (the one being reconciled, as its
+   * reconcile got it) in place of its cached copy, or added when the cache has not heard of it yet:
+   * a reconcile starts from the controller's own informer, and another informer of the same kind
+   * may lag behind it. Without this, a just-created driver's first pass assigned it no node and
+   * reported ready with NoGPUNodes (NvidiaDriverIT, on a loaded machine).
+   */
+  public static List<NVIDIADriver> withCurrent(
+      Collection<NVIDIADriver> cached, NVIDIADriver current) {
+    String uid = current.getMetadata().getUid();
+    List<NVIDIADriver> out = new ArrayList<>();
+    for (NVIDIADriver d : cached) {
+      if (uid == null || !uid.equals(d.getMetadata().getUid())) {
+        out.add(d);
+      }
+    }
+    out.add(current);
+    return out;
+  }
+
   /** The assignment for these drivers (those being deleted do not count) and GPU nodes. */
   public static DriverOwners assign(Collection<NVIDIADriver> drivers, Collection<Node> gpuNodes) {
     List<NVIDIADriver> live =

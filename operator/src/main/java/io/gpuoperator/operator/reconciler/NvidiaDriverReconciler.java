@@ -150,7 +150,7 @@ public class NvidiaDriverReconciler implements Reconciler<NVIDIADriver> {
     }
 
     List<Node> gpuNodes = nodes.list().filter(NodeLabelRules::isGpuNode).toList();
-    List<NVIDIADriver> all = peers.list().toList();
+    List<NVIDIADriver> all = DriverOwners.withCurrent(peers.list().toList(), driver);
     DriverOwners owners = DriverOwners.assign(all, gpuNodes);
     labelNodes(name, owners, gpuNodes, standalone);
     support.keep(

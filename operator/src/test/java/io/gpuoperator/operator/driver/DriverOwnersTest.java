@@ -27,6 +27,25 @@ class DriverOwnersTest {
           Policies.node("l4-0", Map.of("pool", "l4")));
 
   @Test
+  void theDriverBeingReconciledCountsEvenBeforeTheCacheHasIt() {
+    NVIDIADriver hopper = driver("hopper", false, Map.of("pool", "h100"));
+    hopper.getMetadata().setUid("u-hopper");
+    NVIDIADriver fresh = driver("default", true, null);
+    fresh.getMetadata().setUid("u-default");
+    // The cache has not heard of "default" yet: it still gets the nodes no selector takes.
+    assertThat(
+            DriverOwners.assign(DriverOwners.withCurrent(List.of(hopper), fresh), NODES).owners())
+        .containsEntry("l4-0", "default")
+        .containsEntry("a100-0", "default")
+        .containsEntry("h100-0", "hopper");
+    // A stale cached copy gives way to the one being reconciled.
+    NVIDIADriver stale = driver("default", false, Map.of("pool", "none"));
+    stale.getMetadata().setUid("u-default");
+    assertThat(DriverOwners.withCurrent(List.of(stale, hopper), fresh))
+        .containsExactly(hopper, fresh);
+  }
+
+  @Test
   void selectorsFirstThenTheDefault() {
     DriverOwners o =
         DriverOwners.assign(
