@@ -16,14 +16,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Two operator instances with their own clients and identities share one Lease with the default
  * timings (15 s lease, 10 s renew deadline, 2 s retry). Killing the leader (it stops without
- * releasing the lease, as a crashed pod would) lets the other take over and resume within 20 s.
+ * releasing the lease, as a crashed pod would) lets the other take over and resume: the lease runs
+ * out (15 s), the follower's next attempt takes it (2-4.4 s), then its controllers start and sync
+ * their caches (a follower keeps none, as the original's) before the first node is labelled: 17.7 s
+ * on a loaded machine, so the bound is 30 s rather than a figure that load can cross.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class LeaderElectionIT {
   static final String GPU = "nvidia.com/gpu.present";
 
   @Test
-  void secondInstanceTakesOverWithin20Seconds(ControlPlane cp) throws Exception {
+  void secondInstanceTakesOverOnceTheLeaseRunsOut(ControlPlane cp) throws Exception {
     OperatorFixture it = OperatorFixture.start(cp);
     KubernetesClient admin = it.admin();
     AuditLog audit = it.audit();
@@ -58,7 +61,7 @@ class LeaderElectionIT {
       admin.nodes().resource(ItCluster.node("it-le-2", ItCluster.NFD_GPU)).create();
       OperatorInstance follower = b;
       await()
-          .atMost(Duration.ofSeconds(20))
+          .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(200))
           .until(
               () ->
@@ -75,7 +78,7 @@ class LeaderElectionIT {
       double seconds = (System.nanoTime() - killed) / 1e9;
       System.out.printf(
           "takeover: node labelled by the new leader %.1f s after the kill%n", seconds);
-      assertThat(seconds).isLessThan(20);
+      assertThat(seconds).as("not before the lease ran out").isGreaterThan(10).isLessThan(30);
       assertThat(audit.writesSince(mark, b.userAgent))
           .anyMatch(w -> w.resource().equals("nodes") && "it-le-2".equals(w.name()));
     } finally {
