@@ -76,6 +76,21 @@ public final class ComputeDomainModel {
   public static final String NVIDIA_DRA_DRIVER_IMAGE =
       OperandImages.nvidiaDefault(OperandImages.COMPUTE_DOMAIN_DAEMON);
 
+  /**
+   * The daemon's ServiceAccount, NVIDIA's name; the DRA driver's manifests hold it and its roles
+   * (what the daemon needs with {@link #FEATURE_GATES}), which the chart ships.
+   */
+  public static final String SERVICE_ACCOUNT = "compute-domain-daemon-service-account";
+
+  /**
+   * The daemon's feature gates: NVIDIA's default ({@code ComputeDomainCliques=true}) has each
+   * daemon write a ComputeDomainClique object, a kind this project does not define; off, the daemon
+   * writes its own node's entry into the domain's {@code status.nodes}, which {@link
+   * ComputeDomainStatusModel} keeps (one owner per field: the daemon its entry's clique and index,
+   * the controller the domain's {@code status.status}).
+   */
+  public static final String FEATURE_GATES = "ComputeDomainCliques=false";
+
   /** NVIDIA's default log verbosity of the daemon (their chart's {@code logVerbosity}). */
   static final String LOG_VERBOSITY = "4";
 
@@ -177,12 +192,6 @@ public final class ComputeDomainModel {
   }
 
   /**
-   * The IMEX daemon's DaemonSet, in the operator's namespace: on the nodes labelled with the
-   * domain's UID, with the daemon device claimed, tolerating every taint (as NVIDIA's does: a
-   * workload may run on tainted nodes). It uses the namespace's default ServiceAccount: the
-   * operator, not the daemon, reports the domain's status from the daemon pods.
-   */
-  /**
    * The image the IMEX daemon runs: the DRA driver's image, or NVIDIA's ({@link
    * #NVIDIA_DRA_DRIVER_IMAGE}, from the mirror ours comes from) where that is this project's image,
    * which has no {@code compute-domain-daemon} program.
@@ -193,6 +202,11 @@ public final class ComputeDomainModel {
         : draDriverImage;
   }
 
+  /**
+   * The IMEX daemon's DaemonSet, in the operator's namespace: on the nodes labelled with the
+   * domain's UID, with the daemon device claimed, tolerating every taint (as NVIDIA's does: a
+   * workload may run on tainted nodes), under {@link #SERVICE_ACCOUNT}.
+   */
   public static DaemonSet daemonSet(
       ComputeDomain cd, String namespace, String image, String pullPolicy, List<String> secrets) {
     String uid = cd.getMetadata().getUid();
@@ -207,6 +221,7 @@ public final class ComputeDomainModel {
         .addToLabels(DOMAIN_LABEL, uid)
         .endMetadata()
         .withNewSpec()
+        .withServiceAccountName(SERVICE_ACCOUNT)
         .addToNodeSelector(DOMAIN_LABEL, uid)
         .withImagePullSecrets(
             secrets == null ? List.of() : secrets.stream().map(LocalObjectReference::new).toList())
@@ -282,6 +297,7 @@ public final class ComputeDomainModel {
             .build());
     // runc, not the NVIDIA runtime: the daemon's GPUs come from its claim only.
     env.add(new EnvVarBuilder().withName("NVIDIA_VISIBLE_DEVICES").withValue("void").build());
+    env.add(new EnvVarBuilder().withName("FEATURE_GATES").withValue(FEATURE_GATES).build());
     return env;
   }
 

@@ -18,6 +18,15 @@ import java.util.Set;
  * daemon pod with an IP, Ready when the pod is; the domain Ready when at least {@code numNodes}
  * nodes joined and every joined node is Ready. A node keeps its index within its clique while it
  * stays (the index names its daemon to its peers); a new node gets the lowest free one.
+ *
+ * <p>NVIDIA's daemon (run with {@link ComputeDomainModel#FEATURE_GATES}) writes its own node's
+ * entry: an entry whose {@code ipAddress} is its node's daemon pod's is that daemon's, and its
+ * {@code cliqueID} and {@code index} are kept as written (the daemon's IMEX peers are named by
+ * them), as NVIDIA's controller keeps them; an entry whose pod is gone is dropped. The entry's
+ * {@code status} is the pod's Ready condition, which is also what NVIDIA's daemon writes there (it
+ * watches its own pod), so the two never disagree; {@code status.status} is the controller's alone.
+ * For a pod whose daemon wrote no entry yet (or a daemon that writes none, as in the simulator) the
+ * controller fills it in from the pod and the node's clique label.
  */
 public final class ComputeDomainStatusModel {
   private ComputeDomainStatusModel() {}
@@ -44,6 +53,12 @@ public final class ComputeDomainStatusModel {
       n.ipAddress = ip;
       n.cliqueID = cliques.getOrDefault(node, "");
       n.status = ready(pod) ? Readiness.Ready : Readiness.NotReady;
+      ComputeDomainStatus.Node written = before.get(node);
+      if (written != null && ip.equals(written.ipAddress) && written.index != null) {
+        // This pod's daemon's entry (or ours, already kept by it): its clique and index stand.
+        n.cliqueID = written.cliqueID == null ? "" : written.cliqueID;
+        n.index = written.index;
+      }
       nodes.add(n);
     }
     nodes.sort(Comparator.comparing((ComputeDomainStatus.Node n) -> n.name));
@@ -77,6 +92,14 @@ public final class ComputeDomainStatusModel {
       List<ComputeDomainStatus.Node> nodes, Map<String, ComputeDomainStatus.Node> before) {
     Map<String, Set<Integer>> taken = new HashMap<>();
     for (ComputeDomainStatus.Node n : nodes) {
+      if (n.index != null) {
+        taken.computeIfAbsent(n.cliqueID, k -> new HashSet<>()).add(n.index);
+      }
+    }
+    for (ComputeDomainStatus.Node n : nodes) {
+      if (n.index != null) {
+        continue;
+      }
       ComputeDomainStatus.Node old = before.get(n.name);
       if (old != null
           && Objects.equals(old.cliqueID, n.cliqueID)

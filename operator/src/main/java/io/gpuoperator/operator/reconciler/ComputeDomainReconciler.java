@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -32,6 +33,8 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.net.HttpURLConnection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -60,6 +63,9 @@ public class ComputeDomainReconciler implements Reconciler<ComputeDomain>, Clean
   static final String PODS = "cd-pods";
   static final String DAEMONSETS = "cd-daemonsets";
   static final String NODES = "cd-nodes";
+
+  /** How soon a status computed from a copy that a daemon has since changed is computed again. */
+  static final Duration STALE_RETRY = Duration.ofSeconds(1);
 
   /** The Warning Event's reason for a spec that cannot be served. */
   static final String INVALID_SPEC = "InvalidSpec";
@@ -159,8 +165,9 @@ public class ComputeDomainReconciler implements Reconciler<ComputeDomain>, Clean
               + bad.stream().map(Violation::toString).collect(Collectors.joining("; "));
       LOG.warn("{}", message.substring(message.indexOf(": ") + 2));
       events.warning(cd, INVALID_SPEC, message);
-      writeStatus(cd, notReady(cd));
-      return UpdateControl.noUpdate();
+      return writeStatus(cd, notReady(cd))
+          ? UpdateControl.noUpdate()
+          : UpdateControl.<ComputeDomain>noUpdate().rescheduleAfter(STALE_RETRY);
     }
     createIfMissing(ComputeDomainModel.workloadClaimTemplate(cd, resourceApi));
     createIfMissing(ComputeDomainModel.daemonClaimTemplate(cd, config.namespace(), resourceApi));
@@ -179,7 +186,10 @@ public class ComputeDomainReconciler implements Reconciler<ComputeDomain>, Clean
                         .getUid()
                         .equals(p.getMetadata().getLabels().get(ComputeDomainModel.DOMAIN_LABEL)))
             .toList();
-    writeStatus(cd, ComputeDomainStatusModel.of(cd, daemons, cliques()));
+    if (!writeStatus(cd, ComputeDomainStatusModel.of(cd, daemons, cliques()))) {
+      // A daemon wrote its entry since our copy was read: again, from the newer one.
+      return UpdateControl.<ComputeDomain>noUpdate().rescheduleAfter(STALE_RETRY);
+    }
     return UpdateControl.noUpdate();
   }
 
@@ -288,22 +298,39 @@ public class ComputeDomainReconciler implements Reconciler<ComputeDomain>, Clean
     return s;
   }
 
-  /** Patches the status subresource, only when it changes. */
-  private void writeStatus(ComputeDomain cd, ComputeDomainStatus status) {
+  /**
+   * Patches the status subresource, only when it changes, and only over the copy it was computed
+   * from: NVIDIA's daemons write their entries into {@code status.nodes} too, and a merge patch
+   * replaces the whole list, so an entry written meanwhile would be lost. False when the domain
+   * changed since (the API server's conflict on the resourceVersion).
+   */
+  private boolean writeStatus(ComputeDomain cd, ComputeDomainStatus status) {
     if (ComputeDomainStatusModel.same(cd.getStatus(), status)) {
-      return;
+      return true;
     }
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("status", status.status.name());
     // A merge patch replaces the whole list; an empty one clears it.
     body.put("nodes", status.nodes == null ? List.of() : status.nodes);
-    client
-        .resources(ComputeDomain.class)
-        .inNamespace(cd.getMetadata().getNamespace())
-        .withName(cd.getMetadata().getName())
-        .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(Map.of("status", body)));
+    Map<String, Object> patch = new LinkedHashMap<>();
+    patch.put("metadata", Map.of("resourceVersion", cd.getMetadata().getResourceVersion()));
+    patch.put("status", body);
+    try {
+      client
+          .resources(ComputeDomain.class)
+          .inNamespace(cd.getMetadata().getNamespace())
+          .withName(cd.getMetadata().getName())
+          .subresource("status")
+          .patch(PatchContext.of(PatchType.JSON_MERGE), Serialization.asJson(patch));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
+        throw e;
+      }
+      LOG.debug("status not written: the domain changed since it was read");
+      return false;
+    }
     LOG.info(
         "status {} ({} node(s))", status.status, status.nodes == null ? 0 : status.nodes.size());
+    return true;
   }
 }

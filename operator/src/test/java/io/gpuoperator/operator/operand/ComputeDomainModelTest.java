@@ -141,7 +141,18 @@ class ComputeDomainModelTest {
         .containsEntry("POD_UID", "field:metadata.uid")
         .containsEntry("POD_NAME", "field:metadata.name")
         .containsEntry("POD_NAMESPACE", "field:metadata.namespace")
-        .containsEntry("NVIDIA_VISIBLE_DEVICES", "void");
+        .containsEntry("NVIDIA_VISIBLE_DEVICES", "void")
+        // Cliques off: the daemon writes its entry into the domain's status.nodes, not into a
+        // ComputeDomainClique (a kind this project does not define).
+        .containsEntry("FEATURE_GATES", "ComputeDomainCliques=false");
+    // NVIDIA's ServiceAccount, which the DRA driver's manifests hold with the daemon's roles.
+    assertThat(
+            ComputeDomainModel.daemonSet(cd(SPEC), "gpu-operator", ours, "IfNotPresent", null)
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getServiceAccountName())
+        .isEqualTo("compute-domain-daemon-service-account");
     for (var probe :
         List.of(onOurs.getStartupProbe(), onOurs.getLivenessProbe(), onOurs.getReadinessProbe())) {
       assertThat(probe.getExec().getCommand())
@@ -247,5 +258,42 @@ class ComputeDomainModelTest {
             cd, List.of(pod("a", "10.0.0.1", true), pod("c", "10.0.0.3", true)), cliques);
     // a is new: b's index 0 is free again; c keeps 1.
     assertThat(after.nodes).extracting(n -> n.name + "=" + n.index).containsExactly("a=0", "c=1");
+  }
+
+  static ComputeDomainStatus.Node entry(String name, String ip, String clique, int index) {
+    ComputeDomainStatus.Node n = new ComputeDomainStatus.Node();
+    n.name = name;
+    n.ipAddress = ip;
+    n.cliqueID = clique;
+    n.index = index;
+    n.status = Readiness.NotReady;
+    return n;
+  }
+
+  @Test
+  void aDaemonsOwnEntryKeepsItsCliqueAndIndexAndAStaleOneIsDropped() {
+    ComputeDomain cd = cd(SPEC);
+    cd.setStatus(new ComputeDomainStatus());
+    // As NVIDIA's daemons write them: a's (its pod's IP; a clique of its own GPUs' fabric and an
+    // index that is not the lowest free), and b's from a pod since replaced (another IP: the new
+    // pod's IP is written, the node keeps its index).
+    cd.getStatus().nodes =
+        List.of(entry("a", "10.0.0.1", "c.7", 4), entry("b", "10.0.0.9", "c.1", 0));
+    Map<String, String> cliques = Map.of("a", "c.1", "b", "c.1", "c", "c.1");
+    ComputeDomainStatus after =
+        ComputeDomainStatusModel.of(
+            cd, List.of(pod("a", "10.0.0.1", true), pod("b", "10.0.0.2", true)), cliques);
+    assertThat(after.nodes)
+        .extracting(
+            n -> n.name + " " + n.ipAddress + " " + n.cliqueID + " " + n.index + " " + n.status)
+        .containsExactly("a 10.0.0.1 c.7 4 Ready", "b 10.0.0.2 c.1 0 Ready");
+    // a's pod is gone, c's is new: a's entry goes, c takes the lowest free index of its clique.
+    cd.setStatus(after);
+    ComputeDomainStatus later =
+        ComputeDomainStatusModel.of(
+            cd, List.of(pod("b", "10.0.0.2", true), pod("c", "10.0.0.3", false)), cliques);
+    assertThat(later.nodes)
+        .extracting(n -> n.name + " " + n.cliqueID + " " + n.index + " " + n.status)
+        .containsExactly("b c.1 0 Ready", "c c.1 1 NotReady");
   }
 }

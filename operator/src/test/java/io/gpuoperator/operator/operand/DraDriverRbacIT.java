@@ -29,7 +29,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * The DRA plugin's RBAC as the operator renders it (operand {@code dra-driver}), on a real API
  * server: with the token its pod gets, the plugin writes its own node's ResourceSlices and reads
  * claims, and the API server refuses it another node's slices (the ValidatingAdmissionPolicy),
- * slices without a node, and any token not bound to a pod on a node.
+ * slices without a node, and any token not bound to a pod on a node. Also the IMEX daemon's
+ * ServiceAccount and roles, which the same operand holds.
  */
 @ExtendWith(ControlPlaneExtension.class)
 class DraDriverRbacIT {
@@ -128,6 +129,81 @@ class DraDriverRbacIT {
     }
   }
 
+  /**
+   * NVIDIA's IMEX daemon, run with ComputeDomain cliques off: its ServiceAccount may watch
+   * ComputeDomains in any namespace and write their status, and watch and label pods of its own
+   * namespace; nothing more (not the domain's spec, not cliques, not pods elsewhere), as the API
+   * server's authorizer answers for that ServiceAccount.
+   */
+  @Test
+  void theImexDaemonMayWriteDomainStatusAndLabelItsOwnPodOnly(KubernetesClient admin) {
+    String ns = ControlPlaneExtension.newNamespace(admin, "cd-rbac");
+    try {
+      for (HasMetadata o : DraDriverRendering.rbac(ns)) {
+        admin.resource(o).serverSideApply();
+      }
+      assertThat(
+              admin
+                  .serviceAccounts()
+                  .inNamespace(ns)
+                  .withName(ComputeDomainModel.SERVICE_ACCOUNT)
+                  .get())
+          .isNotNull();
+      String user = "system:serviceaccount:" + ns + ":" + ComputeDomainModel.SERVICE_ACCOUNT;
+      String cd = "resource.nvidia.com";
+      List<String> allowed =
+          List.of(
+              cd + " computedomains list team",
+              cd + " computedomains watch team",
+              cd + " computedomains/status update team",
+              " pods list " + ns,
+              " pods watch " + ns,
+              " pods patch " + ns);
+      List<String> denied =
+          List.of(
+              cd + " computedomains update team",
+              cd + " computedomains delete team",
+              cd + " computedomaincliques create " + ns,
+              " pods patch team",
+              " pods delete " + ns,
+              " secrets get " + ns);
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                for (String a : allowed) {
+                  assertThat(allows(admin, user, a)).as(a).isTrue();
+                }
+              });
+      for (String d : denied) {
+        assertThat(allows(admin, user, d)).as(d).isFalse();
+      }
+    } finally {
+      admin.namespaces().withName(ns).delete();
+    }
+  }
+
+  /** The authorizer's answer for {@code "<group> <resource[/sub]> <verb> <namespace>"}. */
+  private static boolean allows(KubernetesClient admin, String user, String request) {
+    String[] f = request.split(" ", -1);
+    String[] resource = f[1].split("/");
+    var review =
+        new io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder()
+            .withNewSpec()
+            .withUser(user)
+            .withGroups("system:serviceaccounts", "system:authenticated")
+            .withNewResourceAttributes()
+            .withGroup(f[0])
+            .withResource(resource[0])
+            .withSubresource(resource.length > 1 ? resource[1] : null)
+            .withVerb(f[2])
+            .withNamespace(f[3])
+            .endResourceAttributes()
+            .endSpec()
+            .build();
+    return admin.authorization().v1().subjectAccessReview().create(review).getStatus().getAllowed();
+  }
+
   private static Throwable catchWrite(Runnable write) {
     try {
       write.run();
@@ -201,7 +277,10 @@ class DraDriverRbacIT {
               .filter(o -> !o.getKind().equals("DaemonSet") && !o.getKind().equals("DeviceClass"))
               .collect(java.util.stream.Collectors.toCollection(java.util.ArrayList::new));
       OperandRbac.all(ns).stream()
-          .filter(o -> o.getMetadata().getName().equals(SA))
+          .filter(
+              o ->
+                  o.getMetadata().getName().equals(SA)
+                      || o.getMetadata().getName().startsWith("compute-domain-daemon-"))
           .forEach(rendered::add);
       return rendered;
     }

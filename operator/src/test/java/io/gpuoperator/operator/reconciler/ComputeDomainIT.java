@@ -26,6 +26,7 @@ import io.gpuoperator.operator.operand.ComputeDomainModel;
 import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -207,6 +208,13 @@ class ComputeDomainIT {
         .isEqualTo(ComputeDomainModel.NVIDIA_DRA_DRIVER_IMAGE);
     assertThat(pod.getContainers().get(0).getCommand())
         .containsExactly("compute-domain-daemon", "-v", "$(LOG_VERBOSITY)", "run");
+    assertThat(pod.getServiceAccountName()).isEqualTo(ComputeDomainModel.SERVICE_ACCOUNT);
+    assertThat(pod.getContainers().get(0).getEnv())
+        .anySatisfy(
+            e -> {
+              assertThat(e.getName()).isEqualTo("FEATURE_GATES");
+              assertThat(e.getValue()).isEqualTo("ComputeDomainCliques=false");
+            });
 
     // numNodes 2, no node joined yet.
     await()
@@ -271,6 +279,42 @@ class ComputeDomainIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> assertThat(live("imex").getStatus().status).isEqualTo(Readiness.Ready));
+
+    // NVIDIA's daemon on gb200-0 writes its own entry (UpdateStatus over the copy it read): its
+    // index 5, not the one the controller chose; and an entry of a node whose pod is gone.
+    ComputeDomain cd = live("imex");
+    ComputeDomainStatus.Node own = cd.getStatus().nodes.get(0);
+    own.index = 5;
+    ComputeDomainStatus.Node gone = new ComputeDomainStatus.Node();
+    gone.name = "gb200-9";
+    gone.ipAddress = "10.0.0.99";
+    gone.cliqueID = CLIQUE;
+    gone.index = 1;
+    gone.status = Readiness.Ready;
+    cd.getStatus().nodes = new ArrayList<>(List.of(own, cd.getStatus().nodes.get(1), gone));
+    admin.resources(ComputeDomain.class).inNamespace(team).resource(cd).updateStatus();
+    // The controller's next pass (h100-0's pod turns not ready) keeps the daemon's entry as
+    // written and drops the one without a pod.
+    running(h100.getMetadata().getName(), h100.getStatus().getPodIP(), false);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              ComputeDomainStatus s = live("imex").getStatus();
+              assertThat(s.status).isEqualTo(Readiness.NotReady);
+              assertThat(s.nodes)
+                  .extracting(n -> n.name + " " + n.cliqueID + " " + n.index + " " + n.status)
+                  .containsExactly("gb200-0 " + CLIQUE + " 5 Ready", "h100-0  0 NotReady");
+            });
+    running(h100.getMetadata().getName(), h100.getStatus().getPodIP(), true);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              ComputeDomainStatus s = live("imex").getStatus();
+              assertThat(s.status).isEqualTo(Readiness.Ready);
+              assertThat(s.nodes.get(0).index).isEqualTo(5);
+            });
   }
 
   @Test
