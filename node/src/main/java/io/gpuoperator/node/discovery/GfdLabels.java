@@ -1,5 +1,7 @@
 package io.gpuoperator.node.discovery;
 
+import io.gpuoperator.node.gpu.GpuFabric;
+
 /** Node label keys and values feature discovery writes, as NVIDIA's GPU feature discovery does. */
 public final class GfdLabels {
   public static final String PREFIX = "nvidia.com/";
@@ -14,7 +16,7 @@ public final class GfdLabels {
    * The GPUs' multi-node NVLink clique, {@code <cluster uuid>.<clique id>} (GFD's IMEX labeler;
    * what ComputeDomains report as a node's {@code cliqueID}).
    */
-  public static final String CLIQUE = PREFIX + "gpu.clique";
+  public static final String CLIQUE = GpuFabric.LABEL;
 
   public static final String CUDA_DRIVER_MAJOR = PREFIX + "cuda.driver.major";
   public static final String CUDA_DRIVER_MINOR = PREFIX + "cuda.driver.minor";

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus;
 import io.gpuoperator.config.Values;
-import io.gpuoperator.node.discovery.GfdLabels;
 import io.gpuoperator.node.files.AtomicFile;
+import io.gpuoperator.node.gpu.GpuFabric;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -397,9 +397,9 @@ public final class ComputeDomainState implements DraPluginService.Preparer {
     // The clique first: the domain label brings the daemon, whose status entry names the clique
     // from this label, and NVIDIA's daemon lists as peers only the daemons of its own clique. A
     // GPUCluster runs no feature discovery to write it; where one runs, it writes the same value.
-    if (!clique.isEmpty() && !clique.equals(cluster.label(GfdLabels.CLIQUE))) {
-      cluster.setLabel(GfdLabels.CLIQUE, clique);
-      LOG.info("node {}: labelled {}={}", pool, GfdLabels.CLIQUE, clique);
+    if (!clique.isEmpty() && !clique.equals(cluster.label(GpuFabric.LABEL))) {
+      cluster.setLabel(GpuFabric.LABEL, clique);
+      LOG.info("node {}: labelled {}={}", pool, GpuFabric.LABEL, clique);
     }
     if (current == null || current.isEmpty()) {
       cluster.setLabel(ComputeDomainNames.NODE_LABEL, domainUid);

@@ -9,6 +9,12 @@ package io.gpuoperator.node.gpu;
  * @param cliqueId the clique within that domain
  */
 public record GpuFabric(String clusterUuid, long cliqueId) {
+  /**
+   * The node label that carries {@link #clique()}: written by feature discovery (GFD's IMEX
+   * labeler) and by the DRA plugin's compute-domain side, which both own no other's facts.
+   */
+  public static final String LABEL = "nvidia.com/gpu.clique";
+
   public GpuFabric {
     if (clusterUuid == null || clusterUuid.isBlank()) {
       throw new IllegalArgumentException("clusterUuid: required");
