@@ -4,6 +4,7 @@ import static io.gpuoperator.node.discovery.GfdLabels.resource;
 
 import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.gpu.GpuDevice;
+import io.gpuoperator.node.gpu.GpuFabric;
 import io.gpuoperator.node.gpu.GpuFamily;
 import io.gpuoperator.node.gpu.MigDevice;
 import java.time.Instant;
@@ -103,7 +104,8 @@ public final class FeatureLabeler {
     }
     return clusters.isEmpty()
         ? Optional.empty()
-        : Optional.of(clusters.iterator().next() + "." + cliques.iterator().next());
+        : Optional.of(
+            new GpuFabric(clusters.iterator().next(), cliques.iterator().next()).clique());
   }
 
   private static Map<String, String> versionLabels(GpuSnapshot snapshot) {
