@@ -136,6 +136,8 @@ class MigInlineConfigIT {
                   .containsEntry("nvidia.com/mig.config", "all-disabled");
               assertThat(daemonSetVersions()).containsKey("nvidia-mig-manager");
               ClusterPolicy now = admin.resources(ClusterPolicy.class).withName(POLICY).get();
+              // Not yet written is a state to wait out (an NPE would end the wait at once).
+              assertThat(now.getStatus()).as("status").isNotNull();
               assertThat(now.getStatus().observedGeneration)
                   .isEqualTo(now.getMetadata().getGeneration());
             });
@@ -241,6 +243,7 @@ class MigInlineConfigIT {
   /** The policy, asserting that its status is of its latest generation. */
   static ClusterPolicy reconciledPolicy() {
     ClusterPolicy p = admin.resources(ClusterPolicy.class).withName(POLICY).get();
+    assertThat(p.getStatus()).as("status").isNotNull();
     assertThat(p.getStatus().observedGeneration).isEqualTo(p.getMetadata().getGeneration());
     return p;
   }
