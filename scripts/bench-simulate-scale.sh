@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The simulator at scale: runs `gpu-operator simulate` on N nodes (a quarter each 8x H100, 4x A100,
 # 2x L4, the rest CPU nodes), and once it is ready records the simulate JVM's RSS and threads, its
-# threads grouped by name (node names and numbers collapsed), the control plane's RSS, then sends
+# threads grouped by name (node names and numbers collapsed), the control plane's RSS and the most RSS
+# of all its processes together while it came up, then sends
 # SIGINT and times the cleanup. BENCHMARKS.md "Simulator at scale" has the results.
 # It also reads the API server's request counters (apiserver_request_total) at ready and after an
 # idle window, and counts the writes in the API server's audit log by who made them (the operator's
@@ -51,6 +52,18 @@ pid=$!
 # At each new most, the threads' names as the kernel keeps them (15 characters, node names and
 # numbers collapsed) go to threads-at-peak-by-name: who owns the busiest moment.
 peak_threads=0
+# The control plane's binaries run under watchdog shells, the JVM's children.
+cp_pids() {
+  for sh in $(pgrep -P "$pid" || true); do
+    for p in $(pgrep -P "$sh" || true); do
+      case "$(ps -o comm= -p "$p" 2>/dev/null)" in etcd | kube-*) echo "$p" ;; esac
+    done
+  done
+}
+# The whole simulation's memory is the sum of its processes' RSS at one moment (the JVM and the
+# control plane): each process's own peak (VmHWM) comes at a different time, so their sum is only
+# an upper bound. Sampled with the threads, in KiB.
+peak_sum_kib=0
 while kill -0 "$pid" 2>/dev/null && ! grep -q "Ready in\|not ready after" "$OUT/out" "$OUT/err"; do
   t=$(awk '/^Threads:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
   if [ "${t:-0}" -gt "$peak_threads" ]; then
@@ -64,6 +77,9 @@ while kill -0 "$pid" 2>/dev/null && ! grep -q "Ready in\|not ready after" "$OUT/
       jcmd "$pid" Thread.print > "$OUT/threads-at-peak" 2>/dev/null && dumped=$t
     fi
   fi
+  sum_kib=$(cat "/proc/$pid/status" $(for p in $(cp_pids); do echo "/proc/$p/status"; done) 2>/dev/null |
+    awk '/^VmRSS:/ {s += $2} END {print s + 0}')
+  if [ "$sum_kib" -gt "$peak_sum_kib" ]; then peak_sum_kib=$sum_kib; fi
   sleep 0.5
 done
 info "$(grep -h "Ready in\|not ready after" "$OUT/out" "$OUT/err" || echo "the simulator exited")"
@@ -74,14 +90,6 @@ ready_at=$(date -u +%FT%T.%NZ)
 # Seconds to ready, or (not ready within the timeout) the run's seconds so far.
 ready_s=$(grep -ho "Ready in [0-9]*" "$OUT/out" | grep -o "[0-9]*$" || true)
 ready_s=${ready_s:-$(echo "$(date +%s) - ${start%.*}" | bc)}
-# The control plane's binaries run under watchdog shells, the JVM's children.
-cp_pids() {
-  for sh in $(pgrep -P "$pid" || true); do
-    for p in $(pgrep -P "$sh" || true); do
-      case "$(ps -o comm= -p "$p" 2>/dev/null)" in etcd | kube-*) echo "$p" ;; esac
-    done
-  done
-}
 kubectl=$(dirname "$(readlink -f "/proc/$(cp_pids | sed -n 1p)/exe")")/kubectl
 metrics() { "$kubectl" --kubeconfig "$OUT/kubeconfig" --request-timeout=120s get --raw /metrics | tee "$OUT/metrics-$1" |
   awk '/^apiserver_request_total\{/ {
@@ -170,6 +178,7 @@ for p in $(cp_pids); do
   echo "$(ps -o comm= -p "$p"): peak RSS $(awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$p/status"), RSS $(awk '/VmRSS/ {printf "%d MiB", $2 / 1024}' "/proc/$p/status"), threads $(awk '/Threads/ {print $2}' "/proc/$p/status"), CPU $(awk -v t="$ticks" '{printf "%.1f s", ($14 + $15) / t}' "/proc/$p/stat")"
 done > "$OUT/control-plane"
 info "control plane: $(paste -sd ';' "$OUT/control-plane")"
+info "the processes' RSS summed at one moment, the most while coming up (sampled every 0.5 s): $(awk -v k="$peak_sum_kib" 'BEGIN {printf "%.2f GiB", k / 1048576}')"
 info "every process's peak RSS together (an upper bound of the peak of the sum): $(cat "/proc/$pid/status" $(for p in $(cp_pids); do echo "/proc/$p/status"; done) | awk '/VmHWM/ {s += $2} END {printf "%.2f GiB", s / 1048576}')"
 # Live objects (this forces a full GC, so it comes after every other reading): the heap that must
 # stay, by class.
