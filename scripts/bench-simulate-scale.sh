@@ -98,6 +98,21 @@ metrics() { "$kubectl" --kubeconfig "$OUT/kubeconfig" --request-timeout=120s get
     match($0, /verb="[^"]*"/); v = substr($0, RSTART + 6, RLENGTH - 7)
     n[v " " r sr] += $NF } END { for (k in n) print n[k], k }' | sort -rn; }
 metrics at-ready > "$OUT/requests-at-ready"
+# The watch lag, from the API server's own metrics: a consistent list is served from the watch
+# cache once the cache has caught up with etcd, and waits for that up to 3 s before it falls back
+# to etcd, so the wait says how far behind the cache is; a watcher that does not take its events
+# fast enough is terminated and must list and watch again.
+info "watch lag to ready: $(awk '
+  function res() { match($0, /resource="[^"]*"/); return substr($0, RSTART + 10, RLENGTH - 11) }
+  /^apiserver_watch_cache_read_wait_seconds_count\{/ { n[res()] = $NF }
+  /^apiserver_watch_cache_read_wait_seconds_sum\{/ { s[res()] = $NF }
+  /^apiserver_watch_cache_consistent_read_total\{.*fallback="true"/ { f[res()] += $NF }
+  /^apiserver_terminated_watchers_total\{/ { t = t sprintf("%s %d, ", res(), $NF) }
+  END {
+    split("nodes pods", rs, " ")
+    for (i = 1; i <= 2; i++) { r = rs[i]
+      printf "consistent lists of %s waited %.2f s on average for the cache (%d lists, %d fell back to etcd); ", r, n[r] ? s[r] / n[r] : 0, n[r], f[r] }
+    printf "watchers terminated for falling behind: %s", t == "" ? "none" : substr(t, 1, length(t) - 2) }' "$OUT/metrics-at-ready")"
 ticks=$(getconf CLK_TCK)
 cpu() { awk -v t="$ticks" '{printf "%.1f", ($14 + $15) / t}' "/proc/$1/stat"; }
 info "CPU to ready (s): simulate JVM $(cpu "$pid")$(for p in $(cp_pids); do printf ', %s %s' "$(ps -o comm= -p "$p")" "$(cpu "$p")"; done)"
