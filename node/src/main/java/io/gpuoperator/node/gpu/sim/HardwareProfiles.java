@@ -61,7 +61,7 @@ public final class HardwareProfiles {
   /** A built-in model by name, e.g. {@code H100-SXM5-80GB}. */
   public static HardwareProfile builtIn(String model) {
     if (!BUILT_IN.contains(model)) {
-      throw new ProfileException(
+      throw new ConfigException(
           "unknown GPU model "
               + Values.quote(model)
               + "; built-in models: "
@@ -72,7 +72,7 @@ public final class HardwareProfiles {
 
   /** A hardware profile from a YAML file. */
   public static HardwareProfile load(Path file) {
-    return profile(() -> Documents.read(file).bind(HardwareProfile.class));
+    return Documents.read(file).bind(HardwareProfile.class);
   }
 
   /**
@@ -81,13 +81,13 @@ public final class HardwareProfiles {
    */
   public static NodeProfile loadNode(Path file) {
     Path dir = file.toAbsolutePath().getParent();
-    return profile(() -> Documents.read(file).bind(NodeProfile.class, Map.of(BASE_DIR, dir)));
+    return Documents.read(file).bind(NodeProfile.class, Map.of(BASE_DIR, dir));
   }
 
   /** A built-in node profile by name, e.g. {@code dgx-h100-mig-mixed}. */
   public static NodeProfile builtInNode(String name) {
     if (!BUILT_IN_NODES.contains(name)) {
-      throw new ProfileException(
+      throw new ConfigException(
           "unknown node profile "
               + Values.quote(name)
               + "; built-in node profiles: "
@@ -113,7 +113,7 @@ public final class HardwareProfiles {
 
   /** A node profile from YAML text (models must be built-in); {@code source} names it in errors. */
   public static NodeProfile parseNode(String yaml, String source) {
-    return profile(() -> Documents.parse(yaml, source).bind(NodeProfile.class));
+    return Documents.parse(yaml, source).bind(NodeProfile.class);
   }
 
   private static Document resource(String name) {
@@ -124,17 +124,6 @@ public final class HardwareProfiles {
       return Documents.read(in, "classpath:" + name, Documents.Limits.DEFAULT);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Profile files' errors are ProfileExceptions (bad input, with file, line and field). */
-  private static <T> T profile(java.util.function.Supplier<T> read) {
-    try {
-      return read.get();
-    } catch (ProfileException e) {
-      throw e;
-    } catch (ConfigException e) {
-      throw new ProfileException(e.getMessage(), e);
     }
   }
 

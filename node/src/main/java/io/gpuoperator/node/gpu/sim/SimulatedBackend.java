@@ -1,5 +1,6 @@
 package io.gpuoperator.node.gpu.sim;
 
+import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.node.gpu.AbstractGpuEventSubscription;
 import io.gpuoperator.node.gpu.ComputeInstance;
 import io.gpuoperator.node.gpu.ComputeInstanceProfile;
@@ -128,7 +129,7 @@ public final class SimulatedBackend implements GpuBackend {
         try {
           gi = gpu.createGpuInstance(p.id(), null);
         } catch (GpuBackendException ex) {
-          throw new ProfileException(
+          throw new ConfigException(
               "mig.devices: the layout " + devices + " does not fit: " + ex.getMessage(), ex);
         }
         int full = p.profile().gpuSlices();

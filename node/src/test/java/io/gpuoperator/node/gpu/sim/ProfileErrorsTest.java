@@ -2,6 +2,7 @@ package io.gpuoperator.node.gpu.sim;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuoperator.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.assertj.core.api.AbstractThrowableAssert;
@@ -21,7 +22,7 @@ class ProfileErrorsTest {
   private AbstractThrowableAssert<?, ?> loadingFails(String yaml) throws Exception {
     Path f = write("node.yaml", yaml);
     return assertThatThrownBy(() -> HardwareProfiles.loadNode(f))
-        .isInstanceOf(ProfileException.class)
+        .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(f.toString());
   }
 

@@ -3,6 +3,7 @@ package io.gpuoperator.node.gpu.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.gpuoperator.config.ConfigException;
 import io.gpuoperator.node.gpu.ComputeInstanceProfile;
 import io.gpuoperator.node.gpu.GpuBackendException;
 import io.gpuoperator.node.gpu.GpuDevice;
@@ -213,7 +214,7 @@ class SimulatedBackendTest {
                     cudaVersion: "12.4"
                     gpus: [{model: A100-SXM4-40GB, count: 1, mig: {enabled: true, devices: {3g.20gb: 3}}}]
                     """))
-        .isInstanceOf(ProfileException.class)
+        .isInstanceOf(ConfigException.class)
         .hasMessageContaining("does not fit");
   }
 
