@@ -1,6 +1,10 @@
 package io.gpuoperator.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.gpuoperator.api.PatchTarget;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,14 +13,28 @@ import java.util.concurrent.ConcurrentHashMap;
  * The Nodes a controller's own patches returned, kept until the informer's cache catches up: a pass
  * that runs right after a write must act on what it wrote, not on the older cached copy (else it
  * would repeat a step, such as an eviction). The driver upgrade and remediation controllers share
- * it.
+ * it, and write their nodes through {@link #patch}, so that no write goes unremembered.
  */
 public final class WrittenNodes {
+  private final KubernetesClient client;
   private final Map<String, Node> written = new ConcurrentHashMap<>();
 
-  /** What our write of {@code name} returned. */
-  public void put(String name, Node node) {
-    written.put(name, node);
+  public WrittenNodes(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /**
+   * Writes a JSON merge patch to the node {@code name} and keeps what the server returned (slimmed
+   * as the cache keeps nodes); returns it.
+   */
+  public Node patch(String name, String mergePatch) {
+    Node result =
+        client
+            .nodes()
+            .resource(PatchTarget.of(Node::new, null, name))
+            .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+    written.put(name, NodeSlimming.slim(result));
+    return result;
   }
 
   /** The cached node, or the one our last write returned when the cache has not caught up. */

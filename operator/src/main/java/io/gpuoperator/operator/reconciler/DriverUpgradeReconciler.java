@@ -7,11 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.cluster.WrittenNodes;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.driver.DriverOwners;
@@ -93,7 +89,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
    * The node as our last patch returned it, by name: while the cache still shows an older version,
    * the pass works from this one, so that no step is taken twice and no slot is given out twice.
    */
-  private final WrittenNodes written = new WrittenNodes();
+  private final WrittenNodes written;
 
   /**
    * Driver pods this process deleted whose deletion the cache has not shown yet, by UID: they count
@@ -136,6 +132,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
           }
         };
     this.events = new EventRecorder(client);
+    this.written = new WrittenNodes(client);
   }
 
   @Override
@@ -350,13 +347,7 @@ public class DriverUpgradeReconciler implements Reconciler<ClusterPolicy> {
 
   /** Writes a step's node changes in one merge patch; the node after it. */
   private UpgradeNode write(UpgradeNode n, Step step) {
-    String patch = NodePatch.of(step);
-    Node result =
-        client
-            .nodes()
-            .resource(PatchTarget.of(Node::new, null, n.name()))
-            .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-    written.put(n.name(), NodeSlimming.slim(result));
+    Node result = written.patch(n.name(), NodePatch.of(step));
     UpgradeState from = n.state();
     if (step.to() != null && step.to() != from) {
       LOG.info("Node {}: driver upgrade {} -> {}", n.name(), label(from), label(step.to()));

@@ -4,11 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.v1.ClusterPolicy;
-import io.gpuoperator.operator.cluster.NodeSlimming;
 import io.gpuoperator.operator.cluster.WrittenNodes;
 import io.gpuoperator.operator.config.OperatorConfig;
 import io.gpuoperator.operator.labels.Labels;
@@ -75,7 +71,7 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
   private final Set<String> told = ConcurrentHashMap.newKeySet();
 
   /** The node as our last patch returned it, while the cache still shows an older one. */
-  private final WrittenNodes written = new WrittenNodes();
+  private final WrittenNodes written;
 
   private volatile IndexerResourceCache<ClusterPolicy> policies;
   private final SharedNodes sharedNodes;
@@ -95,6 +91,7 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
     this.clock = clock;
     this.actions = new KubernetesNodeActions(client);
     this.events = new EventRecorder(client);
+    this.written = new WrittenNodes(client);
   }
 
   @Override
@@ -248,7 +245,8 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
     Node result;
     try {
       result =
-          patch(v.name(), RemediationPatch.of(v, step, node.getMetadata().getResourceVersion()));
+          written.patch(
+              v.name(), RemediationPatch.of(v, step, node.getMetadata().getResourceVersion()));
     } catch (KubernetesClientException e) {
       if (e.getCode() != HttpURLConnection.HTTP_CONFLICT) {
         throw e;
@@ -257,14 +255,13 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
       // the step stands, only the taint list is taken again from the node as it is now.
       Node fresh = client.nodes().withName(v.name()).get();
       result =
-          patch(
+          written.patch(
               v.name(),
               RemediationPatch.of(
                   RemediationNode.of(fresh, List.of()),
                   step,
                   fresh.getMetadata().getResourceVersion()));
     }
-    written.put(v.name(), NodeSlimming.slim(result));
     String fault =
         v.fault() != null
             ? v.fault()
@@ -284,13 +281,6 @@ public class RemediationReconciler implements Reconciler<ClusterPolicy> {
     }
     metrics.remediationAction(fault == null ? "none" : fault, label(step.to()));
     return result;
-  }
-
-  private Node patch(String name, String patch) {
-    return client
-        .nodes()
-        .resource(PatchTarget.of(Node::new, null, name))
-        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   private static String label(RemediationState s) {
