@@ -8,10 +8,12 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -61,31 +63,24 @@ final class FleetKubelet implements AutoCloseable {
                   .build())
           .create();
       String now = Instant.now().toString();
-      client
-          .nodes()
-          .withName(n)
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.STRATEGIC_MERGE),
-              io.fabric8.kubernetes.client.utils.Serialization.asJson(
-                  Map.of(
-                      "status",
-                      Map.of(
-                          "conditions",
-                          List.of(
-                              new NodeConditionBuilder()
-                                  .withType("Ready")
-                                  .withStatus("True")
-                                  .withReason("KubeletReady")
-                                  .withLastHeartbeatTime(now)
-                                  .withLastTransitionTime(now)
-                                  .build()),
-                          "capacity",
-                          gpus(),
-                          "allocatable",
-                          gpus(),
-                          "nodeInfo",
-                          Map.of("containerRuntimeVersion", "containerd://1.7.24")))));
+      patchStatus(
+          client.nodes().withName(n),
+          Map.of(
+              "conditions",
+              List.of(
+                  new NodeConditionBuilder()
+                      .withType("Ready")
+                      .withStatus("True")
+                      .withReason("KubeletReady")
+                      .withLastHeartbeatTime(now)
+                      .withLastTransitionTime(now)
+                      .build()),
+              "capacity",
+              gpus(),
+              "allocatable",
+              gpus(),
+              "nodeInfo",
+              Map.of("containerRuntimeVersion", "containerd://1.7.24")));
       // No node-lifecycle controller to lift the taint the API server puts on new nodes.
       client
           .nodes()
@@ -178,29 +173,33 @@ final class FleetKubelet implements AutoCloseable {
   private void ready(Pod pod) {
     String now = Instant.now().toString();
     try {
-      client
-          .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.STRATEGIC_MERGE),
-              io.fabric8.kubernetes.client.utils.Serialization.asJson(
-                  Map.of(
-                      "status",
-                      new PodStatusBuilder()
-                          .withPhase("Running")
-                          .withStartTime(now)
-                          .withConditions(
-                              new PodConditionBuilder()
-                                  .withType("Ready")
-                                  .withStatus("True")
-                                  .withLastTransitionTime(now)
-                                  .build())
-                          .build())));
+      patchStatus(
+          client
+              .pods()
+              .inNamespace(pod.getMetadata().getNamespace())
+              .withName(pod.getMetadata().getName()),
+          new PodStatusBuilder()
+              .withPhase("Running")
+              .withStartTime(now)
+              .withConditions(
+                  new PodConditionBuilder()
+                      .withType("Ready")
+                      .withStatus("True")
+                      .withLastTransitionTime(now)
+                      .build())
+              .build());
     } catch (KubernetesClientException e) {
       // deleted meanwhile
     }
+  }
+
+  /** Merges {@code status} into the object's status, as the kubelet writes it. */
+  private static void patchStatus(Resource<?> object, Object status) {
+    object
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            Serialization.asJson(Map.of("status", status)));
   }
 
   private void finish(Pod pod) {
