@@ -122,19 +122,14 @@ public record RenderContext(
   /** {@code hostPaths.rootFS} when custom (not "/"), else null. */
   public String customRootFs() {
     HostPathsSpec hp = spec.hostPaths;
-    return hp == null || blank(hp.rootFS) || hp.rootFS.trim().equals(HostPathsSpec.DEFAULT_ROOT_FS)
-        ? null
-        : hp.rootFS.trim();
+    return custom(hp == null ? null : hp.rootFS, HostPathsSpec.DEFAULT_ROOT_FS);
   }
 
   /** {@code hostPaths.driverInstallDir} when custom, else null. */
   public String customDriverInstallDir() {
     HostPathsSpec hp = spec.hostPaths;
-    return hp == null
-            || blank(hp.driverInstallDir)
-            || hp.driverInstallDir.trim().equals(HostPathsSpec.DEFAULT_DRIVER_INSTALL_DIR)
-        ? null
-        : hp.driverInstallDir.trim();
+    return custom(
+        hp == null ? null : hp.driverInstallDir, HostPathsSpec.DEFAULT_DRIVER_INSTALL_DIR);
   }
 
   /**
@@ -143,11 +138,12 @@ public record RenderContext(
    */
   public String customKubeletRootDir() {
     HostPathsSpec hp = spec.hostPaths;
-    return hp == null
-            || blank(hp.kubeletRootDir)
-            || hp.kubeletRootDir.trim().equals(HostPathsSpec.DEFAULT_KUBELET_ROOT_DIR)
-        ? null
-        : hp.kubeletRootDir.trim();
+    return custom(hp == null ? null : hp.kubeletRootDir, HostPathsSpec.DEFAULT_KUBELET_ROOT_DIR);
+  }
+
+  /** A host path's value, trimmed, when it is set and not the default; else null. */
+  private static String custom(String value, String defaultValue) {
+    return blank(value) || value.trim().equals(defaultValue) ? null : value.trim();
   }
 
   /** The section's pull policy when set (for containers that keep their manifest's otherwise). */
