@@ -27,4 +27,16 @@ public class ImageSpec {
 
   @JsonPropertyDescription("Names of image pull secrets in the operator namespace.")
   public List<String> imagePullSecrets;
+
+  /**
+   * Copies the image fields of {@code from} into {@code to} (a resource's section into the policy
+   * section it is rendered as), so that an image field added here is carried everywhere.
+   */
+  public static void copy(ImageSpec from, ImageSpec to) {
+    to.repository = from.repository;
+    to.image = from.image;
+    to.version = from.version;
+    to.imagePullPolicy = from.imagePullPolicy;
+    to.imagePullSecrets = from.imagePullSecrets;
+  }
 }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
+import io.gpuoperator.api.common.ImageSpec;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1.ClusterPolicySpec;
 import io.gpuoperator.api.v1.DevicePluginSpec;
@@ -53,11 +54,7 @@ public final class GpuClusterModel {
     dra.enabled = true;
     GPUClusterDraDriverSpec d = gc.draDriver;
     if (d != null) {
-      dra.repository = d.repository;
-      dra.image = d.image;
-      dra.version = d.version;
-      dra.imagePullPolicy = d.imagePullPolicy;
-      dra.imagePullSecrets = d.imagePullSecrets;
+      ImageSpec.copy(d, dra);
       if (d.gpus != null && d.gpus.kubeletPlugin != null) {
         dra.env = d.gpus.kubeletPlugin.env;
         dra.resources = d.gpus.kubeletPlugin.resources;
