@@ -1,5 +1,8 @@
 package io.gpuoperator.node.validator;
 
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
 /**
  * The cc-manager step: on a node whose GPUs can run confidential computing ({@code
  * nvidia.com/cc.capable=true}), the CC manager has applied the CC mode ({@code
@@ -10,25 +13,30 @@ record CcManagerValidation(ValidatorConfig config, NodeLabels labels) {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(CcManagerValidation.class);
 
-  Verdict validate() throws ValidationException, InterruptedException {
-    if (!"true".equals(labels.get().get(ValidatorEnv.CC_CAPABLE_LABEL))) {
+  CompletableFuture<Verdict> validate(Waits waits) {
+    return waits.call(labels::get).thenCompose(l -> validate(waits, l));
+  }
+
+  private CompletableFuture<Verdict> validate(Waits waits, Map<String, String> l) {
+    if (!"true".equals(l.get(ValidatorEnv.CC_CAPABLE_LABEL))) {
       LOG.info(
           "not a CC-capable node (no {}=true label): nothing to wait for",
           ValidatorEnv.CC_CAPABLE_LABEL);
-      return Verdict.ready(Component.CC_MANAGER, "");
+      return CompletableFuture.completedFuture(Verdict.ready(Component.CC_MANAGER, ""));
     }
     MarkerFiles markers = new MarkerFiles(config.validationsDir());
-    Retry.until(
-        config,
-        "CC manager",
-        () -> {
-          if (!markers.exists(ValidatorEnv.CC_MANAGER_CONTAINER_READY)) {
-            throw new ValidationException(
-                "the CC manager has not applied the CC mode: no "
-                    + markers.path(ValidatorEnv.CC_MANAGER_CONTAINER_READY));
-          }
-          return null;
-        });
-    return Verdict.ready(Component.CC_MANAGER, "");
+    return Retry.until(
+            waits,
+            config,
+            "CC manager",
+            () -> {
+              if (!markers.exists(ValidatorEnv.CC_MANAGER_CONTAINER_READY)) {
+                throw new ValidationException(
+                    "the CC manager has not applied the CC mode: no "
+                        + markers.path(ValidatorEnv.CC_MANAGER_CONTAINER_READY));
+              }
+              return null;
+            })
+        .thenApply(v -> Verdict.ready(Component.CC_MANAGER, ""));
   }
 }

@@ -7,8 +7,9 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The cuda step: once the node advertises GPUs (the device plugin registered; otherwise the kubelet
@@ -18,48 +19,80 @@ import java.util.UUID;
 record CudaValidation(ValidatorConfig config, KubernetesClient client) {
   static final String APP_LABEL = "nvidia-cuda-validator";
 
-  String validate() throws ValidationException, InterruptedException {
+  CompletableFuture<String> validate(Waits waits) {
     if (config.nodeName() == null || config.nodeName().isBlank()) {
-      throw new ValidationException("cuda: NODE_NAME (--node-name) is required");
+      return CompletableFuture.failedFuture(
+          new ValidationException("cuda: NODE_NAME (--node-name) is required"));
     }
-    new PluginValidation(config, client).validate();
-    Pod pod = workload(config, resource(client.nodes().withName(config.nodeName()).get()));
-    String name = pod.getMetadata().getName();
     String ns = config.namespace();
-    client.pods().inNamespace(ns).resource(pod).create();
-    try {
-      // Watched, not polled: the pod's phase changes a few times in its life.
-      var resource = client.pods().inNamespace(ns).withName(name);
-      Optional<Watches.Holder<Pod>> met =
-          Watches.until(
-              resource,
-              p -> p == null || "Succeeded".equals(phase(p)) || "Failed".equals(phase(p)),
-              config.timeout());
-      Pod now = met.isPresent() ? met.get().value() : resource.get();
-      if (now == null) {
-        throw new ValidationException("cuda: workload pod " + ns + "/" + name + " disappeared");
-      }
-      String phase = phase(now);
-      if ("Succeeded".equals(phase)) {
-        return "";
-      }
-      if ("Failed".equals(phase)) {
-        throw new ValidationException(
-            "cuda: workload pod " + ns + "/" + name + " failed: " + why(now));
-      }
-      throw new ValidationException(
-          "cuda: workload pod "
-              + ns
-              + "/"
-              + name
-              + " did not complete within "
-              + config.timeout().toSeconds()
-              + " s (phase "
-              + phase
-              + ")");
-    } finally {
-      client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+    return new PluginValidation(config, client)
+        .validate(waits)
+        .thenCompose(
+            plugin ->
+                waits.call(
+                    () ->
+                        workload(
+                            config, resource(client.nodes().withName(config.nodeName()).get()))))
+        .thenComposeAsync(
+            pod -> {
+              // Created here, not in a cancellable call: once the pod exists, the wait below (at
+              // once cancelled when the run has ended) is what deletes it.
+              client.pods().inNamespace(ns).resource(pod).create();
+              return completion(waits, ns, pod.getMetadata().getName());
+            },
+            waits.scheduler());
+  }
+
+  /**
+   * Waits for the workload pod to end and deletes it, whatever the outcome: passed, failed, timed
+   * out, or the run cancelled (the delete then runs on after the run's end).
+   */
+  private CompletableFuture<String> completion(Waits waits, String ns, String name) {
+    // Watched, not polled: the pod's phase changes a few times in its life.
+    var resource = client.pods().inNamespace(ns).withName(name);
+    return Watches.until(
+            waits,
+            resource,
+            p -> p == null || "Succeeded".equals(phase(p)) || "Failed".equals(phase(p)),
+            config.timeout())
+        .handleAsync(
+            (met, failure) -> {
+              try {
+                if (failure != null) {
+                  throw new CompletionException(Waits.unwrap(failure));
+                }
+                return outcome(ns, name, met.isPresent() ? met.get().value() : resource.get());
+              } catch (ValidationException e) {
+                throw new CompletionException(e);
+              } finally {
+                client.pods().inNamespace(ns).withName(name).withGracePeriod(0).delete();
+              }
+            },
+            waits.cleanup());
+  }
+
+  private String outcome(String ns, String name, Pod now) throws ValidationException {
+    if (now == null) {
+      throw new ValidationException("cuda: workload pod " + ns + "/" + name + " disappeared");
     }
+    String phase = phase(now);
+    if ("Succeeded".equals(phase)) {
+      return "";
+    }
+    if ("Failed".equals(phase)) {
+      throw new ValidationException(
+          "cuda: workload pod " + ns + "/" + name + " failed: " + why(now));
+    }
+    throw new ValidationException(
+        "cuda: workload pod "
+            + ns
+            + "/"
+            + name
+            + " did not complete within "
+            + config.timeout().toSeconds()
+            + " s (phase "
+            + phase
+            + ")");
   }
 
   private static String phase(Pod p) {

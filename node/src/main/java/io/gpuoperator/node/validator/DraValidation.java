@@ -2,6 +2,7 @@ package io.gpuoperator.node.validator;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The dra step, the DRA-native analog of the plugin step (the original runs it as its own {@code
@@ -23,18 +24,22 @@ record DraValidation(ValidatorConfig config, NodeLabels labels, PublishedDevices
     List<String> get() throws ValidationException;
   }
 
-  Verdict validate() throws ValidationException, InterruptedException {
-    Map<String, String> l = labels.get();
+  CompletableFuture<Verdict> validate(Waits waits) {
+    return waits.call(labels::get).thenCompose(l -> validate(waits, l));
+  }
+
+  private CompletableFuture<Verdict> validate(Waits waits, Map<String, String> l) {
     String deploy = l.get(DEPLOY_LABEL);
     if (!"true".equals(deploy)) {
-      return Verdict.skip(
-          "the DRA driver is not deployed on this node ("
-              + DEPLOY_LABEL
-              + (deploy == null ? " is not set" : "=" + deploy)
-              + ")");
+      return CompletableFuture.completedFuture(
+          Verdict.skip(
+              "the DRA driver is not deployed on this node ("
+                  + DEPLOY_LABEL
+                  + (deploy == null ? " is not set" : "=" + deploy)
+                  + ")"));
     }
-    List<String> found =
-        Retry.until(
+    return Retry.until(
+            waits,
             config,
             "DRA driver " + DRIVER,
             () -> {
@@ -49,7 +54,7 @@ record DraValidation(ValidatorConfig config, NodeLabels labels, PublishedDevices
                         + " plugin, nvidia-dra-driver-gpu-kubelet-plugin, running there?)");
               }
               return names;
-            });
-    return Verdict.ready(Component.DRA, String.join("\n", found) + "\n");
+            })
+        .thenApply(found -> Verdict.ready(Component.DRA, String.join("\n", found) + "\n"));
   }
 }

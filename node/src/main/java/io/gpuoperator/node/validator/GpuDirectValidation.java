@@ -6,6 +6,7 @@ import io.gpuoperator.config.Documents;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,18 +29,24 @@ final class GpuDirectValidation {
   }
 
   /** One feature's step on its own ({@code --component nvidia-fs} ...). */
-  Verdict validate(GpuDirect g) throws ValidationException, InterruptedException {
-    if (!g.enabled(config, driverFlags())) {
-      return Verdict.skip(off(g));
-    }
-    Retry.until(
-        config,
-        g.component.cliName(),
-        () -> {
-          KernelModules.require(config.systemRoot(), g.module, g.feature);
-          return null;
-        });
-    return Verdict.ready(g.component, "");
+  CompletableFuture<Verdict> validate(Waits waits, GpuDirect g) {
+    return waits
+        .call(this::driverFlags)
+        .thenCompose(
+            flags -> {
+              if (!g.enabled(config, flags)) {
+                return CompletableFuture.completedFuture(Verdict.skip(off(g)));
+              }
+              return Retry.until(
+                      waits,
+                      config,
+                      g.component.cliName(),
+                      () -> {
+                        KernelModules.require(config.systemRoot(), g.module, g.feature);
+                        return null;
+                      })
+                  .thenApply(v -> Verdict.ready(g.component, ""));
+            });
   }
 
   /**
@@ -47,24 +54,55 @@ final class GpuDirectValidation {
    * feature that container enabled has its module checked and its marker written; a disabled one's
    * stale marker is removed. A host driver has no such flags (none of these is checked).
    */
-  void afterDriver() throws ValidationException, InterruptedException {
-    Predicate<String> flags = driverFlags();
-    for (GpuDirect g : GpuDirect.values()) {
-      String marker = g.component.marker();
-      try {
-        if (!flags.test(g.flag)) {
-          markers.delete(marker);
-          continue;
-        }
-        LOG.info("{} is on in the driver container: checking {}", g.feature, g.module);
-        markers.delete(marker);
-        Verdict v = validate(g);
-        markers.write(marker, v.content());
-      } catch (IOException e) {
-        throw new ValidationException(
-            "cannot write " + markers.path(marker) + ": " + e.getMessage(), e);
-      }
+  CompletableFuture<Void> afterDriver(Waits waits) {
+    return waits
+        .call(this::driverFlags)
+        .thenCompose(
+            flags -> {
+              CompletableFuture<Void> each = CompletableFuture.completedFuture(null);
+              for (GpuDirect g : GpuDirect.values()) {
+                each = each.thenCompose(v -> afterDriver(waits, flags, g));
+              }
+              return each;
+            });
+  }
+
+  private CompletableFuture<Void> afterDriver(Waits waits, Predicate<String> flags, GpuDirect g) {
+    String marker = g.component.marker();
+    CompletableFuture<Void> deleted =
+        waits.call(
+            () -> {
+              onMarker(marker, () -> markers.delete(marker));
+              return null;
+            });
+    if (!flags.test(g.flag)) {
+      return deleted;
     }
+    LOG.info("{} is on in the driver container: checking {}", g.feature, g.module);
+    return deleted
+        .thenCompose(v -> validate(waits, g))
+        .thenCompose(
+            v ->
+                waits.call(
+                    () -> {
+                      onMarker(marker, () -> markers.write(marker, v.content()));
+                      return null;
+                    }));
+  }
+
+  /** A change to a marker file, its I/O error the step's failure. */
+  private void onMarker(String marker, MarkerChange change) throws ValidationException {
+    try {
+      change.run();
+    } catch (IOException e) {
+      throw new ValidationException(
+          "cannot write " + markers.path(marker) + ": " + e.getMessage(), e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface MarkerChange {
+    void run() throws IOException;
   }
 
   private String off(GpuDirect g) {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 
 /** The validations directory: marker files written atomically, deleted, and waited for. */
 public final class MarkerFiles {
@@ -45,18 +46,20 @@ public final class MarkerFiles {
   }
 
   /**
-   * Waits until the marker exists, polling; a zero timeout waits forever (like the original's init
-   * containers).
+   * Completes once the marker exists, checked every {@code poll} on the run's scheduler (no thread
+   * waits in between); a zero timeout waits forever (like the original's init containers).
    */
-  public void await(String name, Duration poll, Duration timeout)
-      throws ValidationException, InterruptedException {
+  CompletableFuture<Void> await(Waits waits, String name, Duration poll, Duration timeout) {
     Instant deadline = timeout.isZero() ? Instant.MAX : Instant.now().plus(timeout);
-    while (!exists(name)) {
-      if (Instant.now().isAfter(deadline)) {
-        throw new ValidationException(
-            "timed out after " + timeout.toSeconds() + " s waiting for " + path(name));
-      }
-      Thread.sleep(poll.toMillis());
-    }
+    return waits.poll(
+        poll,
+        () -> {
+          if (!exists(name)) {
+            throw new ValidationException(
+                "timed out after " + timeout.toSeconds() + " s waiting for " + path(name));
+          }
+          return null;
+        },
+        notYet -> !Instant.now().isAfter(deadline));
   }
 }

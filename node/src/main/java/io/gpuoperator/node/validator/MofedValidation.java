@@ -2,6 +2,8 @@ package io.gpuoperator.node.validator;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The mofed step: with GPUDirect RDMA on and a Mellanox NIC on the node (NFD's label), the MOFED
@@ -10,35 +12,44 @@ import java.nio.file.Path;
  */
 record MofedValidation(ValidatorConfig config, NodeLabels labels) {
 
-  Verdict validate() throws ValidationException, InterruptedException {
+  CompletableFuture<Verdict> validate(Waits waits) {
     if (!config.rdmaEnabled()) {
-      return Verdict.skip(
-          "GPUDirect RDMA is off (" + ValidatorEnv.GPU_DIRECT_RDMA_ENABLED + " is not true)");
+      return CompletableFuture.completedFuture(
+          Verdict.skip(
+              "GPUDirect RDMA is off (" + ValidatorEnv.GPU_DIRECT_RDMA_ENABLED + " is not true)"));
     }
-    if (!"true".equals(labels.get().get(ValidatorEnv.MELLANOX_LABEL))) {
-      return Verdict.skip(
-          "no Mellanox device on this node (no label " + ValidatorEnv.MELLANOX_LABEL + "=true)");
+    return waits.call(labels::get).thenCompose(l -> validate(waits, l));
+  }
+
+  private CompletableFuture<Verdict> validate(Waits waits, Map<String, String> l) {
+    if (!"true".equals(l.get(ValidatorEnv.MELLANOX_LABEL))) {
+      return CompletableFuture.completedFuture(
+          Verdict.skip(
+              "no Mellanox device on this node (no label "
+                  + ValidatorEnv.MELLANOX_LABEL
+                  + "=true)"));
     }
     Path root = config.systemRoot();
-    Retry.until(
-        config,
-        "MOFED driver",
-        () -> {
-          if (config.hostMofed()) {
-            KernelModules.require(root, "mlx5_core", "MOFED on the host");
-          } else {
-            Path ready = root.resolve(ValidatorEnv.MOFED_DRIVER_READY);
-            if (!Files.exists(ready)) {
-              throw new ValidationException(
-                  "the MOFED driver container is not ready: no "
-                      + ready
-                      + " (set "
-                      + ValidatorEnv.USE_HOST_MOFED
-                      + "=true for MOFED installed on the host)");
-            }
-          }
-          return null;
-        });
-    return Verdict.ready(Component.MOFED, "");
+    return Retry.until(
+            waits,
+            config,
+            "MOFED driver",
+            () -> {
+              if (config.hostMofed()) {
+                KernelModules.require(root, "mlx5_core", "MOFED on the host");
+              } else {
+                Path ready = root.resolve(ValidatorEnv.MOFED_DRIVER_READY);
+                if (!Files.exists(ready)) {
+                  throw new ValidationException(
+                      "the MOFED driver container is not ready: no "
+                          + ready
+                          + " (set "
+                          + ValidatorEnv.USE_HOST_MOFED
+                          + "=true for MOFED installed on the host)");
+                }
+              }
+              return null;
+            })
+        .thenApply(v -> Verdict.ready(Component.MOFED, ""));
   }
 }

@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /** The plugin step: the Node advertises {@code nvidia.com/gpu} or {@code nvidia.com/mig-*}. */
 record PluginValidation(ValidatorConfig config, KubernetesClient client) {
@@ -14,14 +14,19 @@ record PluginValidation(ValidatorConfig config, KubernetesClient client) {
    * Watches the Node (no poll: the device plugin's registration shows up as one event) until it
    * advertises GPUs or {@code timeout} passes.
    */
-  String validate() throws ValidationException, InterruptedException {
+  CompletableFuture<String> validate(Waits waits) {
     if (config.nodeName() == null || config.nodeName().isBlank()) {
-      throw new ValidationException("NODE_NAME (--node-name) is required");
+      return CompletableFuture.failedFuture(
+          new ValidationException("NODE_NAME (--node-name) is required"));
     }
     var node = client.nodes().withName(config.nodeName());
-    Optional<Watches.Holder<Node>> met =
-        Watches.until(node, n -> n == null || !gpuResources(n).isEmpty(), config.timeout());
-    Node last = met.isPresent() ? met.get().value() : node.get();
+    return Watches.until(
+            waits, node, n -> n == null || !gpuResources(n).isEmpty(), config.timeout())
+        .thenCompose(
+            met -> waits.call(() -> verdict(met.isPresent() ? met.get().value() : node.get())));
+  }
+
+  private String verdict(Node last) throws ValidationException {
     if (last == null) {
       throw new ValidationException("node " + config.nodeName() + " does not exist");
     }

@@ -1,6 +1,8 @@
 package io.gpuoperator.node.validator;
 
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -12,36 +14,29 @@ import org.slf4j.LoggerFactory;
 final class Retry {
   private static final Logger LOG = LoggerFactory.getLogger(Retry.class);
 
-  /** One attempt: returns normally when the check passes. */
-  @FunctionalInterface
-  interface Check<T> {
-    T run() throws ValidationException;
-  }
-
   private Retry() {}
 
-  static <T> T until(ValidatorConfig config, String what, Check<T> check)
-      throws ValidationException, InterruptedException {
+  /** The check's result once it passes; its last failure when it may not try again. */
+  static <T> CompletableFuture<T> until(
+      Waits waits, ValidatorConfig config, String what, Waits.Check<T> check) {
     Instant deadline =
         config.timeout().isZero() ? Instant.MAX : Instant.now().plus(config.timeout());
-    String last = null;
-    while (true) {
-      try {
-        return check.run();
-      } catch (ValidationException e) {
-        if (!config.withWait() || !Instant.now().isBefore(deadline)) {
-          throw e;
-        }
-        if (!e.getMessage().equals(last)) {
-          last = e.getMessage();
-          LOG.info("{} not ready yet ({}); checking again every {} s", what, last, poll(config));
-        }
-      }
-      Thread.sleep(Math.max(config.poll().toMillis(), 100));
-    }
-  }
-
-  private static long poll(ValidatorConfig config) {
-    return config.poll().toSeconds();
+    AtomicReference<String> last = new AtomicReference<>();
+    return waits.poll(
+        config.poll(),
+        check,
+        e -> {
+          if (!config.withWait() || !Instant.now().isBefore(deadline)) {
+            return false;
+          }
+          if (!e.getMessage().equals(last.getAndSet(e.getMessage()))) {
+            LOG.info(
+                "{} not ready yet ({}); checking again every {} s",
+                what,
+                e.getMessage(),
+                config.poll().toSeconds());
+          }
+          return true;
+        });
   }
 }

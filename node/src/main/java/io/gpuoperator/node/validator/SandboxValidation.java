@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,17 +26,21 @@ record SandboxValidation(ValidatorConfig config, NodeLabels labels, GpuBackendOp
   /** The drivers that hand a GPU to a VM. */
   static final List<String> VFIO_DRIVERS = PciDevices.VFIO_DRIVERS;
 
-  Verdict validate(Component c) throws ValidationException, InterruptedException {
-    WorkloadConfig workload = recordWorkload();
+  CompletableFuture<Verdict> validate(Waits waits, Component c) {
+    return waits.call(this::recordWorkload).thenCompose(workload -> validate(waits, c, workload));
+  }
+
+  private CompletableFuture<Verdict> validate(Waits waits, Component c, WorkloadConfig workload) {
     WorkloadConfig needed =
         c == Component.VFIO_PCI ? WorkloadConfig.VM_PASSTHROUGH : WorkloadConfig.VM_VGPU;
     if (workload != needed) {
-      return Verdict.skip("the node's workload is " + workload.label() + ", not " + needed.label());
+      return CompletableFuture.completedFuture(
+          Verdict.skip("the node's workload is " + workload.label() + ", not " + needed.label()));
     }
     return switch (c) {
-      case VFIO_PCI -> Retry.until(config, "vfio-pci binding", this::vfioPci);
-      case VGPU_MANAGER -> vgpuManager();
-      case VGPU_DEVICES -> Retry.until(config, "vGPU devices", this::vgpuDevices);
+      case VFIO_PCI -> Retry.until(waits, config, "vfio-pci binding", this::vfioPci);
+      case VGPU_MANAGER -> vgpuManager(waits);
+      case VGPU_DEVICES -> Retry.until(waits, config, "vGPU devices", this::vgpuDevices);
       default -> throw new IllegalArgumentException(c + " is no sandbox step");
     };
   }
@@ -99,12 +104,14 @@ record SandboxValidation(ValidatorConfig config, NodeLabels labels, GpuBackendOp
    * GPUs, and they are ready to be split: mdev parents exist, or every GPU with SR-IOV has all its
    * virtual functions. A host driver's marker is {@code host-vgpu-manager-ready}.
    */
-  private Verdict vgpuManager() throws ValidationException, InterruptedException {
-    Retry.until(config, "vGPU manager", this::vgpuDriver);
-    Retry.until(config, "vGPU parent devices", this::vgpuParents);
-    return config.hostDriver()
-        ? Verdict.readyAs(Component.HOST_VGPU_MANAGER_READY)
-        : Verdict.ready(Component.VGPU_MANAGER, "");
+  private CompletableFuture<Verdict> vgpuManager(Waits waits) {
+    return Retry.until(waits, config, "vGPU manager", this::vgpuDriver)
+        .thenCompose(v -> Retry.until(waits, config, "vGPU parent devices", this::vgpuParents))
+        .thenApply(
+            v ->
+                config.hostDriver()
+                    ? Verdict.readyAs(Component.HOST_VGPU_MANAGER_READY)
+                    : Verdict.ready(Component.VGPU_MANAGER, ""));
   }
 
   private Void vgpuDriver() throws ValidationException {

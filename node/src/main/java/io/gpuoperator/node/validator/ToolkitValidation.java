@@ -6,10 +6,13 @@ import io.gpuoperator.config.Documents;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 /**
@@ -31,27 +34,28 @@ final class ToolkitValidation {
    * Checks until it passes or the timeout ends: right after the driver is ready the toolkit may
    * still be configuring the runtime, and a retry here saves an init-container restart.
    */
-  String validate() throws ValidationException, InterruptedException {
-    java.time.Instant deadline = java.time.Instant.now().plus(config.timeout());
-    String last = null;
-    while (true) {
-      try {
-        checkRuntime();
-        if (config.cdiEnabled()) {
-          checkCdi();
-        }
-        return "";
-      } catch (ValidationException e) {
-        if (!java.time.Instant.now().isBefore(deadline)) {
-          throw e;
-        }
-        if (!e.getMessage().equals(last)) {
-          last = e.getMessage();
-          LOG.info("toolkit not ready yet ({}); checking again until {}", last, deadline);
-        }
-      }
-      Thread.sleep(Math.max(config.poll().toMillis(), 100));
-    }
+  CompletableFuture<String> validate(Waits waits) {
+    Instant deadline = Instant.now().plus(config.timeout());
+    AtomicReference<String> last = new AtomicReference<>();
+    return waits.poll(
+        config.poll(),
+        () -> {
+          checkRuntime();
+          if (config.cdiEnabled()) {
+            checkCdi();
+          }
+          return "";
+        },
+        e -> {
+          if (!Instant.now().isBefore(deadline)) {
+            return false;
+          }
+          if (!e.getMessage().equals(last.getAndSet(e.getMessage()))) {
+            LOG.info(
+                "toolkit not ready yet ({}); checking again until {}", e.getMessage(), deadline);
+          }
+          return true;
+        });
   }
 
   private void checkRuntime() throws ValidationException {

@@ -2,6 +2,9 @@ package io.gpuoperator.node.validator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,30 +62,56 @@ public final class Validator {
   }
 
   /**
-   * Runs the step; its marker exists afterwards exactly when it returns a ready verdict. A skipped
-   * step (its feature off on this node) leaves no marker and succeeds.
+   * Runs the step, blocking (the real pod runs one validator): {@link #start} on a scheduler thread
+   * of its own; an interrupt cancels the step. Its marker exists afterwards exactly when it returns
+   * a ready verdict. A skipped step (its feature off on this node) leaves no marker and succeeds.
    */
   public Verdict run() throws ValidationException, InterruptedException {
+    return Waits.blocking(this::start);
+  }
+
+  /**
+   * Starts the step, holding no thread while it waits: its checks run on {@code scheduler} (they
+   * may block there briefly: a file, an API call), the waits between them are scheduled tasks and
+   * watch events. The future fails with the {@link ValidationException} that {@link #run} throws.
+   * Cancelling it (the container killed) stops the polls, closes the watches, and deletes the cuda
+   * step's workload pod.
+   */
+  public CompletableFuture<Verdict> start(ScheduledExecutorService scheduler) {
+    Waits waits = new Waits(scheduler);
     Component c = config.component();
-    delete(c.marker());
-    if (c == Component.VGPU_MANAGER) {
-      delete(Component.HOST_VGPU_MANAGER_READY);
+    return waits.outcome(
+        waits
+            .call(
+                () -> {
+                  delete(c.marker());
+                  if (c == Component.VGPU_MANAGER) {
+                    delete(Component.HOST_VGPU_MANAGER_READY);
+                  }
+                  return null;
+                })
+            .thenCompose(v -> previous(waits, c))
+            .thenCompose(v -> verdict(waits, c))
+            .thenCompose(verdict -> waits.call(() -> recorded(c, verdict))));
+  }
+
+  /** With {@code --wait}, the previous step's marker (the driver's: forever). */
+  private CompletableFuture<Void> previous(Waits waits, Component c) {
+    String previous = config.withWait() ? previousMarker(c) : null;
+    if (previous == null) {
+      return CompletableFuture.completedFuture(null);
     }
-    if (config.withWait()) {
-      String previous = previousMarker(c);
-      if (previous != null) {
-        LOG.info(
-            "{} validation on node {}: waiting for {}",
-            c.cliName(),
-            config.nodeName(),
-            markers.path(previous));
-        markers.await(
-            previous,
-            config.poll(),
-            c == Component.DRIVER ? java.time.Duration.ZERO : config.timeout());
-      }
-    }
-    Verdict verdict = verdict(c);
+    LOG.info(
+        "{} validation on node {}: waiting for {}",
+        c.cliName(),
+        config.nodeName(),
+        markers.path(previous));
+    return markers.await(
+        waits, previous, config.poll(), c == Component.DRIVER ? Duration.ZERO : config.timeout());
+  }
+
+  /** Writes the verdict's marker, unless the step was skipped. */
+  private Verdict recorded(Component c, Verdict verdict) throws ValidationException {
     if (verdict.isSkipped()) {
       LOG.info(
           "{} validation on node {} skipped: {}; no {}",
@@ -106,25 +135,37 @@ public final class Validator {
     return verdict;
   }
 
-  private Verdict verdict(Component c) throws ValidationException, InterruptedException {
+  private CompletableFuture<Verdict> verdict(Waits waits, Component c) {
     return switch (c) {
-      case DRIVER -> {
-        String content = new DriverValidation(config, opener).validate();
-        if (!config.hostDriver()) {
-          new GpuDirectValidation(config).afterDriver();
-        }
-        yield Verdict.ready(c, content);
-      }
+      case DRIVER ->
+          waits
+              .call(() -> Verdict.ready(c, new DriverValidation(config, opener).validate()))
+              .thenCompose(
+                  ready ->
+                      config.hostDriver()
+                          ? CompletableFuture.completedFuture(ready)
+                          : new GpuDirectValidation(config)
+                              .afterDriver(waits)
+                              .thenApply(v -> ready));
       case NVIDIA_FS, GDRCOPY, NVIDIA_PEERMEM ->
-          new GpuDirectValidation(config).validate(GpuDirect.of(c));
-      case TOOLKIT -> Verdict.ready(c, new ToolkitValidation(config).validate());
-      case PLUGIN -> Verdict.ready(c, new PluginValidation(config, client.get()).validate());
-      case CUDA -> Verdict.ready(c, new CudaValidation(config, client.get()).validate());
-      case MOFED -> new MofedValidation(config, labels).validate();
-      case DRA -> new DraValidation(config, labels, draDevices).validate();
-      case CC_MANAGER -> new CcManagerValidation(config, labels).validate();
+          new GpuDirectValidation(config).validate(waits, GpuDirect.of(c));
+      case TOOLKIT ->
+          new ToolkitValidation(config).validate(waits).thenApply(s -> Verdict.ready(c, s));
+      case PLUGIN ->
+          waits
+              .call(client::get)
+              .thenCompose(k -> new PluginValidation(config, k).validate(waits))
+              .thenApply(s -> Verdict.ready(c, s));
+      case CUDA ->
+          waits
+              .call(client::get)
+              .thenCompose(k -> new CudaValidation(config, k).validate(waits))
+              .thenApply(s -> Verdict.ready(c, s));
+      case MOFED -> new MofedValidation(config, labels).validate(waits);
+      case DRA -> new DraValidation(config, labels, draDevices).validate(waits);
+      case CC_MANAGER -> new CcManagerValidation(config, labels).validate(waits);
       case VFIO_PCI, VGPU_MANAGER, VGPU_DEVICES ->
-          new SandboxValidation(config, labels, opener).validate(c);
+          new SandboxValidation(config, labels, opener).validate(waits, c);
     };
   }
 

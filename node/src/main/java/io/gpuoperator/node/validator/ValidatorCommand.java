@@ -6,6 +6,9 @@ import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.AgentCommand;
 import io.gpuoperator.node.agent.NodeAgentOptions;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import picocli.CommandLine;
@@ -39,6 +42,9 @@ public class ValidatorCommand extends AgentCommand {
 
   private final Supplier<KubernetesClient> client;
   private final Function<ValidatorConfig, GpuBackendOpener> opener;
+  private final ScheduledExecutorService scheduler;
+  private CompletableFuture<Integer> begun;
+  private KubernetesClient created; // guarded by this
 
   /** The command as the CLI runs it: process environment, in-cluster/kubeconfig client. */
   public ValidatorCommand() {
@@ -46,21 +52,64 @@ public class ValidatorCommand extends AgentCommand {
   }
 
   /**
-   * The command with its environment, client and backend given (tests and the simulator's
-   * in-process agents); a null client means one from the kubeconfig, created on first use, and a
-   * null opener the backend the settings choose.
+   * The command with its environment, client and backend given (tests); a null client means one
+   * from the kubeconfig, created on first use, and a null opener the backend the settings choose.
    */
   public ValidatorCommand(
       Map<String, String> env,
       Supplier<KubernetesClient> client,
       Function<ValidatorConfig, GpuBackendOpener> opener) {
+    this(env, client, opener, null);
+  }
+
+  /**
+   * The same, run without blocking on {@code scheduler} (the simulator's in-process validators,
+   * hundreds in one JVM): {@link #call} only starts the validation, and {@link #begun} is its exit
+   * code to come.
+   */
+  public ValidatorCommand(
+      Map<String, String> env,
+      Supplier<KubernetesClient> client,
+      Function<ValidatorConfig, GpuBackendOpener> opener,
+      ScheduledExecutorService scheduler) {
     withEnv(env);
     this.client = client;
     this.opener = opener;
+    this.scheduler = scheduler;
   }
 
+  /**
+   * Runs the validation: blocking, its exit code; with a scheduler given, started on it (returns 0,
+   * the exit code is {@link #begun}'s).
+   */
   @Override
   public Integer call() throws Exception {
+    if (scheduler != null) {
+      begun = begin(scheduler);
+      begun.whenComplete((code, e) -> closeClient());
+      return 0;
+    }
+    try {
+      return Waits.blocking(this::begin);
+    } finally {
+      closeClient(); // after the run's cleanup, which may use it (the cuda pod's delete)
+    }
+  }
+
+  /**
+   * With a scheduler given: the exit code of the validation {@link #call} started, or null when it
+   * started none (bad input, {@code --help}: the exit code {@code execute} returned is the one).
+   */
+  public CompletableFuture<Integer> begun() {
+    return begun;
+  }
+
+  /**
+   * Starts the validation the parsed options describe; the future completes with its exit code,
+   * having printed what it found: 0 valid or skipped, 1 failed. Bad input throws the {@link
+   * CommandLine.ParameterException} picocli turns into exit code 2.
+   */
+  private CompletableFuture<Integer> begin(ScheduledExecutorService on) {
     Settings settings = SettingOptions.settings(spec, env, null);
     ValidatorConfig config =
         HostDriver.resolve(
@@ -72,41 +121,53 @@ public class ValidatorCommand extends AgentCommand {
           spec.commandLine(),
           "missing --component NAME (driver, toolkit, cuda, plugin ...) or COMPONENT");
     }
-    KubernetesClient[] created = new KubernetesClient[1];
-    Supplier<KubernetesClient> clients =
-        client != null
-            ? client
-            : () ->
-                created[0] == null
-                    ? (created[0] = NodeAgentOptions.client(settings, "validator"))
-                    : created[0];
+    Supplier<KubernetesClient> clients = client != null ? client : () -> created(settings);
     GpuBackendOpener backends =
         opener != null ? opener.apply(config) : new DefaultBackendOpener(config, settings);
-    try {
-      Verdict verdict = new Validator(config, backends, clients).run();
-      spec.commandLine()
-          .getOut()
-          .println(
-              config.component().cliName()
-                  + (verdict.isSkipped()
-                      ? " validation skipped: " + verdict.skipped()
-                      : " validation passed: "
-                          + config.validationsDir().resolve(verdict.marker())));
-      return 0;
-    } catch (ValidationException e) {
-      spec.commandLine()
-          .getErr()
-          .println(
-              spec.qualifiedName()
-                  + ": "
-                  + config.component().cliName()
-                  + " validation failed: "
-                  + e.getMessage());
-      return 1;
-    } finally {
-      if (created[0] != null) {
-        created[0].close();
-      }
+    CompletableFuture<Verdict> started = new Validator(config, backends, clients).start(on);
+    CompletableFuture<Integer> code =
+        started.handle(
+            (verdict, failure) -> {
+              if (failure == null) {
+                spec.commandLine()
+                    .getOut()
+                    .println(
+                        config.component().cliName()
+                            + (verdict.isSkipped()
+                                ? " validation skipped: " + verdict.skipped()
+                                : " validation passed: "
+                                    + config.validationsDir().resolve(verdict.marker())));
+                return 0;
+              }
+              if (failure instanceof ValidationException e) {
+                spec.commandLine()
+                    .getErr()
+                    .println(
+                        spec.qualifiedName()
+                            + ": "
+                            + config.component().cliName()
+                            + " validation failed: "
+                            + e.getMessage());
+                return 1;
+              }
+              throw failure instanceof CompletionException c ? c : new CompletionException(failure);
+            });
+    code.whenComplete((c, e) -> started.cancel(true)); // the exit code cancelled: the run too
+    return code;
+  }
+
+  /** The client from the kubeconfig, created on first use. */
+  private synchronized KubernetesClient created(Settings settings) {
+    if (created == null) {
+      created = NodeAgentOptions.client(settings, "validator");
+    }
+    return created;
+  }
+
+  private synchronized void closeClient() {
+    if (created != null) {
+      created.close();
+      created = null;
     }
   }
 }

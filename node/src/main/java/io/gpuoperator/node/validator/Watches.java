@@ -7,9 +7,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 /**
@@ -22,22 +21,49 @@ final class Watches {
 
   /**
    * The object (null when it does not exist) once {@code condition} holds for it, or empty after
-   * {@code timeout}.
+   * {@code timeout}. No thread waits: the informer's events complete it, a scheduled task ends it
+   * at the timeout; it completes on the run's scheduler. However it ends (met, timed out, the run
+   * cancelled), the informer is stopped.
    */
-  static <T extends HasMetadata> Optional<Holder<T>> until(
-      Resource<T> resource, Predicate<T> condition, Duration timeout) throws InterruptedException {
-    CompletableFuture<List<T>> met =
-        resource.informOnCondition(l -> condition.test(l.isEmpty() ? null : l.get(0)));
-    try {
-      List<T> l = met.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      return Optional.of(new Holder<>(l.isEmpty() ? null : l.get(0)));
-    } catch (TimeoutException e) {
-      return Optional.empty();
-    } catch (ExecutionException e) {
-      throw KubernetesClientException.launderThrowable(e.getCause());
-    } finally {
-      met.cancel(true); // stops the informer when it is still running
-    }
+  static <T extends HasMetadata> CompletableFuture<Optional<Holder<T>>> until(
+      Waits waits, Resource<T> resource, Predicate<T> condition, Duration timeout) {
+    CompletableFuture<Optional<Holder<T>>> result = waits.begun(new CompletableFuture<>());
+    waits
+        .call(
+            () -> {
+              if (result.isDone()) {
+                return null;
+              }
+              CompletableFuture<List<T>> met =
+                  resource.informOnCondition(l -> condition.test(l.isEmpty() ? null : l.get(0)));
+              met.whenCompleteAsync(
+                  (l, e) -> {
+                    if (e == null) {
+                      result.complete(Optional.of(new Holder<>(l.isEmpty() ? null : l.get(0))));
+                    } else {
+                      result.completeExceptionally(
+                          KubernetesClientException.launderThrowable(Waits.unwrap(e)));
+                    }
+                  },
+                  waits.scheduler());
+              result.whenComplete((v, e) -> met.cancel(true)); // stops a running informer
+              Future<?> timer =
+                  waits
+                      .scheduler()
+                      .schedule(
+                          () -> result.complete(Optional.empty()),
+                          timeout.toMillis(),
+                          TimeUnit.MILLISECONDS);
+              result.whenComplete((v, e) -> timer.cancel(false));
+              return null;
+            })
+        .whenComplete(
+            (v, e) -> {
+              if (e != null) {
+                result.completeExceptionally(Waits.unwrap(e));
+              }
+            });
+    return result;
   }
 
   /** What the condition held for; {@code value} is null when the object does not exist. */

@@ -2,6 +2,7 @@ package io.gpuoperator.node.validator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -19,6 +20,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -157,6 +160,34 @@ class ValidatorIT {
           .isInstanceOf(ValidationException.class)
           .hasMessageContaining("node validator-cuda-nogpu advertises no nvidia.com/gpu");
       assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
+    }
+  }
+
+  @Test
+  void cancellingTheCudaStepDeletesItsWorkloadPod(KubernetesClient client) throws Exception {
+    String ns = ControlPlaneExtension.newNamespace(client, "cuda-cancel");
+    String node = "validator-cuda-cancel";
+    // No kubelet: the workload pod stays Pending, and the step waits for it.
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
+        .create();
+    publishGpus(client, node);
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+    try {
+      CompletableFuture<Verdict> run =
+          new Validator(config(node, Component.CUDA, ns), r -> null, () -> client).start(scheduler);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> !client.pods().inNamespace(ns).list().getItems().isEmpty());
+      assertThat(run).isNotDone();
+      run.cancel(true); // the container killed
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> client.pods().inNamespace(ns).list().getItems().isEmpty());
+      assertThat(tmp.resolve("validations/cuda-ready")).doesNotExist();
+    } finally {
+      scheduler.shutdownNow();
     }
   }
 
