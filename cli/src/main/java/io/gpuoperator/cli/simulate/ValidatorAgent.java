@@ -6,9 +6,11 @@ import io.gpuoperator.config.cli.CommandLines;
 import io.gpuoperator.node.validator.GpuBackendOpener;
 import io.gpuoperator.node.validator.ValidatorCommand;
 import io.gpuoperator.sim.kubelet.AgentContext;
-import io.gpuoperator.sim.kubelet.InProcessAgent;
+import io.gpuoperator.sim.kubelet.InProcessTask;
+import io.gpuoperator.sim.kubelet.KubeletThreads;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,9 +19,11 @@ import picocli.CommandLine;
 /**
  * Runs {@code gpu-operator validator ...} in-process for a simulated node's pod: the container's
  * environment with the node's own directories in place of the host paths, the node's simulated GPU
- * backend, and the simulation's client.
+ * backend, and the simulation's client. It holds no thread while it waits (a task, not an agent
+ * with a thread of its own): the validation runs on the kubelets' shared {@link
+ * KubeletThreads#checks()} scheduler.
  */
-public final class ValidatorAgent implements InProcessAgent {
+public final class ValidatorAgent implements InProcessTask {
   private static final Logger LOG = LoggerFactory.getLogger(ValidatorAgent.class);
   private final Function<String, GpuBackendOpener> backends;
 
@@ -29,7 +33,7 @@ public final class ValidatorAgent implements InProcessAgent {
   }
 
   @Override
-  public int run(AgentContext ctx) {
+  public CompletableFuture<Integer> begin(AgentContext ctx) {
     Map<String, String> env = InProcessEnv.of(ctx);
     for (var path :
         List.of(
@@ -45,7 +49,7 @@ public final class ValidatorAgent implements InProcessAgent {
         env.put(path.getKey(), ContainerPaths.resolve(ctx, value).toString());
       } catch (java.io.IOException e) {
         LOG.warn("validator on node {}: {}: {}", ctx.nodeName(), value, e.toString());
-        return 1;
+        return CompletableFuture.completedFuture(1);
       }
     }
     // The node's /proc and /sys are its directory's (the simulated driver writes proc/modules).
@@ -53,15 +57,25 @@ public final class ValidatorAgent implements InProcessAgent {
     // Simulated layers come up in seconds; poll markers every second, not every five.
     env.putIfAbsent(SLEEP_INTERVAL, "1");
     GpuBackendOpener opener = backends.apply(ctx.nodeName());
-    CommandLine cl =
-        CommandLines.configure(
-            new CommandLine(new ValidatorCommand(env, ctx::client, config -> opener)));
+    ValidatorCommand command =
+        new ValidatorCommand(env, ctx::client, config -> opener, KubeletThreads.checks());
+    CommandLine cl = CommandLines.configure(new CommandLine(command));
     // What the validator prints is the container's log, not the simulator's output.
     java.io.StringWriter log = new java.io.StringWriter();
     cl.setOut(new java.io.PrintWriter(log, true));
     cl.setErr(new java.io.PrintWriter(log, true));
-    int code = cl.execute(ctx.args().toArray(String[]::new));
-    LOG.debug("validator {} on node {}: exit {}: {}", ctx.args(), ctx.nodeName(), code, log);
+    // The same parsing and exit codes as the real command; call() only starts the validation.
+    int parsed = cl.execute(ctx.args().toArray(String[]::new));
+    CompletableFuture<Integer> code =
+        command.begun() != null ? command.begun() : CompletableFuture.completedFuture(parsed);
+    code.whenComplete(
+        (c, e) ->
+            LOG.debug(
+                "validator {} on node {}: exit {}: {}",
+                ctx.args(),
+                ctx.nodeName(),
+                e == null ? c : e.toString(),
+                log));
     return code;
   }
 }

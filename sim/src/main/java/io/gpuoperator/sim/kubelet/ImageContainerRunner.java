@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Runs a container of NVIDIA's images by what its image runs under the original's contract: the
@@ -50,6 +51,14 @@ final class ImageContainerRunner implements ContainerRunner {
               agentCtx -> {
                 AgentContext after = afterEntrypoint(ep, agentCtx);
                 return after == null ? () -> {} : service.start(after);
+              };
+    } else if (agent instanceof InProcessTask task) {
+      // Still a task: the entrypoint's wait holds a start thread, the program's waits none.
+      withEntrypoint =
+          (InProcessTask)
+              agentCtx -> {
+                AgentContext after = afterEntrypoint(ep, agentCtx);
+                return after == null ? CompletableFuture.completedFuture(0) : task.begin(after);
               };
     } else {
       withEntrypoint =

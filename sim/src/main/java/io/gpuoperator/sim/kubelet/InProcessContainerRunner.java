@@ -1,14 +1,17 @@
 package io.gpuoperator.sim.kubelet;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs this project's real agent code as a simulated container: an {@link InProcessAgent} in a
  * thread of its own, an {@link InProcessService} started on the kubelets' shared pool and holding
- * no thread afterwards. The container is ready once the agent says so (or at once when {@code
- * readyOnStart}); it exits with the agent's return value, 1 on an exception, 137 when killed.
+ * no thread afterwards, an {@link InProcessTask} begun there and holding none while it waits. The
+ * container is ready once the agent says so (or at once when {@code readyOnStart}); it exits with
+ * the agent's return value (a task's future's), 1 on an exception, 137 when killed.
  */
 public record InProcessContainerRunner(String name, InProcessAgent agent, boolean readyOnStart)
     implements ContainerRunner {
@@ -41,6 +44,10 @@ public record InProcessContainerRunner(String name, InProcessAgent agent, boolea
       new ServiceStart((InProcessService) agent, agentCtx, p, where, threadName).begin();
       return p;
     }
+    if (agent instanceof InProcessTask task) {
+      new ServiceStart(untilExit(task, p, where), agentCtx, p, where, threadName).begin();
+      return p;
+    }
     Thread t =
         new Thread(
             () -> {
@@ -67,6 +74,32 @@ public record InProcessContainerRunner(String name, InProcessAgent agent, boolea
         });
     t.start();
     return p;
+  }
+
+  /**
+   * A task as a service whose start begins it: the container exits when the task's future
+   * completes, and stopping the service (the kill) cancels the future. So a task gets the service's
+   * start on the shared pool, its thread name while beginning, and its handling of a kill during
+   * the start.
+   */
+  private InProcessService untilExit(InProcessTask task, ContainerProcess p, String where) {
+    return ctx -> {
+      CompletableFuture<Integer> code = task.begin(ctx);
+      code.whenComplete(
+          (c, e) -> {
+            if (e == null) {
+              p.exit(c, c == 0 ? null : name + " exited with " + c);
+            } else if (code.isCancelled()) {
+              p.exit(KubeletConstants.EXIT_KILLED, "killed");
+            } else {
+              Throwable cause =
+                  e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+              LOG.warn("agent {} in pod {} failed", name, where, cause);
+              p.exit(1, cause.toString());
+            }
+          });
+      return () -> code.cancel(true);
+    };
   }
 
   /**

@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #devices()}: the device managers' plugin connections and Node status writes, each
  *       node's in order on its {@link SerialLane}s;
  *   <li>{@link #probes()}: the containers' HTTP probes; it grows with the probes waiting at once;
- *   <li>{@link #agents()}: the starts of in-process services ({@link InProcessService}), which then
- *       hold no thread; grown the same way.
+ *   <li>{@link #agents()}: the starts of in-process services ({@link InProcessService}) and tasks
+ *       ({@link InProcessTask}), which then hold no thread; grown the same way;
+ *   <li>{@link #checks()}: the in-process tasks' checks (a validator's marker polls, its API calls)
+ *       and the timers between them.
  * </ul>
  *
  * Kept apart so an API server that stalls delays heartbeats, not containers. Daemon threads that
@@ -57,6 +59,15 @@ public final class KubeletThreads {
   private static final ExecutorService DEVICES = bounded("kubelet-dm-", 4);
   private static final ExecutorService PROBES = growing("kubelet-probe-");
   private static final ExecutorService AGENTS = growing("kubelet-agent-start-");
+
+  /**
+   * Not {@link #TIMER}: a check may block for an API call (the cuda step's pod create, a Node GET,
+   * an informer's start), which must not hold up every kubelet's ticks; not {@link #API}: a rollout
+   * starts hundreds of validators at once, whose calls must not delay the heartbeats. A few threads
+   * are enough: what waits between checks is a scheduled task, not a thread, and the API server on
+   * 2 cores answers a few requests at a time however many wait.
+   */
+  private static final ScheduledExecutorService CHECKS = pool("kubelet-check-", 8);
 
   private KubeletThreads() {}
 
@@ -150,12 +161,20 @@ public final class KubeletThreads {
   }
 
   /**
-   * For the starts of in-process services: each may block (a gRPC registration, a first collection,
-   * an entrypoint's wait for another container's marker file), so unbounded: a queue could hold up
-   * the very start whose marker a waiting one needs.
+   * For the starts of in-process services and tasks: each may block (a gRPC registration, a first
+   * collection, an entrypoint's wait for another container's marker file), so unbounded: a queue
+   * could hold up the very start whose marker a waiting one needs.
    */
   public static ExecutorService agents() {
     return AGENTS;
+  }
+
+  /**
+   * For the checks of in-process tasks and the waits between them (a validator's marker polls,
+   * retries, watches' timeouts): a few threads, every task of the JVM sharing them.
+   */
+  public static ScheduledExecutorService checks() {
+    return CHECKS;
   }
 
   private static ExecutorService growing(String prefix) {
