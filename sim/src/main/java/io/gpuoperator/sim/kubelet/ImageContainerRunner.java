@@ -52,8 +52,10 @@ final class ImageContainerRunner implements ContainerRunner {
                 AgentContext after = afterEntrypoint(ep, agentCtx);
                 return after == null ? () -> {} : service.start(after);
               };
-    } else if (agent instanceof InProcessTask task) {
-      // Still a task: the entrypoint's wait holds a start thread, the program's waits none.
+    } else if (agent instanceof InProcessTask task && ep.waits().isEmpty() && ep.gate() == null) {
+      // Still a task: an entrypoint without marker waits does not wait (it may read driver-ready);
+      // one that waits runs as a plain agent below, on a thread of its own (a task's begin must
+      // not wait).
       withEntrypoint =
           (InProcessTask)
               agentCtx -> {

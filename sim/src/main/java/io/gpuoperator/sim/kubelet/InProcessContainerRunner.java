@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs this project's real agent code as a simulated container: an {@link InProcessAgent} in a
  * thread of its own, an {@link InProcessService} started on the kubelets' shared pool and holding
- * no thread afterwards, an {@link InProcessTask} begun there and holding none while it waits. The
- * container is ready once the agent says so (or at once when {@code readyOnStart}); it exits with
- * the agent's return value (a task's future's), 1 on an exception, 137 when killed.
+ * no thread afterwards, an {@link InProcessTask} begun on another small one and holding none while
+ * it waits. The container is ready once the agent says so (or at once when {@code readyOnStart});
+ * it exits with the agent's return value (a task's future's), 1 on an exception, 137 when killed.
  */
 public record InProcessContainerRunner(String name, InProcessAgent agent, boolean readyOnStart)
     implements ContainerRunner {
@@ -41,11 +41,13 @@ public record InProcessContainerRunner(String name, InProcessAgent agent, boolea
     }
     LOG.debug("running agent {} in-process for pod {}", name, where);
     if (agent instanceof InProcessService) {
-      new ServiceStart((InProcessService) agent, agentCtx, p, where, threadName).begin();
+      new ServiceStart((InProcessService) agent, agentCtx, p, where, threadName)
+          .begin(KubeletThreads.agents());
       return p;
     }
     if (agent instanceof InProcessTask task) {
-      new ServiceStart(untilExit(task, p, where), agentCtx, p, where, threadName).begin();
+      new ServiceStart(untilExit(task, p, where), agentCtx, p, where, threadName)
+          .begin(KubeletThreads.checks());
       return p;
     }
     Thread t =
@@ -79,8 +81,9 @@ public record InProcessContainerRunner(String name, InProcessAgent agent, boolea
   /**
    * A task as a service whose start begins it: the container exits when the task's future
    * completes, and stopping the service (the kill) cancels the future. So a task gets the service's
-   * start on the shared pool, its thread name while beginning, and its handling of a kill during
-   * the start.
+   * start (its thread name while beginning, its handling of a kill during the start), on the
+   * bounded {@link KubeletThreads#checks()} pool: a begin does not wait, and a rollout begins a
+   * validator on every GPU node at once, for which the growing start pool grew a thread each.
    */
   private InProcessService untilExit(InProcessTask task, ContainerProcess p, String where) {
     return ctx -> {
@@ -134,9 +137,9 @@ public record InProcessContainerRunner(String name, InProcessAgent agent, boolea
       this.threadName = threadName;
     }
 
-    void begin() {
+    void begin(java.util.concurrent.Executor pool) {
       process.onStop(this::stop);
-      KubeletThreads.agents().execute(this::start);
+      pool.execute(this::start);
     }
 
     private void start() {

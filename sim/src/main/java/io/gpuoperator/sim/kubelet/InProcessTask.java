@@ -9,9 +9,11 @@ import java.util.concurrent.ExecutionException;
  * come. A simulator runs hundreds of them at once, and a thread each that only waited was most of
  * the threads at the busiest moment of a rollout (144 of 387 at 200 nodes).
  *
- * <p>The kubelet calls {@link #begin} on a shared pool; the container exits with the future's code,
- * 1 when it completes exceptionally; a kill cancels the future (the agent then stops waiting and
- * cleans up) and the container exits 137. Hosts that need the blocking form call {@link #run}.
+ * <p>The kubelet calls {@link #begin} on a small shared pool ({@link KubeletThreads#checks()}), so
+ * a begin must not wait (a parse, a file read, starting the work is fine; a program that must first
+ * wait for marker files runs as a plain agent). The container exits with the future's code, 1 when
+ * it completes exceptionally; a kill cancels the future (the agent then stops waiting and cleans
+ * up) and the container exits 137. Hosts that need the blocking form call {@link #run}.
  */
 @FunctionalInterface
 public interface InProcessTask extends InProcessAgent {
