@@ -1,15 +1,11 @@
 package io.gpuoperator.sim.kubelet;
 
+import static io.gpuoperator.sim.kubelet.InProcessContainers.threadsNamed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,28 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 class InProcessTaskTest {
   @TempDir Path dir;
 
-  private ContainerProcess start(InProcessTask task) throws Exception {
-    Pod pod =
-        new PodBuilder().withNewMetadata().withName("p").withNamespace("ns").endMetadata().build();
-    ContainerContext ctx =
-        new ContainerContext(
-            "n1",
-            NodeDirs.create(dir, "n1"),
-            pod,
-            new ContainerBuilder().withName("c").withArgs("gpu-operator", "task").build(),
-            false,
-            Map.of(),
-            null,
-            KubeletThreads.timer(),
-            null,
-            null);
-    return new InProcessContainerRunner("task", task, false).start(ctx, List.of());
-  }
-
-  private static long threadsNamed(String prefix) {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith(prefix))
-        .count();
+  private ContainerProcess start(InProcessTask agent) throws Exception {
+    return InProcessContainers.start(dir, "task", agent);
   }
 
   @Test
