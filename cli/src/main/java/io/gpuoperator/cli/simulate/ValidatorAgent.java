@@ -58,7 +58,8 @@ public final class ValidatorAgent implements InProcessTask {
     env.putIfAbsent(SLEEP_INTERVAL, "1");
     GpuBackendOpener opener = backends.apply(ctx.nodeName());
     ValidatorCommand command =
-        new ValidatorCommand(env, ctx::client, config -> opener, KubeletThreads.checks());
+        new ValidatorCommand(
+            env, ctx::client, config -> opener, KubeletThreads.checks(), ctx.nodeWatch());
     CommandLine cl = CommandLines.configure(new CommandLine(command));
     // What the validator prints is the container's log, not the simulator's output.
     java.io.StringWriter log = new java.io.StringWriter();

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -16,7 +17,7 @@ import java.util.concurrent.CompletionException;
  * would refuse the pod), runs a workload pod that requests one GPU on this node (the vectorAdd
  * sample) and waits for it to complete. The pod is deleted afterwards, whatever the outcome.
  */
-record CudaValidation(ValidatorConfig config, KubernetesClient client) {
+record CudaValidation(ValidatorConfig config, KubernetesClient client, NodeWatch nodes) {
   static final String APP_LABEL = "nvidia-cuda-validator";
 
   CompletableFuture<String> validate(Waits waits) {
@@ -25,14 +26,11 @@ record CudaValidation(ValidatorConfig config, KubernetesClient client) {
           new ValidationException("cuda: NODE_NAME (--node-name) is required"));
     }
     String ns = config.namespace();
-    return new PluginValidation(config, client)
+    return new PluginValidation(config, nodes)
         .validate(waits)
         .thenCompose(
             plugin ->
-                waits.call(
-                    () ->
-                        workload(
-                            config, resource(client.nodes().withName(config.nodeName()).get()))))
+                waits.call(() -> workload(config, resource(nodes.current(config.nodeName())))))
         .thenComposeAsync(
             pod -> {
               // Created here, not in a cancellable call: once the pod exists, the wait below (at

@@ -1,7 +1,7 @@
 package io.gpuoperator.node.validator;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -10,13 +10,16 @@ import java.util.function.Supplier;
 interface NodeLabels {
   Map<String, String> get() throws ValidationException;
 
-  /** Read from the API server: one GET of the Node when a step asks. */
-  static NodeLabels of(Supplier<KubernetesClient> client, String nodeName) {
+  /**
+   * Read from {@code nodes} when a step asks: one GET of the Node on a real node, the simulator's
+   * one shared watch of every Node in-process.
+   */
+  static NodeLabels of(Supplier<NodeWatch> nodes, String nodeName) {
     return () -> {
       if (nodeName == null || nodeName.isBlank()) {
         throw new ValidationException("NODE_NAME (--node-name) is required to read its labels");
       }
-      Node node = client.get().nodes().withName(nodeName).get();
+      Node node = nodes.get().current(nodeName);
       if (node == null) {
         throw new ValidationException("node " + nodeName + " does not exist");
       }

@@ -2,28 +2,30 @@ package io.gpuoperator.node.validator;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
 /** The plugin step: the Node advertises {@code nvidia.com/gpu} or {@code nvidia.com/mig-*}. */
-record PluginValidation(ValidatorConfig config, KubernetesClient client) {
+record PluginValidation(ValidatorConfig config, NodeWatch nodes) {
 
   /**
    * Watches the Node (no poll: the device plugin's registration shows up as one event) until it
-   * advertises GPUs or {@code timeout} passes.
+   * advertises GPUs or {@code timeout} passes; through {@code nodes}, so that in the simulator the
+   * validators of a thousand nodes add no list and watch of their own to its one watch of Nodes.
    */
   CompletableFuture<String> validate(Waits waits) {
     if (config.nodeName() == null || config.nodeName().isBlank()) {
       return CompletableFuture.failedFuture(
           new ValidationException("NODE_NAME (--node-name) is required"));
     }
-    var node = client.nodes().withName(config.nodeName());
-    return Watches.until(
-            waits, node, n -> n == null || !gpuResources(n).isEmpty(), config.timeout())
+    String name = config.nodeName();
+    return Watches.node(waits, nodes, name, n -> !gpuResources(n).isEmpty(), config.timeout())
         .thenCompose(
-            met -> waits.call(() -> verdict(met.isPresent() ? met.get().value() : node.get())));
+            met ->
+                waits.call(
+                    () -> verdict(met.isPresent() ? met.get().value() : nodes.current(name))));
   }
 
   private String verdict(Node last) throws ValidationException {

@@ -1,6 +1,7 @@
 package io.gpuoperator.node.validator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -20,34 +21,50 @@ public final class Validator {
   private final ValidatorConfig config;
   private final GpuBackendOpener opener;
   private final Supplier<KubernetesClient> client;
+  private final Supplier<NodeWatch> nodes;
   private final NodeLabels labels;
   private final DraValidation.PublishedDevices draDevices;
   private final MarkerFiles markers;
 
+  /** Hears of this node through {@code client} (a GET, or an informer on the one Node). */
   public Validator(
       ValidatorConfig config, GpuBackendOpener opener, Supplier<KubernetesClient> client) {
-    this(config, opener, client, NodeLabels.of(client, config.nodeName()));
+    this(config, opener, client, () -> NodeWatch.informer(client.get()));
   }
 
-  /** With the node's labels from {@code labels} instead of the API server (tests). */
-  Validator(
+  /** Hears of this node through {@code nodes} (the simulator's shared watch of every Node). */
+  public Validator(
       ValidatorConfig config,
       GpuBackendOpener opener,
       Supplier<KubernetesClient> client,
-      NodeLabels labels) {
+      Supplier<NodeWatch> nodes) {
     this(
         config,
         opener,
         client,
-        labels,
+        nodes,
+        NodeLabels.of(nodes, config.nodeName()),
         ResourceSliceDevices.of(client, config.nodeName(), DraValidation.DRIVER));
   }
 
-  /** With the DRA driver's published devices from {@code draDevices} too (tests). */
+  /**
+   * With the node's labels from {@code labels} and the DRA driver's published devices from {@code
+   * draDevices} instead of the API server (tests).
+   */
   Validator(
       ValidatorConfig config,
       GpuBackendOpener opener,
       Supplier<KubernetesClient> client,
+      NodeLabels labels,
+      DraValidation.PublishedDevices draDevices) {
+    this(config, opener, client, () -> NodeWatch.informer(client.get()), labels, draDevices);
+  }
+
+  private Validator(
+      ValidatorConfig config,
+      GpuBackendOpener opener,
+      Supplier<KubernetesClient> client,
+      Supplier<NodeWatch> nodes,
       NodeLabels labels,
       DraValidation.PublishedDevices draDevices) {
     if (config.component() == null) {
@@ -56,6 +73,7 @@ public final class Validator {
     this.config = config;
     this.opener = opener;
     this.client = client;
+    this.nodes = nodes;
     this.labels = labels;
     this.draDevices = draDevices;
     this.markers = new MarkerFiles(config.validationsDir());
@@ -153,13 +171,13 @@ public final class Validator {
           new ToolkitValidation(config).validate(waits).thenApply(s -> Verdict.ready(c, s));
       case PLUGIN ->
           waits
-              .call(client::get)
-              .thenCompose(k -> new PluginValidation(config, k).validate(waits))
+              .call(nodes::get)
+              .thenCompose(n -> new PluginValidation(config, n).validate(waits))
               .thenApply(s -> Verdict.ready(c, s));
       case CUDA ->
           waits
-              .call(client::get)
-              .thenCompose(k -> new CudaValidation(config, k).validate(waits))
+              .call(() -> new CudaValidation(config, client.get(), nodes.get()))
+              .thenCompose(cuda -> cuda.validate(waits))
               .thenApply(s -> Verdict.ready(c, s));
       case MOFED -> new MofedValidation(config, labels).validate(waits);
       case DRA -> new DraValidation(config, labels, draDevices).validate(waits);

@@ -1,6 +1,7 @@
 package io.gpuoperator.node.validator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.gpuoperator.api.NodeWatch;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.config.cli.SettingOptions;
 import io.gpuoperator.node.agent.AgentCommand;
@@ -43,6 +44,7 @@ public class ValidatorCommand extends AgentCommand {
   private final Supplier<KubernetesClient> client;
   private final Function<ValidatorConfig, GpuBackendOpener> opener;
   private final ScheduledExecutorService scheduler;
+  private final NodeWatch nodes;
   private CompletableFuture<Integer> begun;
   private KubernetesClient created; // guarded by this
 
@@ -59,23 +61,26 @@ public class ValidatorCommand extends AgentCommand {
       Map<String, String> env,
       Supplier<KubernetesClient> client,
       Function<ValidatorConfig, GpuBackendOpener> opener) {
-    this(env, client, opener, null);
+    this(env, client, opener, null, null);
   }
 
   /**
    * The same, run without blocking on {@code scheduler} (the simulator's in-process validators,
    * hundreds in one JVM): {@link #call} only starts the validation, and {@link #begun} is its exit
-   * code to come.
+   * code to come. The node is heard of through {@code nodes} (the simulator's one watch of every
+   * Node), or when null through the client.
    */
   public ValidatorCommand(
       Map<String, String> env,
       Supplier<KubernetesClient> client,
       Function<ValidatorConfig, GpuBackendOpener> opener,
-      ScheduledExecutorService scheduler) {
+      ScheduledExecutorService scheduler,
+      NodeWatch nodes) {
     withEnv(env);
     this.client = client;
     this.opener = opener;
     this.scheduler = scheduler;
+    this.nodes = nodes;
   }
 
   /**
@@ -124,7 +129,11 @@ public class ValidatorCommand extends AgentCommand {
     Supplier<KubernetesClient> clients = client != null ? client : () -> created(settings);
     GpuBackendOpener backends =
         opener != null ? opener.apply(config) : new DefaultBackendOpener(config, settings);
-    CompletableFuture<Verdict> started = new Validator(config, backends, clients).start(on);
+    Validator validator =
+        nodes != null
+            ? new Validator(config, backends, clients, () -> nodes)
+            : new Validator(config, backends, clients);
+    CompletableFuture<Verdict> started = validator.start(on);
     CompletableFuture<Integer> code =
         started.handle(
             (verdict, failure) -> {

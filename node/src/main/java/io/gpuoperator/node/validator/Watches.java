@@ -1,8 +1,10 @@
 package io.gpuoperator.node.validator;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
+import io.gpuoperator.api.NodeWatch;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -64,6 +66,65 @@ final class Watches {
               }
             });
     return result;
+  }
+
+  /**
+   * The Node (null when it does not exist when the wait begins) once {@code condition} holds for
+   * it, or empty after {@code timeout}; heard through {@code nodes}, which tells the Node as it is
+   * now and then each change. Like {@link #until}, no thread waits, it completes on the run's
+   * scheduler, and its watch is closed however it ends.
+   */
+  static CompletableFuture<Optional<Holder<Node>>> node(
+      Waits waits, NodeWatch nodes, String name, Predicate<Node> condition, Duration timeout) {
+    CompletableFuture<Optional<Holder<Node>>> result = waits.begun(new CompletableFuture<>());
+    waits
+        .call(
+            () -> {
+              if (result.isDone()) {
+                return null;
+              }
+              Node now = nodes.current(name);
+              if (now == null || condition.test(now)) {
+                result.complete(Optional.of(new Holder<>(now)));
+                return null;
+              }
+              // The watch's thread only hands the Node over: the rest runs on the scheduler.
+              AutoCloseable watch =
+                  nodes.watch(
+                      name,
+                      n -> {
+                        if (condition.test(n)) {
+                          waits
+                              .scheduler()
+                              .execute(() -> result.complete(Optional.of(new Holder<>(n))));
+                        }
+                      });
+              result.whenComplete((v, e) -> close(watch));
+              Future<?> timer =
+                  waits
+                      .scheduler()
+                      .schedule(
+                          () -> result.complete(Optional.empty()),
+                          timeout.toMillis(),
+                          TimeUnit.MILLISECONDS);
+              result.whenComplete((v, e) -> timer.cancel(false));
+              return null;
+            })
+        .whenComplete(
+            (v, e) -> {
+              if (e != null) {
+                result.completeExceptionally(Waits.unwrap(e));
+              }
+            });
+    return result;
+  }
+
+  private static void close(AutoCloseable watch) {
+    try {
+      watch.close();
+    } catch (Exception e) {
+      throw new IllegalStateException("closing the Node watch: " + e.getMessage(), e);
+    }
   }
 
   /** What the condition held for; {@code value} is null when the object does not exist. */

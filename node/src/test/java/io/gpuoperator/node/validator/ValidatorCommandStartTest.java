@@ -54,7 +54,7 @@ class ValidatorCommandStartTest {
   /** What the in-process host does: execute (parse, start), then the exit code to come. */
   CompletableFuture<Integer> start(String... args) {
     ValidatorCommand command =
-        new ValidatorCommand(env, () -> null, DefaultBackendOpener::new, scheduler);
+        new ValidatorCommand(env, () -> null, DefaultBackendOpener::new, scheduler, null);
     CommandLine cl = CommandLines.configure(new CommandLine(command));
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
