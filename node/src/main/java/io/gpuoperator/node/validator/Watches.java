@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -29,43 +30,24 @@ final class Watches {
    */
   static <T extends HasMetadata> CompletableFuture<Optional<Holder<T>>> until(
       Waits waits, Resource<T> resource, Predicate<T> condition, Duration timeout) {
-    CompletableFuture<Optional<Holder<T>>> result = waits.begun(new CompletableFuture<>());
-    waits
-        .call(
-            () -> {
-              if (result.isDone()) {
-                return null;
-              }
-              CompletableFuture<List<T>> met =
-                  resource.informOnCondition(l -> condition.test(l.isEmpty() ? null : l.get(0)));
-              met.whenCompleteAsync(
-                  (l, e) -> {
-                    if (e == null) {
-                      result.complete(Optional.of(new Holder<>(l.isEmpty() ? null : l.get(0))));
-                    } else {
-                      result.completeExceptionally(
-                          KubernetesClientException.launderThrowable(Waits.unwrap(e)));
-                    }
-                  },
-                  waits.scheduler());
-              result.whenComplete((v, e) -> met.cancel(true)); // stops a running informer
-              Future<?> timer =
-                  waits
-                      .scheduler()
-                      .schedule(
-                          () -> result.complete(Optional.empty()),
-                          timeout.toMillis(),
-                          TimeUnit.MILLISECONDS);
-              result.whenComplete((v, e) -> timer.cancel(false));
-              return null;
-            })
-        .whenComplete(
-            (v, e) -> {
-              if (e != null) {
-                result.completeExceptionally(Waits.unwrap(e));
-              }
-            });
-    return result;
+    return watched(
+        waits,
+        timeout,
+        result -> {
+          CompletableFuture<List<T>> met =
+              resource.informOnCondition(l -> condition.test(l.isEmpty() ? null : l.get(0)));
+          met.whenCompleteAsync(
+              (l, e) -> {
+                if (e == null) {
+                  result.complete(Optional.of(new Holder<>(l.isEmpty() ? null : l.get(0))));
+                } else {
+                  result.completeExceptionally(
+                      KubernetesClientException.launderThrowable(Waits.unwrap(e)));
+                }
+              },
+              waits.scheduler());
+          result.whenComplete((v, e) -> met.cancel(true)); // stops a running informer
+        });
   }
 
   /**
@@ -76,38 +58,51 @@ final class Watches {
    */
   static CompletableFuture<Optional<Holder<Node>>> node(
       Waits waits, NodeWatch nodes, String name, Predicate<Node> condition, Duration timeout) {
-    CompletableFuture<Optional<Holder<Node>>> result = waits.begun(new CompletableFuture<>());
+    return watched(
+        waits,
+        timeout,
+        result -> {
+          Node now = nodes.current(name);
+          if (now == null || condition.test(now)) {
+            result.complete(Optional.of(new Holder<>(now)));
+            return;
+          }
+          // The watch's thread only hands the Node over: the rest runs on the scheduler.
+          AutoCloseable watch =
+              nodes.watch(
+                  name,
+                  n -> {
+                    if (condition.test(n)) {
+                      waits
+                          .scheduler()
+                          .execute(() -> result.complete(Optional.of(new Holder<>(n))));
+                    }
+                  });
+          result.whenComplete((v, e) -> close(watch));
+        });
+  }
+
+  /**
+   * A wait that {@code start} begins on the run's scheduler (unless the run has already ended) and
+   * that ends empty after {@code timeout}; what {@code start} throws is the wait's failure.
+   */
+  private static <T> CompletableFuture<Optional<Holder<T>>> watched(
+      Waits waits, Duration timeout, Consumer<CompletableFuture<Optional<Holder<T>>>> start) {
+    CompletableFuture<Optional<Holder<T>>> result = waits.begun(new CompletableFuture<>());
     waits
         .call(
             () -> {
-              if (result.isDone()) {
-                return null;
+              if (!result.isDone()) {
+                start.accept(result);
+                Future<?> timer =
+                    waits
+                        .scheduler()
+                        .schedule(
+                            () -> result.complete(Optional.empty()),
+                            timeout.toMillis(),
+                            TimeUnit.MILLISECONDS);
+                result.whenComplete((v, e) -> timer.cancel(false));
               }
-              Node now = nodes.current(name);
-              if (now == null || condition.test(now)) {
-                result.complete(Optional.of(new Holder<>(now)));
-                return null;
-              }
-              // The watch's thread only hands the Node over: the rest runs on the scheduler.
-              AutoCloseable watch =
-                  nodes.watch(
-                      name,
-                      n -> {
-                        if (condition.test(n)) {
-                          waits
-                              .scheduler()
-                              .execute(() -> result.complete(Optional.of(new Holder<>(n))));
-                        }
-                      });
-              result.whenComplete((v, e) -> close(watch));
-              Future<?> timer =
-                  waits
-                      .scheduler()
-                      .schedule(
-                          () -> result.complete(Optional.empty()),
-                          timeout.toMillis(),
-                          TimeUnit.MILLISECONDS);
-              result.whenComplete((v, e) -> timer.cancel(false));
               return null;
             })
         .whenComplete(
