@@ -90,6 +90,10 @@ public final class SelectorHttpServer {
       if (!LOOP.submit(
           () -> {
             shutdown();
+            // A closed channel that is registered with a selector keeps its socket until the
+            // selector drops its key, at the next selection: select now, so that the port is
+            // free once close() returns (an exporter restarted on the same port binds it again).
+            LOOP.releaseClosed();
             done.countDown();
           })) {
         shutdown(); // the loop has ended (it never does while a port is open)
@@ -178,6 +182,17 @@ public final class SelectorHttpServer {
       tasks.add(task);
       selector.wakeup();
       return true;
+    }
+
+    /**
+     * On the selector thread: releases the sockets of the channels closed since the last select.
+     */
+    void releaseClosed() {
+      try {
+        selector.selectNow(); // what it finds ready is handled in this turn of the loop
+      } catch (IOException e) {
+        LOG.warn("exporter HTTP selector: {}", e.toString(), e);
+      }
     }
 
     @Override
