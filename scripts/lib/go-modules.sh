@@ -27,13 +27,9 @@ k8s_module() {
   shift
   local want="$K8S_VERSION $*"
   mkdir -p "$dir"
-  if [ -s "$dir/go.sum" ] && [ "$(cat "$dir/.resolved" 2>/dev/null)" = "$want" ]; then
-    return 0
-  fi
+  resolved_for "$dir" "$want" && return 0
   local modfile
-  modfile=$(cd "$dir" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" |
-    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
-  [ -s "$modfile" ] || fail "could not download k8s.io/kubernetes@$K8S_VERSION from the Go module proxy ($(go env GOPROXY))"
+  modfile=$(downloaded_go_mod "$dir" k8s.io/kubernetes "$K8S_VERSION") || exit 1
   local staging_version=v0.${K8S_VERSION#v1.}
   {
     echo "module gpu-operator.local/k8s-build"
@@ -44,11 +40,9 @@ k8s_module() {
     echo
     sed -n 's#^\s*\(k8s.io/[^ ]*\) => \./staging/.*#replace \1 => \1 '"$staging_version"'#p' "$modfile"
   } >"$dir/go.mod"
-  rm -f "$dir/go.sum"
   local pkgs=() c
   for c in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$c@$K8S_VERSION"); done
-  (cd "$dir" && go get "${pkgs[@]}") >&2 || fail "resolving the Kubernetes modules failed (see above)"
-  echo "$want" >"$dir/.resolved"
+  resolve "$dir" "$want" "the Kubernetes modules" "${pkgs[@]}"
 }
 
 # Makes $1 a module that requires module $2 at version $3 (keeping its dependencies apart from any
@@ -57,20 +51,40 @@ module_of() {
   local dir=$1 module=$2 version=$3
   shift 3
   mkdir -p "$dir"
-  if [ -s "$dir/go.sum" ] && [ "$(cat "$dir/.resolved" 2>/dev/null)" = "$version" ]; then
-    return 0
-  fi
+  resolved_for "$dir" "$version" && return 0
   local modfile
-  modfile=$(cd "$dir" && go mod download -json "$module@$version" |
-    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
-  [ -s "$modfile" ] || fail "could not download $module@$version from the Go module proxy ($(go env GOPROXY))"
+  modfile=$(downloaded_go_mod "$dir" "$module" "$version") || exit 1
   printf 'module gpu-operator.local/%s-build\n\ngo %s\n\nrequire %s %s\n' \
     "$(basename "$dir")" "$(sed -n 's/^go //p' "$modfile")" "$module" "$version" >"$dir/go.mod"
-  rm -f "$dir/go.sum"
   local pkgs=() p
   for p in "$@"; do pkgs+=("$p@$version"); done
-  (cd "$dir" && go get "${pkgs[@]}") >&2 || fail "resolving $module $version failed (see above)"
-  echo "$version" >"$dir/.resolved"
+  resolve "$dir" "$version" "$module $version" "${pkgs[@]}"
+}
+
+# The steps both kinds of throwaway module share. Whether the module in $1 was resolved for $2
+# (its go.sum and the stamp that resolve leaves), so that it is kept as it is.
+resolved_for() {
+  [ -s "$1/go.sum" ] && [ "$(cat "$1/.resolved" 2>/dev/null)" = "$2" ]
+}
+
+# Downloads module $2 at version $3 (from the folder $1) and prints the path of that version's own
+# go.mod in the module cache, which the throwaway module's go.mod is written from.
+downloaded_go_mod() {
+  local modfile
+  modfile=$(cd "$1" && go mod download -json "$2@$3" |
+    sed -n 's/^\s*"GoMod": "\(.*\)",$/\1/p')
+  [ -s "$modfile" ] || fail "could not download $2@$3 from the Go module proxy ($(go env GOPROXY))"
+  echo "$modfile"
+}
+
+# Resolves the packages $4... (path@version) in the module $1 from its go.mod alone, then stamps it
+# as resolved for $2; $3 names what is resolved, for the error.
+resolve() {
+  local dir=$1 want=$2 what=$3
+  shift 3
+  rm -f "$dir/go.sum"
+  (cd "$dir" && go get "$@") >&2 || fail "resolving $what failed (see above)"
+  echo "$want" >"$dir/.resolved"
 }
 
 # The version stamps Kubernetes' own build (hack/lib/version.sh) writes, as -ldflags.
