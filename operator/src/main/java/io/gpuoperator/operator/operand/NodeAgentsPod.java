@@ -18,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * How {@link NodeAgentsModel} merges the hosted agents' pod specs into the node-agents pod: init
@@ -62,25 +63,24 @@ final class NodeAgentsPod {
     return new ArrayList<>(out.values());
   }
 
+  /** Every toleration of the agents, in their order, each once; null when none has any. */
   static List<Toleration> tolerations(List<PodSpec> pods) {
-    Set<Toleration> out = new LinkedHashSet<>();
-    pods.forEach(
-        p -> {
-          if (p.getTolerations() != null) {
-            out.addAll(p.getTolerations());
-          }
-        });
-    return out.isEmpty() ? null : new ArrayList<>(out);
+    return union(pods, PodSpec::getTolerations);
   }
 
+  /** Every image pull secret of the agents, in their order, each once; null when none has any. */
   static List<LocalObjectReference> pullSecrets(List<PodSpec> pods) {
-    Set<LocalObjectReference> out = new LinkedHashSet<>();
-    pods.forEach(
-        p -> {
-          if (p.getImagePullSecrets() != null) {
-            out.addAll(p.getImagePullSecrets());
-          }
-        });
+    return union(pods, PodSpec::getImagePullSecrets);
+  }
+
+  private static <T> List<T> union(List<PodSpec> pods, Function<PodSpec, List<T>> list) {
+    Set<T> out = new LinkedHashSet<>();
+    for (PodSpec p : pods) {
+      List<T> items = list.apply(p);
+      if (items != null) {
+        out.addAll(items);
+      }
+    }
     return out.isEmpty() ? null : new ArrayList<>(out);
   }
 
