@@ -8,11 +8,12 @@ import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.gpuoperator.api.v1.DriverSpec;
 import io.gpuoperator.operator.cluster.NodeFacts;
+import io.gpuoperator.operator.cluster.NodeFacts.Family;
 import io.gpuoperator.operator.validation.PolicyValidationException;
 import io.gpuoperator.operator.validation.Violation;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 
 /**
  * The driver container's conditional mounts, in the original's order: vGPU licensing, virtual
@@ -107,28 +108,32 @@ final class DriverConfigMounts {
         addVolume);
   }
 
+  /** Where each package family's driver image looks for package repository files. */
+  private static final Map<Family, String> REPO_DIRS =
+      Map.of(
+          Family.RHEL, "/etc/yum.repos.d",
+          Family.DEBIAN, "/etc/apt/sources.list.d",
+          Family.SLES, "/etc/zypp/repos.d");
+
+  /** Where each package family's driver image looks for extra CA certificates. */
+  private static final Map<Family, String> CERT_DIRS =
+      Map.of(
+          Family.RHEL, "/etc/pki/ca-trust/extracted/pem",
+          Family.DEBIAN, "/usr/local/share/ca-certificates",
+          Family.SLES, "/etc/pki/trust/anchors");
+
   /** Package repositories and CA certificates where the driver image's OS looks for them. */
   static void repoAndCerts(
       PodSpec pod, Container c, DriverSpec d, RenderContext ctx, boolean addVolume) {
     String os = osId(ctx.facts().osTag());
     if (d.repoConfig != null && !RenderContext.blank(d.repoConfig.configMapName)) {
       String path = "spec.driver.repoConfig.configMapName";
-      String dir =
-          switch (family(os, path)) {
-            case "rhel" -> "/etc/yum.repos.d";
-            case "debian" -> "/etc/apt/sources.list.d";
-            default -> "/etc/zypp/repos.d";
-          };
+      String dir = REPO_DIRS.get(family(os, path));
       perKey(pod, c, d.repoConfig.configMapName.trim(), dir, path, ctx, addVolume);
     }
     if (d.certConfig != null && !RenderContext.blank(d.certConfig.name)) {
       String path = "spec.driver.certConfig.name";
-      String dir =
-          switch (family(os, path)) {
-            case "rhel" -> "/etc/pki/ca-trust/extracted/pem";
-            case "debian" -> "/usr/local/share/ca-certificates";
-            default -> "/etc/pki/trust/anchors";
-          };
+      String dir = CERT_DIRS.get(family(os, path));
       perKey(pod, c, d.certConfig.name.trim(), dir, path, ctx, addVolume);
     }
   }
@@ -139,10 +144,10 @@ final class DriverConfigMounts {
   }
 
   /** The package family from the one OS table; an OS the table does not know is refused. */
-  private static String family(String os, String field) {
+  private static Family family(String os, String field) {
     NodeFacts.Os known = os == null ? null : NodeFacts.known(os).orElse(null);
     if (known != null) {
-      return known.family().name().toLowerCase(Locale.ROOT);
+      return known.family();
     }
     throw new PolicyValidationException(
         List.of(

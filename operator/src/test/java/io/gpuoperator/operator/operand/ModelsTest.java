@@ -153,6 +153,39 @@ class ModelsTest {
         .doesNotHaveDuplicates();
   }
 
+  /** The folder of each package family, for repositories and certificates, as the original's. */
+  @Test
+  void repositoryAndCertificateFilesGoWhereEachFamilysDriverImageLooks() {
+    var p = Policies.sample();
+    p.getSpec().driver.repoConfig = new DriverSpec.RepoConfig();
+    p.getSpec().driver.repoConfig.configMapName = "repos";
+    p.getSpec().driver.certConfig = new DriverSpec.CertConfig();
+    p.getSpec().driver.certConfig.name = "certs";
+    Map<String, List<String>> dirs =
+        Map.of(
+            "rhel9", List.of("/etc/yum.repos.d/r", "/etc/pki/ca-trust/extracted/pem/c"),
+            "ubuntu22.04",
+                List.of("/etc/apt/sources.list.d/r", "/usr/local/share/ca-certificates/c"),
+            "sles15.5", List.of("/etc/zypp/repos.d/r", "/etc/pki/trust/anchors/c"));
+    dirs.forEach(
+        (os, paths) -> {
+          var facts =
+              ClusterFacts.offline(1, os)
+                  .withConfigMapKeys(Map.of("repos", List.of("r"), "certs", List.of("c")));
+          Container driver =
+              DaemonSets.container(
+                  ds(render(Operands.byName(OperandNames.DRIVER), p, facts))
+                      .getSpec()
+                      .getTemplate()
+                      .getSpec(),
+                  DriverTransform.CONTAINER);
+          assertThat(driver.getVolumeMounts())
+              .as(os)
+              .extracting(m -> m.getMountPath())
+              .containsAll(paths);
+        });
+  }
+
   @Test
   void oneOsKeepsTheOriginalsSingleDaemonSet() {
     var facts =
