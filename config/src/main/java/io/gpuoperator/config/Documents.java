@@ -176,6 +176,15 @@ public final class Documents {
             + "; is this the right file?");
   }
 
+  /** Why a mapping is refused when a key comes twice, in YAML and in JSON alike. */
+  private static String duplicateKey(String key, int firstLine) {
+    return "duplicate key "
+        + Values.quote(key)
+        + " (first at line "
+        + firstLine
+        + "); each key may appear once";
+  }
+
   // ---- YAML ---------------------------------------------------------------------------------
 
   private static Document parseYamlOrJson(String text, String source, Limits limits) {
@@ -261,33 +270,24 @@ public final class Documents {
 
     private JsonNode convert(Node node, String path, int depth) {
       if (depth > limits.maxDepth()) {
-        throw new ConfigException(
-            at(node.getStartMark())
-                + " "
-                + path
-                + ": nested deeper than "
-                + limits.maxDepth()
-                + " levels");
+        throw refused(
+            node.getStartMark(), path, "nested deeper than " + limits.maxDepth() + " levels");
       }
       if (active.containsKey(node)) {
-        throw new ConfigException(
-            at(node.getStartMark())
-                + " "
-                + path
-                + ": recursive alias"
+        throw refused(
+            node.getStartMark(),
+            path,
+            "recursive alias"
                 + (node.getAnchor() == null ? "" : " *" + node.getAnchor())
                 + " (a value that contains itself)");
       }
       seen.put(node, Boolean.TRUE);
       // Every value converted more than once came through an alias (or a merge key).
       if (++converted - seen.size() > limits.maxAliasedValues()) {
-        throw new ConfigException(
-            at(node.getStartMark())
-                + " "
-                + path
-                + ": aliases expand to more than "
-                + limits.maxAliasedValues()
-                + " values");
+        throw refused(
+            node.getStartMark(),
+            path,
+            "aliases expand to more than " + limits.maxAliasedValues() + " values");
       }
       if (node instanceof ScalarNode s) {
         return scalar(s, path);
@@ -309,24 +309,16 @@ public final class Documents {
         Map<String, Mark> keys = new HashMap<>();
         for (NodeTuple t : map.getValue()) {
           if (!(t.getKeyNode() instanceof ScalarNode k)) {
-            throw new ConfigException(
-                at(t.getKeyNode().getStartMark())
-                    + (path.isEmpty() ? "" : " " + path)
-                    + ": a key must be a plain value, not a list or mapping");
+            throw refused(
+                t.getKeyNode().getStartMark(),
+                path,
+                "a key must be a plain value, not a list or mapping");
           }
           String key = k.getValue();
           String p = Paths.child(path, key);
           Mark previous = keys.putIfAbsent(key, k.getStartMark());
           if (previous != null) {
-            throw new ConfigException(
-                at(k.getStartMark())
-                    + " "
-                    + p
-                    + ": duplicate key "
-                    + Values.quote(key)
-                    + " (first at line "
-                    + (previous.getLine() + 1)
-                    + "); each key may appear once");
+            throw refused(k.getStartMark(), p, duplicateKey(key, previous.getLine() + 1));
           }
           locations.put(p, loc(k.getStartMark()));
           object.set(key, convert(t.getValueNode(), p, depth + 1));
@@ -352,12 +344,10 @@ public final class Documents {
             || tag.equals(Tag.FLOAT)
             || tag.equals(Tag.BOOL)
             || tag.equals(Tag.NULL))) {
-          throw new ConfigException(
-              at(s.getStartMark())
-                  + (path.isEmpty() ? "" : " " + path)
-                  + ": unsupported tag "
-                  + Values.quote(tag.getValue())
-                  + "; write the plain value");
+          throw refused(
+              s.getStartMark(),
+              path,
+              "unsupported tag " + Values.quote(tag.getValue()) + "; write the plain value");
         }
       } else if (!plain) {
         return NODES.textNode(v);
@@ -384,12 +374,7 @@ public final class Documents {
         return NODES.numberNode(new BigDecimal(v.startsWith("+") ? v.substring(1) : v));
       }
       if (explicit && (tag.equals(Tag.INT) || tag.equals(Tag.FLOAT))) {
-        throw new ConfigException(
-            at(s.getStartMark())
-                + (path.isEmpty() ? "" : " " + path)
-                + ": "
-                + Values.quote(v)
-                + " is not a number");
+        throw refused(s.getStartMark(), path, Values.quote(v) + " is not a number");
       }
       return NODES.textNode(v);
     }
@@ -400,6 +385,11 @@ public final class Documents {
 
     private String at(Mark m) {
       return m == null ? source : source + ":" + loc(m);
+    }
+
+    /** Input refused at a node: where it stands, the value's path (none at the top) and why. */
+    private ConfigException refused(Mark m, String path, String why) {
+      return new ConfigException(at(m) + (path.isEmpty() ? "" : " " + path) + ": " + why);
     }
 
     private static Document.Location loc(Mark m) {
@@ -480,14 +470,7 @@ public final class Documents {
             JsonLocation at = p.currentTokenLocation();
             if (o.has(key)) {
               throw new ConfigException(
-                  at(at)
-                      + " "
-                      + child
-                      + ": duplicate key "
-                      + Values.quote(key)
-                      + " (first at line "
-                      + locations.get(child).line()
-                      + "); each key may appear once");
+                  at(at) + " " + child + ": " + duplicateKey(key, locations.get(child).line()));
             }
             locations.put(child, new Document.Location(at.getLineNr(), at.getColumnNr()));
             p.nextToken();
