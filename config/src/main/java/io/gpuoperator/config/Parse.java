@@ -40,6 +40,17 @@ public final class Parse {
 
   private Parse() {}
 
+  /**
+   * {@code s} when it has at most {@code max} characters and matches {@code p}; otherwise refused
+   * with {@code expected} (what was expected, up to "got ") and the value quoted.
+   */
+  private static String matching(String s, int max, Pattern p, String expected) {
+    if (s.length() > max || !p.matcher(s).matches()) {
+      throw new IllegalArgumentException(expected + Values.quote(s));
+    }
+    return s;
+  }
+
   /** true/false, 1/0, yes/no, t/f, on/off (any case). */
   public static boolean bool(String s) {
     return switch (s.strip().toLowerCase(Locale.ROOT)) {
@@ -165,24 +176,22 @@ public final class Parse {
 
   /** An RFC 1123 label: a namespace name, at most 63 lowercase letters, digits and '-'. */
   public static String dnsLabel(String s) {
-    if (s.length() > 63 || !DNS_LABEL.matcher(s).matches()) {
-      throw new IllegalArgumentException(
-          "expected a name of at most 63 lowercase letters, digits and '-', starting and ending"
-              + " with a letter or digit (like a namespace), got "
-              + Values.quote(s));
-    }
-    return s;
+    return matching(
+        s,
+        63,
+        DNS_LABEL,
+        "expected a name of at most 63 lowercase letters, digits and '-', starting and ending"
+            + " with a letter or digit (like a namespace), got ");
   }
 
   /** An RFC 1123 subdomain: a node or object name, at most 253 characters. */
   public static String dnsSubdomain(String s) {
-    if (s.length() > 253 || !DNS_SUBDOMAIN.matcher(s).matches()) {
-      throw new IllegalArgumentException(
-          "expected a name of at most 253 lowercase letters, digits, '-' and '.', starting and"
-              + " ending with a letter or digit, got "
-              + Values.quote(s));
-    }
-    return s;
+    return matching(
+        s,
+        253,
+        DNS_SUBDOMAIN,
+        "expected a name of at most 253 lowercase letters, digits, '-' and '.', starting and"
+            + " ending with a letter or digit, got ");
   }
 
   /** A label or annotation key: {@code [prefix/]name}, the prefix a DNS subdomain. */
@@ -207,32 +216,28 @@ public final class Parse {
 
   /** A label value: empty, or at most 63 letters, digits, '-', '_' and '.'. */
   public static String labelValue(String s) {
-    if (!s.isEmpty() && (s.length() > 63 || !LABEL_NAME.matcher(s).matches())) {
-      throw new IllegalArgumentException(
-          "expected a label value: at most 63 letters, digits, '-', '_' and '.', starting and"
-              + " ending with a letter or digit; got "
-              + Values.quote(s));
-    }
-    return s;
+    return s.isEmpty()
+        ? s
+        : matching(
+            s,
+            63,
+            LABEL_NAME,
+            "expected a label value: at most 63 letters, digits, '-', '_' and '.', starting and"
+                + " ending with a letter or digit; got ");
   }
 
   /** A resource quantity such as {@code 32}, {@code 500m}, {@code 256Gi}. */
   public static String quantity(String s) {
-    if (s.length() > 64 || !QUANTITY.matcher(s).matches()) {
-      throw new IllegalArgumentException(
-          "expected a quantity such as 32, 500m or 256Gi, got " + Values.quote(s));
-    }
-    return s;
+    return matching(s, 64, QUANTITY, "expected a quantity such as 32, 500m or 256Gi, got ");
   }
 
   /** A container image reference such as {@code nvcr.io/nvidia/driver:550.54.15}. */
   public static String image(String s) {
-    if (s.length() > 512 || !IMAGE.matcher(s).matches()) {
-      throw new IllegalArgumentException(
-          "expected an image reference such as nvcr.io/nvidia/driver:550.54.15"
-              + " (registry/path[:tag][@sha256:digest], lowercase path), got "
-              + Values.quote(s));
-    }
-    return s;
+    return matching(
+        s,
+        512,
+        IMAGE,
+        "expected an image reference such as nvcr.io/nvidia/driver:550.54.15"
+            + " (registry/path[:tag][@sha256:digest], lowercase path), got ");
   }
 }
