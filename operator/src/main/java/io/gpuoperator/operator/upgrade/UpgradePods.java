@@ -57,7 +57,8 @@ public final class UpgradePods {
 
   /** DaemonSet pods (the operands themselves) are never evicted: they would come right back. */
   public static boolean daemonSetPod(Pod pod) {
-    return controller(pod) != null && "DaemonSet".equals(controller(pod).getKind());
+    OwnerReference controller = UpgradeViews.controllerRef(pod);
+    return controller != null && "DaemonSet".equals(controller.getKind());
   }
 
   /** A static pod's mirror: the API cannot evict it. */
@@ -68,7 +69,7 @@ public final class UpgradePods {
 
   /** A pod some controller recreates after eviction (else eviction loses it for good). */
   public static boolean managed(Pod pod) {
-    return controller(pod) != null;
+    return UpgradeViews.controllerRef(pod) != null;
   }
 
   public static boolean usesEmptyDir(Pod pod) {
@@ -81,17 +82,6 @@ public final class UpgradePods {
   public static boolean drainSkip(Pod pod) {
     Map<String, String> l = pod.getMetadata().getLabels();
     return l != null && Labels.TRUE.equals(l.get(UpgradeKeys.DRAIN_SKIP));
-  }
-
-  private static OwnerReference controller(Pod pod) {
-    List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
-    if (refs == null) {
-      return null;
-    }
-    return refs.stream()
-        .filter(r -> Boolean.TRUE.equals(r.getController()))
-        .findFirst()
-        .orElse(null);
   }
 
   /** namespace/name, for messages. */

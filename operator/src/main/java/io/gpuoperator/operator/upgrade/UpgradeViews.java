@@ -93,30 +93,31 @@ public final class UpgradeViews {
         trouble(pod));
   }
 
-  /** The UID of the controller (any kind) an object's owner references name, or null. */
-  public static String controller(HasMetadata object) {
+  /**
+   * The owner reference that names an object's controller (any kind), or null: the API server
+   * allows one at most.
+   */
+  public static OwnerReference controllerRef(HasMetadata object) {
     List<OwnerReference> refs = object.getMetadata().getOwnerReferences();
     if (refs == null) {
       return null;
     }
     return refs.stream()
         .filter(r -> Boolean.TRUE.equals(r.getController()))
-        .map(OwnerReference::getUid)
         .findFirst()
         .orElse(null);
   }
 
+  /** The UID of the controller (any kind) an object's owner references name, or null. */
+  public static String controller(HasMetadata object) {
+    OwnerReference ref = controllerRef(object);
+    return ref == null ? null : ref.getUid();
+  }
+
   /** The UID of the DaemonSet that controls a pod, or null. */
   public static String owner(Pod pod) {
-    List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
-    if (refs == null) {
-      return null;
-    }
-    return refs.stream()
-        .filter(r -> Boolean.TRUE.equals(r.getController()) && "DaemonSet".equals(r.getKind()))
-        .map(OwnerReference::getUid)
-        .findFirst()
-        .orElse(null);
+    OwnerReference ref = controllerRef(pod);
+    return ref != null && "DaemonSet".equals(ref.getKind()) ? ref.getUid() : null;
   }
 
   /** Hash of the DaemonSet's newest ControllerRevision (highest revision number), or null. */
