@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1alpha1.NVIDIADriver;
 import io.gpuoperator.operator.operand.ManagedObjects;
@@ -109,15 +108,9 @@ final class DriverSupportObjects {
     client.resource(desired).fieldManager(manager).forceConflicts().serverSideApply();
   }
 
+  /** The object as the server has it, or null (the client's get() answers null for a 404). */
   private HasMetadata live(HasMetadata object) {
-    try {
-      return client.resource(object).get();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return null;
-      }
-      throw e;
-    }
+    return client.resource(object).get();
   }
 
   private static void log(String what, HasMetadata o) {
