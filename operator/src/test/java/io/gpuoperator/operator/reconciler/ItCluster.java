@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
@@ -15,6 +16,8 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
+import io.gpuoperator.operator.remediation.RemediationKeys;
+import io.gpuoperator.operator.remediation.RemediationState;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import java.io.InputStream;
 import java.util.List;
@@ -100,6 +103,23 @@ final class ItCluster {
 
   static Node node(String name, Map<String, String> labels) {
     return Policies.node(name, labels);
+  }
+
+  /** The value of the GPU fault taint remediation puts on a node, or null. */
+  static String remediationTaint(Node n) {
+    return n.getSpec().getTaints() == null
+        ? null
+        : n.getSpec().getTaints().stream()
+            .filter(t -> RemediationKeys.TAINT.equals(t.getKey()))
+            .map(Taint::getValue)
+            .findFirst()
+            .orElse(null);
+  }
+
+  /** A node's remediation state, from its label ({@code NONE} without one). */
+  static RemediationState remediationState(Node n) {
+    Map<String, String> labels = n.getMetadata().getLabels();
+    return RemediationState.of(labels == null ? null : labels.get(RemediationKeys.STATE));
   }
 
   /** The documentation sample policy, as written (its empty strings mean "unset"). */

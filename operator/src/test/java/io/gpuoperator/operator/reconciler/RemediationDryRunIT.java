@@ -19,7 +19,6 @@ import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -151,18 +150,11 @@ class RemediationDryRunIT {
   }
 
   static String ourTaint(Node n) {
-    return n.getSpec().getTaints() == null
-        ? null
-        : n.getSpec().getTaints().stream()
-            .filter(t -> RemediationKeys.TAINT.equals(t.getKey()))
-            .map(t -> t.getValue())
-            .findFirst()
-            .orElse(null);
+    return ItCluster.remediationTaint(n);
   }
 
   static RemediationState state(KubernetesClient admin) {
-    Map<String, String> l = node(admin).getMetadata().getLabels();
-    return RemediationState.of(l == null ? null : l.get(RemediationKeys.STATE));
+    return ItCluster.remediationState(node(admin));
   }
 
   static List<Event> events(KubernetesClient admin, String reason) {

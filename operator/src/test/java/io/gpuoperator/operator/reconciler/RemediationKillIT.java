@@ -229,19 +229,11 @@ class RemediationKillIT extends SimulatedGpuCluster {
   }
 
   static String taint(String node) {
-    var taints = node(node).getSpec().getTaints();
-    return taints == null
-        ? null
-        : taints.stream()
-            .filter(t -> RemediationKeys.TAINT.equals(t.getKey()))
-            .map(t -> t.getValue())
-            .findFirst()
-            .orElse(null);
+    return ItCluster.remediationTaint(node(node));
   }
 
   static RemediationState state(String node) {
-    Map<String, String> labels = node(node).getMetadata().getLabels();
-    return RemediationState.of(labels == null ? null : labels.get(RemediationKeys.STATE));
+    return ItCluster.remediationState(node(node));
   }
 
   static void awaitState(RemediationState state) {
