@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.gpuoperator.operator.upgrade.NodePatch;
 
 /**
  * A {@link RemediationStep}'s node changes as one JSON merge patch: state label, annotations,
@@ -27,22 +28,10 @@ public final class RemediationPatch {
       labels.put(RemediationKeys.STATE, step.to().label());
     }
     ObjectNode annotations = metadata.putObject("annotations");
-    step.annotations()
-        .forEach(
-            (k, v) -> {
-              if (v == null) {
-                annotations.putNull(k);
-              } else {
-                annotations.put(k, v);
-              }
-            });
+    step.annotations().forEach((k, v) -> NodePatch.put(annotations, k, v));
     ObjectNode spec = f.objectNode();
     if (step.unschedulable() != null) {
-      if (step.unschedulable()) {
-        spec.put("unschedulable", true);
-      } else {
-        spec.putNull("unschedulable"); // as kubectl uncordon
-      }
+      NodePatch.cordon(spec, step.unschedulable());
     }
     if (step.taint() != null) {
       ArrayNode taints = f.arrayNode();

@@ -30,18 +30,23 @@ public final class NodePatch {
     }
     if (step.unschedulable() != null) {
       ObjectNode spec = f.objectNode();
-      if (step.unschedulable()) {
-        spec.put("unschedulable", true);
-      } else {
-        // As kubectl uncordon: the field goes away.
-        spec.putNull("unschedulable");
-      }
+      cordon(spec, step.unschedulable());
       root.set("spec", spec);
     }
     return root.toString();
   }
 
-  private static void put(ObjectNode node, String key, String value) {
+  /** Cordons the node (true) or, as kubectl uncordon does, removes the field (false). */
+  public static void cordon(ObjectNode spec, boolean unschedulable) {
+    if (unschedulable) {
+      spec.put("unschedulable", true);
+    } else {
+      spec.putNull("unschedulable");
+    }
+  }
+
+  /** Sets a key of a merge patch's map; a null value removes the key. */
+  public static void put(ObjectNode node, String key, String value) {
     if (value == null) {
       node.putNull(key);
     } else {
