@@ -15,26 +15,23 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.PatchTarget;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomain;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus;
 import io.gpuoperator.api.resource.v1beta1.ComputeDomainStatus.Readiness;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
-import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.operand.ComputeDomainModel;
-import io.gpuoperator.sim.controlplane.ControlPlane;
 import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * ComputeDomains against a real control plane (API server with the CRD's schema and CEL rule,
@@ -49,39 +46,27 @@ import org.junit.jupiter.api.TestMethodOrder;
 class ComputeDomainIT {
   static final String CLIQUE = "5c8a1d3e-0000-4000-8000-000000000001.1";
 
-  static ControlPlane cp;
+  @RegisterExtension
+  static final OwnControlPlane CLUSTER = new OwnControlPlane("cd-1", ComputeDomainIT::nodes);
+
   static KubernetesClient admin;
   static String ns;
   static String team;
-  static OperatorInstance operator;
 
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlane.builder().controllerManager(true).start();
-    admin = cp.client();
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
+  /** A GB200 node in the clique and an H100 node outside it, before the operator starts. */
+  static void nodes(KubernetesClient admin) {
     team = ControlPlaneExtension.newNamespace(admin, "team");
     admin
         .nodes()
         .resource(ItCluster.node("gb200-0", Map.of(ComputeDomainModel.CLIQUE_LABEL, CLIQUE)))
         .create();
     admin.nodes().resource(ItCluster.node("h100-0", Map.of())).create();
-    operator =
-        OperatorInstance.start(
-            cp,
-            ns,
-            "cd-1",
-            new OperandRegistryRenderer(),
-            new NodeLabelRulesPlanner(),
-            Map.of("LEADER_ELECT", "false"),
-            c -> {},
-            Policies.agents());
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    ItCluster.closeAll(operator, cp);
+  @BeforeAll
+  static void start() {
+    admin = CLUSTER.admin();
+    ns = CLUSTER.ns();
   }
 
   static ComputeDomain domain(String name, int numNodes, String template) {

@@ -14,25 +14,21 @@ import io.fabric8.kubernetes.api.model.node.v1.RuntimeClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.gpuoperator.api.Crds;
 import io.gpuoperator.api.common.State;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.api.v1alpha1.GPUCluster;
-import io.gpuoperator.operator.Policies;
 import io.gpuoperator.operator.labels.Labels;
 import io.gpuoperator.operator.status.Conditions;
-import io.gpuoperator.sim.controlplane.ControlPlane;
-import io.gpuoperator.sim.junit.ControlPlaneExtension;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The GPUCluster against a real control plane (API server with its CEL rules, controller manager
@@ -47,17 +43,14 @@ class GpuClusterIT {
   static final List<String> GPU_NODES = List.of("gpu-0", "gpu-1");
   static final String DS = "nvidia-dra-driver-gpu-kubelet-plugin";
 
-  static ControlPlane cp;
+  @RegisterExtension
+  static final OwnControlPlane CLUSTER = new OwnControlPlane("gc-1", GpuClusterIT::nodes);
+
   static KubernetesClient admin;
   static String ns;
-  static OperatorInstance operator;
 
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlane.builder().controllerManager(true).start();
-    admin = cp.client();
-    Crds.apply(admin);
-    ns = ControlPlaneExtension.newNamespace(admin, "gpu-operator");
+  /** Two GPU nodes, one GPU node pinned against the plugin and a CPU node. */
+  static void nodes(KubernetesClient admin) {
     for (String n : GPU_NODES) {
       admin.nodes().resource(ItCluster.node(n, ItCluster.NFD_GPU)).create();
     }
@@ -66,16 +59,12 @@ class GpuClusterIT {
     pinned.put(Labels.deploy(Labels.DRA_DRIVER), "false");
     admin.nodes().resource(ItCluster.node("gpu-pinned", pinned)).create();
     admin.nodes().resource(ItCluster.node("cpu-0", ItCluster.NFD_CPU)).create();
-    operator =
-        OperatorInstance.on(cp, ns, "gc-1")
-            .withoutLeaderElection()
-            .agents(Policies.agents())
-            .start();
   }
 
-  @AfterAll
-  static void stop() throws Exception {
-    ItCluster.closeAll(operator, cp);
+  @BeforeAll
+  static void start() {
+    admin = CLUSTER.admin();
+    ns = CLUSTER.ns();
   }
 
   static GPUCluster gpuCluster(String name) {
