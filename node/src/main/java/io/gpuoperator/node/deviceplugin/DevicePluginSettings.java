@@ -10,6 +10,7 @@ import io.gpuoperator.node.config.DevicePluginConfig;
 import io.gpuoperator.node.config.DevicePluginConfig.ReplicatedResource;
 import io.gpuoperator.node.config.DevicePluginConfig.ReplicatedResources;
 import io.gpuoperator.node.gpu.HealthMonitor;
+import io.gpuoperator.node.gpu.MigStrategySetting;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,13 +56,9 @@ public record DevicePluginSettings(
     boolean mofedEnabled) {
 
   public static final Setting<MigStrategy> MIG_STRATEGY =
-      Setting.of("--mig-strategy", MigStrategy::parse)
+      MigStrategySetting.BASE
           .env("MIG_STRATEGY")
-          .field("flags.migStrategy")
-          .label("none|single|mixed")
-          .help("How MIG devices are advertised: ignored, as nvidia.com/gpu, or per profile.")
-          .orElse(MigStrategy.DEFAULT, MigStrategy.DEFAULT.value())
-          .format(MigStrategy::value);
+          .help("How MIG devices are advertised: ignored, as nvidia.com/gpu, or per profile.");
   public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
       Setting.bool("--fail-on-init-error")
           .env("FAIL_ON_INIT_ERROR")

@@ -6,6 +6,7 @@ import io.gpuoperator.config.Parse;
 import io.gpuoperator.config.Setting;
 import io.gpuoperator.config.Settings;
 import io.gpuoperator.node.agent.NodeAgentOptions;
+import io.gpuoperator.node.gpu.MigStrategySetting;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -45,13 +46,9 @@ public record DiscoverySettings(
   public static final String DEFAULT_MACHINE_TYPE_FILE = "/sys/class/dmi/id/product_name";
 
   public static final Setting<MigStrategy> MIG_STRATEGY =
-      Setting.of("--mig-strategy", MigStrategy::parse)
+      MigStrategySetting.BASE
           .env("GFD_MIG_STRATEGY", "MIG_STRATEGY")
-          .field("flags.migStrategy")
-          .label("none|single|mixed")
-          .help("How MIG devices are labelled.")
-          .orElse(MigStrategy.DEFAULT, MigStrategy.DEFAULT.value())
-          .format(MigStrategy::value);
+          .help("How MIG devices are labelled.");
   public static final Setting<Boolean> FAIL_ON_INIT_ERROR =
       Setting.bool("--fail-on-init-error")
           .env("GFD_FAIL_ON_INIT_ERROR")
