@@ -25,10 +25,21 @@ RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --
     && printf 'root:x:0:0:root:/root:/bin/sh\nnonroot:x:65532:65532:nonroot:/home/nonroot:/usr/sbin/nologin\n' > /rootfs/etc/passwd \
     && printf 'root:x:0:\nnonroot:x:65532:\n' > /rootfs/etc/group
 
+# The class-data-sharing archive (see scripts/image.sh): dumped by the image's JRE against the jar
+# at its path in the image; the copies below keep the jar's modification time, which the JVM checks.
+FROM debian:bookworm AS cds
+COPY --from=build /jre /opt/java
+COPY --from=build /src/cli/target/gpu-operator.jar /opt/gpu-operator/gpu-operator.jar
+COPY deploy/image/classes.lst /tmp/classes.lst
+RUN /opt/java/bin/java -Xshare:dump -XX:SharedClassListFile=/tmp/classes.lst \
+      -XX:SharedArchiveFile=/opt/gpu-operator/gpu-operator.jsa -cp /opt/gpu-operator/gpu-operator.jar \
+      > /tmp/cds.log 2>&1 || (cat /tmp/cds.log; exit 1) \
+    && chmod 0644 /opt/gpu-operator/gpu-operator.jsa
+
 FROM scratch
 COPY --from=base /rootfs/ /
 COPY --from=build /jre /opt/java
-COPY --from=build /src/cli/target/gpu-operator.jar /opt/gpu-operator/gpu-operator.jar
+COPY --from=cds /opt/gpu-operator/gpu-operator.jar /opt/gpu-operator/gpu-operator.jsa /opt/gpu-operator/
 COPY deploy/image/gpu-operator /opt/gpu-operator/bin/gpu-operator
 ENV PATH=/opt/gpu-operator/bin:/opt/java/bin:/usr/sbin:/usr/bin:/sbin:/bin JAVA_HOME=/opt/java
 LABEL org.opencontainers.image.title=gpu-operator org.opencontainers.image.licenses=Apache-2.0
