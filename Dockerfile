@@ -26,12 +26,14 @@ RUN apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --
     && printf 'root:x:0:\nnonroot:x:65532:\n' > /rootfs/etc/group
 
 # The class-data-sharing archive (see scripts/image.sh): dumped by the image's JRE against the jar
-# at its path in the image; the copies below keep the jar's modification time, which the JVM checks.
+# at its path in the image; the copies below keep the jar's modification time, which the JVM checks
+# (in whole seconds, and a layer's tar rounds to the nearest: hence the jar's whole second first).
 FROM debian:bookworm AS cds
 COPY --from=build /jre /opt/java
 COPY --from=build /src/cli/target/gpu-operator.jar /opt/gpu-operator/gpu-operator.jar
 COPY deploy/image/classes.lst /tmp/classes.lst
-RUN /opt/java/bin/java -Xshare:dump -XX:SharedClassListFile=/tmp/classes.lst \
+RUN touch -d "@$(stat -c %Y /opt/gpu-operator/gpu-operator.jar)" /opt/gpu-operator/gpu-operator.jar \
+    && /opt/java/bin/java -Xshare:dump -XX:SharedClassListFile=/tmp/classes.lst \
       -XX:SharedArchiveFile=/opt/gpu-operator/gpu-operator.jsa -cp /opt/gpu-operator/gpu-operator.jar \
       > /tmp/cds.log 2>&1 || (cat /tmp/cds.log; exit 1) \
     && chmod 0644 /opt/gpu-operator/gpu-operator.jsa
