@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.gpuoperator.api.v1.ClusterPolicy;
 import io.gpuoperator.operator.Policies;
-import io.gpuoperator.operator.remediation.RemediationKeys;
+import io.gpuoperator.operator.remediation.RemediationNode;
 import io.gpuoperator.operator.remediation.RemediationState;
 import io.gpuoperator.operator.status.DaemonSetReadiness;
 import java.io.InputStream;
@@ -105,21 +105,19 @@ final class ItCluster {
     return Policies.node(name, labels);
   }
 
-  /** The value of the GPU fault taint remediation puts on a node, or null. */
+  /**
+   * The value of the GPU fault taint remediation puts on a node, or null (as remediation reads it).
+   */
   static String remediationTaint(Node n) {
-    return n.getSpec().getTaints() == null
-        ? null
-        : n.getSpec().getTaints().stream()
-            .filter(t -> RemediationKeys.TAINT.equals(t.getKey()))
-            .map(Taint::getValue)
-            .findFirst()
-            .orElse(null);
+    Taint t = RemediationNode.of(n, List.of()).ourTaint();
+    return t == null ? null : t.getValue();
   }
 
-  /** A node's remediation state, from its label ({@code NONE} without one). */
+  /**
+   * A node's remediation state, from its label ({@code NONE} without one), as remediation reads it.
+   */
   static RemediationState remediationState(Node n) {
-    Map<String, String> labels = n.getMetadata().getLabels();
-    return RemediationState.of(labels == null ? null : labels.get(RemediationKeys.STATE));
+    return RemediationNode.of(n, List.of()).state();
   }
 
   /** The documentation sample policy, as written (its empty strings mean "unset"). */
