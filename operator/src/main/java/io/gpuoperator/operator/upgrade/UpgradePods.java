@@ -1,7 +1,6 @@
 package io.gpuoperator.operator.upgrade;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.gpuoperator.operator.labels.Labels;
@@ -57,8 +56,7 @@ public final class UpgradePods {
 
   /** DaemonSet pods (the operands themselves) are never evicted: they would come right back. */
   public static boolean daemonSetPod(Pod pod) {
-    OwnerReference controller = UpgradeViews.controllerRef(pod);
-    return controller != null && "DaemonSet".equals(controller.getKind());
+    return UpgradeViews.daemonSetController(pod) != null;
   }
 
   /** A static pod's mirror: the API cannot evict it. */

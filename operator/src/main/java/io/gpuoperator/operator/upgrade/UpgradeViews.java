@@ -114,10 +114,16 @@ public final class UpgradeViews {
     return ref == null ? null : ref.getUid();
   }
 
+  /** The owner reference of the DaemonSet that controls a pod, or null. */
+  public static OwnerReference daemonSetController(Pod pod) {
+    OwnerReference ref = controllerRef(pod);
+    return ref != null && "DaemonSet".equals(ref.getKind()) ? ref : null;
+  }
+
   /** The UID of the DaemonSet that controls a pod, or null. */
   public static String owner(Pod pod) {
-    OwnerReference ref = controllerRef(pod);
-    return ref != null && "DaemonSet".equals(ref.getKind()) ? ref.getUid() : null;
+    OwnerReference ref = daemonSetController(pod);
+    return ref == null ? null : ref.getUid();
   }
 
   /** Hash of the DaemonSet's newest ControllerRevision (highest revision number), or null. */
